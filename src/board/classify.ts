@@ -1,0 +1,54 @@
+// Exit code + stderr → typed error (hermes-cli-contract.md §1.3, hazard 20).
+import type { RunResult } from "../process/runner.js";
+import {
+  type BoardError,
+  type BoardErrorData,
+  BoardNotFound,
+  NotClaimable,
+  Rejected,
+  TaskNotFound,
+  Transient,
+  UsageError,
+} from "./errors.js";
+
+export function stderrTail(stderr: string, max = 400): string {
+  const lines = stderr.trim().split("\n").filter((l) => l.trim().length > 0);
+  const tail = lines.slice(-3).join(" | ");
+  return tail.length > max ? `…${tail.slice(tail.length - max)}` : tail;
+}
+
+const TRANSIENT_RE = /database is locked|database table is locked|disk I\/O error|unable to open database|Resource temporarily unavailable|Connection (?:reset|refused|closed|timed out)|Broken pipe|Temporary failure/i;
+
+/** Returns the error a finished CLI call stands for, or null when it succeeded. */
+export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "stderrTail">): BoardError | null {
+  const data: BoardErrorData = { ...d, exitCode: res.exitCode, stderrTail: stderrTail(res.stderr) };
+  if (res.reason === "timeout") return new Transient(data, `no answer within the call timeout (${res.durationMs} ms)`);
+  if (res.reason === "aborted") return new Transient({ ...data, cause: res.abortReason }, "call aborted");
+  if (res.reason === "spawn_failed") {
+    const msg = res.spawnError?.message ?? "spawn failed";
+    if (/E2BIG/.test(msg)) return new UsageError({ ...data, cause: res.spawnError }, "argument list too long (E2BIG)");
+    return new Transient({ ...data, cause: res.spawnError }, `could not start the hermes command: ${msg}`);
+  }
+  if (res.signal) return new Transient(data, `killed by ${res.signal}`);
+  const stderr = res.stderr.trim();
+  // Older Hermes (v0.14) exited 0 on domain errors: exit 0 + empty stdout + stderr text = failure.
+  const legacyFailure = res.exitCode === 0 && res.stdout.trim() === "" && stderr !== "";
+  if (res.exitCode === 0 && !legacyFailure) return null;
+  if (res.exitCode === 2) {
+    if (/invalid board slug/.test(stderr)) return new UsageError(data, "invalid board slug");
+    return new UsageError(data);
+  }
+  if (res.exitCode !== 1 && !legacyFailure) return new Transient(data, `unexpected exit code ${res.exitCode}`);
+  if (/board '[^']*' does not exist/.test(stderr)) return new BoardNotFound(data);
+  if (/no such task|unknown task/.test(stderr)) return new TaskNotFound(data);
+  const nc = /cannot claim \S+: status=(\S+) lock=(\S+)/.exec(stderr);
+  if (nc) return new NotClaimable(data, nc[1] ?? null, nc[2] === "(none)" ? null : (nc[2] ?? null));
+  if (TRANSIENT_RE.test(stderr) || /Traceback \(most recent call last\)/.test(stderr)) return new Transient(data, "the CLI failed while working");
+  if (stderr === "") return new Transient(data, "failed without a message");
+  return new Rejected(data, stderr.split("\n").pop() ?? "refused");
+}
+
+/** `cannot heartbeat|complete|block <id>`: state or fencing — the adapter must look at the task to tell. */
+export function isLeaseBoundRefusal(err: BoardError): boolean {
+  return err instanceof Rejected && /cannot (heartbeat|complete|block) /.test(err.stderrTail ?? "");
+}

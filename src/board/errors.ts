@@ -1,0 +1,118 @@
+// Typed board errors: verb, task, exit code and stderr tail on every one, origin in `cause`.
+import { BridgeError, PermanentError } from "../errors/index.js";
+
+export interface BoardErrorData {
+  verb: string;
+  board: string;
+  taskId?: string | undefined;
+  exitCode?: number | null | undefined;
+  stderrTail?: string | undefined;
+  cause?: unknown;
+}
+
+function render(kind: string, d: BoardErrorData, detail: string): string {
+  const where = `hermes kanban --board ${d.board} ${d.verb}${d.taskId ? ` ${d.taskId}` : ""}`;
+  const exit = d.exitCode === undefined ? "" : ` (exit ${d.exitCode ?? "none"})`;
+  const tail = d.stderrTail ? `: ${d.stderrTail}` : "";
+  return `${kind}: ${detail} — ${where}${exit}${tail}`;
+}
+
+function fields(target: { verb: string; board: string; taskId?: string | undefined; exitCode?: number | null | undefined; stderrTail?: string | undefined }, d: BoardErrorData) {
+  target.verb = d.verb;
+  target.board = d.board;
+  target.taskId = d.taskId;
+  target.exitCode = d.exitCode;
+  target.stderrTail = d.stderrTail;
+}
+
+/** Retrying may help: timeout, spawn failure, lock contention, killed by a signal, unparsable output. */
+export class Transient extends BridgeError {
+  verb!: string;
+  board!: string;
+  taskId?: string | undefined;
+  exitCode?: number | null | undefined;
+  stderrTail?: string | undefined;
+  constructor(d: BoardErrorData, detail: string) {
+    super("board_transient", render("transient board failure", d, detail), { cause: d.cause });
+    fields(this, d);
+  }
+}
+
+abstract class PermanentBoardError extends PermanentError {
+  verb!: string;
+  board!: string;
+  taskId?: string | undefined;
+  exitCode?: number | null | undefined;
+  stderrTail?: string | undefined;
+  constructor(code: string, kind: string, d: BoardErrorData, detail: string) {
+    super(code, render(kind, d, detail), { cause: d.cause });
+    fields(this, d);
+  }
+}
+
+export class NotClaimable extends PermanentBoardError {
+  readonly status: string | null;
+  readonly lock: string | null;
+  constructor(d: BoardErrorData, status: string | null, lock: string | null) {
+    super("not_claimable", "not claimable", d, `task is ${status ?? "not ready"} (lock ${lock ?? "none"})`);
+    this.status = status;
+    this.lock = lock;
+  }
+}
+
+export class TaskNotFound extends PermanentBoardError {
+  constructor(d: BoardErrorData) {
+    super("task_not_found", "task not found", d, `no task ${d.taskId ?? "?"} on board ${d.board}`);
+  }
+}
+
+export class LeaseLost extends PermanentBoardError {
+  readonly runId: number | null;
+  readonly currentStatus: string | null;
+  readonly currentRunId: number | null;
+  constructor(d: BoardErrorData, info: { runId: number | null; currentStatus: string | null; currentRunId: number | null }) {
+    super(
+      "lease_lost",
+      "lease lost",
+      d,
+      `run ${info.runId ?? "?"} no longer owns the task (status ${info.currentStatus ?? "?"}, open run ${info.currentRunId ?? "none"})`,
+    );
+    this.runId = info.runId;
+    this.currentStatus = info.currentStatus;
+    this.currentRunId = info.currentRunId;
+  }
+}
+
+export class BoardNotFound extends PermanentBoardError {
+  constructor(d: BoardErrorData) {
+    super("board_not_found", "board not found", d, `board '${d.board}' does not exist (create it with \`hermes kanban boards create ${d.board}\`)`);
+  }
+}
+
+/** Exit 2: the bridge built a wrong call. A bug; never retried. */
+export class UsageError extends PermanentBoardError {
+  constructor(d: BoardErrorData, detail = "the CLI rejected the arguments") {
+    super("board_usage", "CLI usage error", d, detail);
+  }
+}
+
+/** Any other definitive refusal (exit 1 with a domain message, e.g. a missing artifact). */
+export class Rejected extends PermanentBoardError {
+  constructor(d: BoardErrorData, detail = "the CLI refused the call") {
+    super("board_rejected", "rejected", d, detail);
+  }
+}
+
+export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected;
+
+export function isBoardError(e: unknown): e is BoardError {
+  return (
+    e instanceof Transient ||
+    e instanceof NotClaimable ||
+    e instanceof TaskNotFound ||
+    e instanceof LeaseLost ||
+    e instanceof BoardNotFound ||
+    e instanceof UsageError ||
+    e instanceof Rejected
+  );
+}

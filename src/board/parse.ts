@@ -1,0 +1,193 @@
+// Output parsers (zod): tolerant of unknown keys; unknown statuses/outcomes map to "unknown".
+import { z } from "zod";
+import type { RunOutcome, Task, TaskDetail, TaskStatus, WatchLine } from "./port.js";
+
+const STATUSES = new Set<TaskStatus>(["triage", "todo", "scheduled", "ready", "running", "blocked", "review", "done", "archived"]);
+const OUTCOMES = new Set<RunOutcome>([
+  "completed",
+  "blocked",
+  "reclaimed",
+  "crashed",
+  "rate_limited",
+  "timed_out",
+  "stale",
+  "spawn_failed",
+  "gave_up",
+  "review_requested",
+  "scheduled",
+]);
+
+const nullableStr = z.string().nullable().optional().transform((v) => v ?? null);
+const nullableNum = z.number().nullable().optional().transform((v) => v ?? null);
+const record = z.record(z.string(), z.unknown());
+
+const TaskSchema = z
+  .looseObject({
+    id: z.string(),
+    title: z.string(),
+    body: nullableStr,
+    assignee: nullableStr,
+    status: z.string().transform((s): TaskStatus => (STATUSES.has(s as TaskStatus) ? (s as TaskStatus) : "unknown")),
+    priority: z.number().nullable().optional().transform((v) => v ?? 0),
+    tenant: nullableStr,
+    workspace_kind: nullableStr,
+    workspace_path: nullableStr,
+    created_at: nullableNum,
+    started_at: nullableNum,
+    completed_at: nullableNum,
+    result: nullableStr,
+    skills: z.array(z.string()).nullable().optional().transform((v) => v ?? []),
+  })
+  .transform(
+    (t): Task => ({
+      id: t.id,
+      title: t.title,
+      body: t.body,
+      assignee: t.assignee,
+      status: t.status,
+      priority: t.priority,
+      tenant: t.tenant,
+      workspaceKind: t.workspace_kind,
+      workspacePath: t.workspace_path,
+      createdAt: t.created_at,
+      startedAt: t.started_at,
+      completedAt: t.completed_at,
+      result: t.result,
+      skills: t.skills,
+    }),
+  );
+
+const ShowSchema = z.looseObject({
+  task: TaskSchema,
+  latest_summary: nullableStr,
+  parents: z.array(z.string()).optional().default([]),
+  children: z.array(z.string()).optional().default([]),
+  comments: z
+    .array(z.looseObject({ author: z.string().nullable().transform((a) => a ?? ""), body: z.string(), created_at: z.number() }))
+    .optional()
+    .default([]),
+  events: z
+    .array(
+      z.looseObject({
+        kind: z.string(),
+        payload: z.unknown().transform((p) => (p && typeof p === "object" && !Array.isArray(p) ? (p as Record<string, unknown>) : null)),
+        created_at: z.number(),
+        run_id: nullableNum,
+      }),
+    )
+    .optional()
+    .default([]),
+  runs: z
+    .array(
+      z.looseObject({
+        id: z.number(),
+        profile: nullableStr,
+        status: z.string(),
+        outcome: z
+          .string()
+          .nullable()
+          .optional()
+          .transform((o): RunOutcome | null => (o == null ? null : OUTCOMES.has(o as RunOutcome) ? (o as RunOutcome) : "unknown")),
+        summary: nullableStr,
+        error: nullableStr,
+        metadata: record.nullable().optional().catch(null).transform((m) => m ?? null),
+        started_at: nullableNum,
+        ended_at: nullableNum,
+      }),
+    )
+    .optional()
+    .default([]),
+});
+
+export class OutputParseError extends Error {
+  constructor(what: string, cause: unknown, readonly sample: string) {
+    super(`could not parse ${what}: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause });
+    this.name = "OutputParseError";
+  }
+}
+
+function parseJsonDocument(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new OutputParseError(what, err, text.slice(0, 200));
+  }
+}
+
+function zparse<T>(schema: z.ZodType<T>, value: unknown, what: string, text: string): T {
+  const r = schema.safeParse(value);
+  if (!r.success) {
+    const first = r.error.issues[0];
+    throw new OutputParseError(what, new Error(`${first?.path.join(".") || "(root)"}: ${first?.message ?? "invalid"}`), text.slice(0, 200));
+  }
+  return r.data;
+}
+
+export function parseTaskList(text: string): Task[] {
+  return zparse(z.array(TaskSchema), parseJsonDocument(text, "list --json"), "list --json", text);
+}
+
+export function parseTask(text: string): Task {
+  return zparse(TaskSchema, parseJsonDocument(text, "create --json"), "create --json", text);
+}
+
+export function parseShow(text: string): TaskDetail {
+  const s = zparse(ShowSchema, parseJsonDocument(text, "show --json"), "show --json", text);
+  return {
+    task: s.task,
+    latestSummary: s.latest_summary,
+    parents: s.parents,
+    children: s.children,
+    comments: s.comments.map((c) => ({ author: c.author, body: c.body, createdAt: c.created_at })),
+    events: s.events.map((e) => ({ kind: e.kind, payload: e.payload, createdAt: e.created_at, runId: e.run_id })),
+    runs: s.runs.map((r) => ({
+      id: r.id,
+      profile: r.profile,
+      status: r.status,
+      outcome: r.outcome,
+      summary: r.summary,
+      error: r.error,
+      metadata: r.metadata,
+      startedAt: r.started_at,
+      endedAt: r.ended_at,
+    })),
+  };
+}
+
+/** `Claimed <id>\nWorkspace: <path>` — the only text output we parse (hazard 16). */
+export function parseClaim(text: string, taskId: string): { workspace: string } {
+  const lines = text.split("\n").map((l) => l.trim());
+  if (!lines.includes(`Claimed ${taskId}`)) throw new OutputParseError("claim output", new Error(`no "Claimed ${taskId}" line`), text);
+  const ws = lines.find((l) => l.startsWith("Workspace:"));
+  if (!ws) throw new OutputParseError("claim output", new Error("no Workspace: line"), text);
+  return { workspace: ws.slice("Workspace:".length).trim() };
+}
+
+const WATCH_RE = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (t_[0-9a-f]+)\s+(\S+)\s+\(@([^)]*)\)(?: (.*))?$/;
+
+export function parseWatchLine(raw: string): WatchLine {
+  const m = WATCH_RE.exec(raw);
+  if (!m) return { raw, event: null };
+  return {
+    raw,
+    event: {
+      at: m[1] ?? "",
+      taskId: m[2] ?? "",
+      kind: m[3] ?? "",
+      assignee: m[4] === "-" || m[4] === undefined ? null : m[4],
+      payloadText: m[5] ?? null,
+    },
+  };
+}
+
+/** The open run of a task as far as show --json tells: the running run, else the last `claimed` event. */
+export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {
+  const running = [...detail.runs].reverse().find((r) => r.status === "running" && r.endedAt === null);
+  const claimed = [...detail.events].reverse().find((e) => e.kind === "claimed");
+  const payload = claimed?.payload ?? null;
+  const payloadRun = typeof payload?.run_id === "number" ? payload.run_id : null;
+  const lock = typeof payload?.lock === "string" ? payload.lock : null;
+  const expires = typeof payload?.expires === "number" ? payload.expires : null;
+  if (running) return { runId: running.id, lock: payloadRun === running.id ? lock : null, expires: payloadRun === running.id ? expires : null };
+  return { runId: null, lock: null, expires: null };
+}

@@ -1,0 +1,161 @@
+// A small argparse work-alike: enough of Python's behaviour that the emulator accepts and rejects
+// the same argv as the real CLI (options anywhere, `--`, greedy positional chunks — the `block`
+// trap of hermes-cli-contract.md §1.7 —, negative numbers, `--opt=value`, choices, int/float types).
+
+export interface OptSpec {
+  flag: string;
+  dest: string;
+  kind: "value" | "flag" | "append" | "multi";
+  type?: "int" | "float";
+  choices?: readonly string[];
+  metavar?: string;
+}
+
+export interface PosSpec {
+  dest: string;
+  nargs: 1 | "?" | "*" | "+";
+}
+
+export interface ParserSpec {
+  prog: string;
+  options: readonly OptSpec[];
+  positionals: readonly PosSpec[];
+}
+
+export type Values = Record<string, string | number | boolean | string[] | null | undefined>;
+
+/** An error of the sub-parser: usage + `<prog>: error: <message>`, exit 2. */
+export class ArgError extends Error {}
+
+export function usage(spec: ParserSpec): string {
+  const parts = ["[-h]"];
+  for (const o of spec.options) {
+    const mv = o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase());
+    if (o.kind === "flag") parts.push(`[${o.flag}]`);
+    else if (o.kind === "multi") parts.push(`[${o.flag} ${mv} [${mv} ...]]`);
+    else parts.push(`[${o.flag} ${mv}]`);
+  }
+  for (const p of spec.positionals) {
+    if (p.nargs === 1) parts.push(p.dest);
+    else if (p.nargs === "?") parts.push(`[${p.dest}]`);
+    else if (p.nargs === "*") parts.push(`[${p.dest} ...]`);
+    else parts.push(`${p.dest} [${p.dest} ...]`);
+  }
+  return `usage: ${spec.prog} ${parts.join(" ")}`;
+}
+
+export function help(spec: ParserSpec): string {
+  const lines = [usage(spec), "", "options:", "  -h, --help            show this help message and exit"];
+  for (const o of spec.options) lines.push(`  ${o.flag}${o.kind === "flag" ? "" : ` ${o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase())}`}`);
+  return `${lines.join("\n")}\n`;
+}
+
+const NEG_NUM = /^-\d+$|^-\d*\.\d+$/;
+
+export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values: Values; extras: string[]; help: boolean } {
+  const values: Values = {};
+  const extras: string[] = [];
+  for (const o of spec.options) values[o.dest] = o.kind === "flag" ? false : o.kind === "append" || o.kind === "multi" ? [] : null;
+  const kinds: ("A" | "O")[] = [];
+  const args: string[] = [];
+  let afterDashes = false;
+  for (const t of tokens) {
+    if (!afterDashes && t === "--") {
+      afterDashes = true;
+      continue;
+    }
+    args.push(t);
+    kinds.push(!afterDashes && t.startsWith("-") && t.length > 1 && !NEG_NUM.test(t) && !t.includes(" ") ? "O" : "A");
+  }
+  const posLeft = [...spec.positionals];
+  let i = 0;
+  while (i < args.length) {
+    const tok = args[i] ?? "";
+    if (kinds[i] === "O") {
+      if (tok === "-h" || tok === "--help") return { values, extras, help: true };
+      const eq = tok.indexOf("=");
+      const name = tok.startsWith("--") && eq > 0 ? tok.slice(0, eq) : tok;
+      const opt = spec.options.find((o) => o.flag === name);
+      if (!opt) {
+        extras.push(tok);
+        i += 1;
+        continue;
+      }
+      if (opt.kind === "flag") {
+        if (eq > 0) throw new ArgError(`argument ${opt.flag}: ignored explicit argument '${tok.slice(eq + 1)}'`);
+        values[opt.dest] = true;
+        i += 1;
+        continue;
+      }
+      let raw: string[];
+      if (eq > 0) {
+        raw = [tok.slice(eq + 1)];
+        i += 1;
+      } else if (opt.kind === "multi") {
+        raw = [];
+        i += 1;
+        while (i < args.length && kinds[i] === "A") raw.push(args[i++] ?? "");
+        if (raw.length === 0) throw new ArgError(`argument ${opt.flag}: expected at least one argument`);
+      } else {
+        if (i + 1 >= args.length || kinds[i + 1] === "O") throw new ArgError(`argument ${opt.flag}: expected one argument`);
+        raw = [args[i + 1] ?? ""];
+        i += 2;
+      }
+      const converted = raw.map((r) => convert(opt, r));
+      if (opt.kind === "append" || opt.kind === "multi") (values[opt.dest] as string[]).push(...(converted as string[]));
+      else values[opt.dest] = converted[0] ?? null;
+      continue;
+    }
+    // A run of positionals: match as many remaining positional specs as possible (argparse's
+    // consume_positionals); a `*` may match nothing and is then used up.
+    let runLen = 0;
+    while (i + runLen < args.length && kinds[i + runLen] === "A") runLen += 1;
+    const consumed = matchPositionals(posLeft, runLen);
+    if (!consumed) {
+      extras.push(tok);
+      i += 1;
+      continue;
+    }
+    for (const [spec1, count] of consumed.assign) {
+      const slice = args.slice(i, i + count);
+      i += count;
+      values[spec1.dest] = spec1.nargs === 1 || spec1.nargs === "?" ? (slice[0] ?? null) : slice;
+      posLeft.shift();
+    }
+    if (consumed.total === 0) {
+      extras.push(tok);
+      i += 1;
+    }
+  }
+  const missing = posLeft.filter((p) => p.nargs === 1 || p.nargs === "+").map((p) => p.dest);
+  if (missing.length > 0) throw new ArgError(`the following arguments are required: ${missing.join(", ")}`);
+  for (const p of posLeft) values[p.dest] = p.nargs === "*" ? [] : null;
+  return { values, extras, help: false };
+}
+
+function matchPositionals(specs: readonly PosSpec[], available: number): { assign: [PosSpec, number][]; total: number } | null {
+  for (let k = specs.length; k >= 1; k -= 1) {
+    const pattern = specs.slice(0, k).map((s) => (s.nargs === 1 ? "(A)" : s.nargs === "?" ? "(A?)" : s.nargs === "*" ? "(A*)" : "(A+)"));
+    const m = new RegExp(`^${pattern.join("")}`).exec("A".repeat(available));
+    if (m) {
+      const assign: [PosSpec, number][] = specs.slice(0, k).map((s, idx) => [s, (m[idx + 1] ?? "").length]);
+      return { assign, total: assign.reduce((n, [, c]) => n + c, 0) };
+    }
+  }
+  return null;
+}
+
+function convert(opt: OptSpec, raw: string): string | number {
+  if (opt.choices && !opt.choices.includes(raw))
+    throw new ArgError(`argument ${opt.flag}: invalid choice: '${raw}' (choose from ${opt.choices.map((c) => `'${c}'`).join(", ")})`);
+  if (opt.type === "int") {
+    if (!/^[-+]?\d+$/.test(raw.trim())) throw new ArgError(`argument ${opt.flag}: invalid int value: '${raw}'`);
+    return Number.parseInt(raw, 10);
+  }
+  if (opt.type === "float") {
+    const n = Number(raw);
+    if (raw.trim() === "" || Number.isNaN(n)) throw new ArgError(`argument ${opt.flag}: invalid float value: '${raw}'`);
+    return n;
+  }
+  return raw;
+}

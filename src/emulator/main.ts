@@ -1,0 +1,125 @@
+// The emulator's command dispatcher: `kanban [--board <slug>] <verb> …` with the real CLI's
+// argv grammar, texts and exit codes. A test double and the demo's board, never a product path.
+import { mkdirSync } from "node:fs";
+import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
+import { EmuExit } from "./io.js";
+import { parseFaults, pickFault } from "./faults.js";
+import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
+import { boardsCommand } from "./verbs/boards.js";
+import { block, blockSpec, complete, reclaim, unblock } from "./verbs/close.js";
+import { dispatch } from "./verbs/dispatch.js";
+import { claim, comment, context, heartbeat } from "./verbs/lease.js";
+import { archive, create, listVerb, show } from "./verbs/tasks.js";
+import type { Verb } from "./verbs/types.js";
+import { watchVerb } from "./verbs/watch.js";
+
+export const TOP_USAGE = `usage: hermes [-h] [--version] [-z PROMPT] [--usage-file PATH] [-m MODEL]
+              [--provider PROVIDER] [--reasoning LEVEL] [-t TOOLSETS]
+              [--resume SESSION] [--no-restore-cwd]
+              {chat,model,gateway,kanban,profile,version,...}
+              ...
+`;
+
+const VERB_NAMES = ["init", "boards", "create", "list", "ls", "show", "claim", "comment", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "watch", "heartbeat", "context"];
+const KANBAN_USAGE = `usage: hermes kanban [-h] [--board <slug>]\n                     {${VERB_NAMES.join(",")}}\n                     ...\n`;
+const MUTATING = new Set(["create", "claim", "comment", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
+
+export interface MainResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
+  return {
+    create,
+    list: listVerb,
+    ls: listVerb,
+    show,
+    context,
+    claim,
+    heartbeat,
+    comment,
+    complete,
+    block: { ...block, spec: blockSpec(env) },
+    unblock,
+    reclaim,
+    archive,
+    dispatch,
+    watch: watchVerb(dieAfter),
+  };
+}
+
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<MainResult> {
+  let stdout = "";
+  let stderr = "";
+  try {
+    if (argv[0] !== "kanban") throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: the emulator only implements \`hermes kanban\`\n`);
+    const rest = argv.slice(1);
+    let boardArg: string | null = null;
+    let i = 0;
+    for (; i < rest.length; i += 1) {
+      const t = rest[i] ?? "";
+      if (t === "--board") boardArg = rest[++i] ?? null;
+      else if (t.startsWith("--board=")) boardArg = t.slice("--board=".length);
+      else if (t === "-h" || t === "--help") return { code: 0, stdout: KANBAN_USAGE, stderr: "" };
+      else break;
+    }
+    const verbName = rest[i];
+    const args = rest.slice(i + 1);
+    if (verbName === undefined) return { code: 0, stdout: `${KANBAN_USAGE}\nDurable SQLite-backed task board shared across Hermes profiles (emulator).\n`, stderr: "" };
+    if (verbName === "boards") {
+      const r = boardsCommand(env, args);
+      return { code: r.code, stdout: r.out, stderr: r.err };
+    }
+    if (verbName === "init") return { code: 0, stdout: "", stderr: "" };
+    const root = kanbanRoot(env);
+    mkdirSync(root, { recursive: true });
+    const faults = parseFaults(env.HERMES_EMULATOR_FAULTS);
+    const fault = pickFault(root, faults.filter((f) => f.mode !== "die-after"), verbName);
+    const dieAfter = faults.find((f) => f.mode === "die-after" && f.verb === verbName)?.arg ?? null;
+    const table = verbs(env, dieAfter);
+    const verb = table[verbName];
+    if (!verb)
+      throw new EmuExit(2, "", `${KANBAN_USAGE}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${VERB_NAMES.map((v) => `'${v}'`).join(", ")})\n`);
+    const parsed = parseVerbArgs(verb.spec, args);
+    if (parsed.help) return { code: 0, stdout: help(verb.spec), stderr: "" };
+    if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
+    if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
+    if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
+    if (fault?.mode === "hang") await new Promise(() => undefined);
+    if (env.HERMES_DELEGATED_CHILD_CONTEXT) {
+      if (MUTATING.has(verbName)) throw new EmuExit(1, "", "kanban: delegate_task child contexts cannot mutate Kanban tasks via the CLI\n");
+      throw new EmuExit(1, "", "kanban: could not initialize database: delegate_task child contexts cannot mutate Kanban tasks or boards\n");
+    }
+    const loc = resolveBoard(env, boardArg);
+    const db = openDb(loc, env);
+    try {
+      await verb.run(
+        { env, loc, db, now: nowSeconds(root), out: (t) => {
+          stdout += t;
+        }, err: (t) => {
+          stderr += t;
+        } },
+        parsed.values,
+      );
+    } finally {
+      db.close();
+    }
+    if (fault?.mode === "crash-after")
+      return { code: 1, stdout: "", stderr: "Traceback (most recent call last):\nsqlite3.OperationalError: disk I/O error (emulator fault: crash-after)\n" };
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    if (err instanceof EmuExit) return { code: err.code, stdout: stdout + err.stdout, stderr: stderr + err.stderr };
+    throw err;
+  }
+}
+
+function parseVerbArgs(spec: ParserSpec, args: string[]) {
+  try {
+    return parseArgs(spec, args);
+  } catch (err) {
+    if (err instanceof ArgError) throw new EmuExit(2, "", `${usage(spec)}\n${spec.prog}: error: ${err.message}\n`);
+    throw err;
+  }
+}

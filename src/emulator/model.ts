@@ -1,0 +1,176 @@
+// Row ↔ JSON shapes and the shared state transitions of the emulator (events, runs, promotion).
+import type { Db } from "./store.js";
+
+export interface TaskRow {
+  id: string;
+  title: string;
+  body: string | null;
+  assignee: string | null;
+  status: string;
+  priority: number | null;
+  tenant: string | null;
+  workspace_kind: string;
+  workspace_path: string | null;
+  branch_name: string | null;
+  project_id: string | null;
+  created_by: string | null;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  result: string | null;
+  skills: string | null;
+  max_retries: number | null;
+  model_override: string | null;
+  provider_override: string | null;
+  session_id: string | null;
+  workflow_template_id: string | null;
+  current_step_key: string | null;
+  claim_lock: string | null;
+  claim_expires: number | null;
+  current_run_id: number | null;
+  worker_pid: number | null;
+  last_heartbeat_at: number | null;
+  block_kind: string | null;
+  block_recurrences: number;
+  idempotency_key: string | null;
+}
+
+export interface RunRow {
+  id: number;
+  task_id: string;
+  profile: string | null;
+  step_key: string | null;
+  status: string;
+  outcome: string | null;
+  summary: string | null;
+  error: string | null;
+  metadata: string | null;
+  worker_pid: number | null;
+  started_at: number;
+  ended_at: number | null;
+  claim_lock: string | null;
+}
+
+export function taskJson(t: TaskRow): Record<string, unknown> {
+  return {
+    id: t.id,
+    title: t.title,
+    body: t.body,
+    assignee: t.assignee,
+    status: t.status,
+    priority: t.priority ?? 0,
+    tenant: t.tenant,
+    workspace_kind: t.workspace_kind,
+    workspace_path: t.workspace_path,
+    branch_name: t.branch_name,
+    project_id: t.project_id,
+    created_by: t.created_by,
+    created_at: t.created_at,
+    started_at: t.started_at,
+    completed_at: t.completed_at,
+    result: t.result,
+    skills: t.skills ? (JSON.parse(t.skills) as unknown) : [],
+    max_retries: t.max_retries,
+    model_override: t.model_override,
+    provider_override: t.provider_override,
+    session_id: t.session_id,
+    workflow_template_id: t.workflow_template_id,
+    current_step_key: t.current_step_key,
+  };
+}
+
+export function runJson(r: RunRow): Record<string, unknown> {
+  return {
+    id: r.id,
+    profile: r.profile,
+    step_key: r.step_key,
+    status: r.status,
+    outcome: r.outcome,
+    summary: r.summary,
+    error: r.error,
+    metadata: r.metadata ? (JSON.parse(r.metadata) as unknown) : null,
+    worker_pid: r.worker_pid,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+  };
+}
+
+export function getTask(db: Db, id: string): TaskRow | undefined {
+  return db.prepare("SELECT * FROM tasks WHERE id = ?").get(id) as TaskRow | undefined;
+}
+
+export function addEvent(db: Db, taskId: string, kind: string, payload: unknown, now: number, runId: number | null = null): void {
+  db.prepare("INSERT INTO task_events (task_id, run_id, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)").run(
+    taskId,
+    runId,
+    kind,
+    payload === null || payload === undefined ? null : JSON.stringify(payload),
+    now,
+  );
+}
+
+export function addComment(db: Db, taskId: string, author: string, body: string, now: number): void {
+  db.prepare("INSERT INTO task_comments (task_id, author, body, created_at) VALUES (?, ?, ?, ?)").run(taskId, author, body, now);
+  addEvent(db, taskId, "commented", { author, len: body.length }, now);
+}
+
+/** Closes the task's open run (if any) and clears the claim. Returns the closed run id. */
+export function endRun(
+  db: Db,
+  t: TaskRow,
+  now: number,
+  fields: { status: string; outcome: string; summary?: string | null; metadata?: string | null; error?: string | null },
+): number | null {
+  const runId = t.current_run_id;
+  if (runId !== null) {
+    db.prepare(
+      "UPDATE task_runs SET status = ?, outcome = ?, summary = COALESCE(?, summary), metadata = COALESCE(?, metadata), error = COALESCE(?, error), ended_at = ?, claim_lock = NULL WHERE id = ?",
+    ).run(fields.status, fields.outcome, fields.summary ?? null, fields.metadata ?? null, fields.error ?? null, now, runId);
+  }
+  db.prepare("UPDATE tasks SET claim_lock = NULL, claim_expires = NULL, current_run_id = NULL, worker_pid = NULL WHERE id = ?").run(t.id);
+  return runId;
+}
+
+export function parentsOpen(db: Db, id: string): boolean {
+  const row = db
+    .prepare(
+      "SELECT COUNT(*) AS n FROM task_links l JOIN tasks p ON p.id = l.parent_id WHERE l.child_id = ? AND p.status NOT IN ('done', 'archived')",
+    )
+    .get(id) as { n: number };
+  return row.n > 0;
+}
+
+/** `list` and `dispatch` write: todo whose parents are done → ready; non-sticky blocked → ready. */
+export function recomputeReady(db: Db, now: number): number {
+  let promoted = 0;
+  const todos = db.prepare("SELECT * FROM tasks WHERE status = 'todo'").all() as TaskRow[];
+  for (const t of todos) {
+    if (parentsOpen(db, t.id)) continue;
+    db.prepare("UPDATE tasks SET status = 'ready' WHERE id = ?").run(t.id);
+    addEvent(db, t.id, "promoted", null, now);
+    promoted += 1;
+  }
+  const blocked = db.prepare("SELECT * FROM tasks WHERE status = 'blocked'").all() as TaskRow[];
+  for (const t of blocked) {
+    const last = db
+      .prepare("SELECT kind FROM task_events WHERE task_id = ? AND kind IN ('blocked', 'unblocked', 'block_loop_detected') ORDER BY id DESC LIMIT 1")
+      .get(t.id) as { kind: string } | undefined;
+    if (last?.kind === "blocked") continue;
+    db.prepare("UPDATE tasks SET status = 'ready' WHERE id = ?").run(t.id);
+    addEvent(db, t.id, "promoted", null, now);
+    promoted += 1;
+  }
+  return promoted;
+}
+
+/** Run-id fencing (contract §1.6): only when HERMES_KANBAN_TASK names this task and the run id is an integer. */
+export function fencedOut(env: NodeJS.ProcessEnv, t: TaskRow): boolean {
+  if (env.HERMES_KANBAN_TASK !== t.id) return false;
+  const raw = env.HERMES_KANBAN_RUN_ID ?? "";
+  if (!/^\d+$/.test(raw)) return false;
+  return t.current_run_id !== Number.parseInt(raw, 10);
+}
+
+export function profileAuthor(env: NodeJS.ProcessEnv): string {
+  return env.HERMES_PROFILE || env.HERMES_PROFILE_NAME || "default";
+}

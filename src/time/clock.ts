@@ -1,0 +1,58 @@
+// Time is injected: everything that compares times takes a Clock, every wait takes an AbortSignal.
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export class AbortedError extends Error {
+  constructor(reason?: unknown) {
+    super("aborted", { cause: reason });
+    this.name = "AbortedError";
+  }
+}
+
+/** Resolves after `ms`, or rejects with AbortedError as soon as `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AbortedError(signal.reason));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortedError(signal?.reason));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Like sleep, but resolves (false) instead of rejecting when aborted. True when the full time passed. */
+export async function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, signal);
+    return true;
+  } catch (err) {
+    if (err instanceof AbortedError) return false;
+    throw err;
+  }
+}
+
+export interface BackoffOptions {
+  baseMs: number;
+  maxMs: number;
+  factor?: number;
+}
+
+/** Full-jitter exponential backoff: attempt 1 → [0, base], attempt n → [0, min(max, base·f^(n-1))]. */
+export function backoffDelay(attempt: number, opts: BackoffOptions, random: () => number = Math.random): number {
+  const factor = opts.factor ?? 2;
+  const cap = Math.min(opts.maxMs, opts.baseMs * factor ** Math.max(0, attempt - 1));
+  return Math.round(cap / 2 + (random() * cap) / 2);
+}
