@@ -252,7 +252,8 @@ export class HermesCliBoard implements Board {
   }
 }
 
-function leaseFrom(base: Lease, detail: TaskDetail): Lease {
+/** The lease with run id, lock and expiry read from show --json. */
+export function leaseFrom(base: Lease, detail: TaskDetail): Lease {
   const open = openRun(detail);
   return {
     ...base,

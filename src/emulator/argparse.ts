@@ -52,6 +52,16 @@ export function help(spec: ParserSpec): string {
 
 const NEG_NUM = /^-\d+$|^-\d*\.\d+$/;
 
+/** argparse's _parse_optional: known options (also `--opt=value`) first, then the other rules. */
+function looksOptional(spec: ParserSpec, t: string): boolean {
+  if (!t.startsWith("-") || t.length < 2) return false;
+  const name = t.includes("=") ? t.slice(0, t.indexOf("=")) : t;
+  if (spec.options.some((o) => o.flag === t || o.flag === name) || t === "-h" || t === "--help") return true;
+  if (NEG_NUM.test(t)) return false;
+  if (t.includes(" ")) return false;
+  return true;
+}
+
 export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values: Values; extras: string[]; help: boolean } {
   const values: Values = {};
   const extras: string[] = [];
@@ -65,7 +75,7 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
       continue;
     }
     args.push(t);
-    kinds.push(!afterDashes && t.startsWith("-") && t.length > 1 && !NEG_NUM.test(t) && !t.includes(" ") ? "O" : "A");
+    kinds.push(!afterDashes && looksOptional(spec, t) ? "O" : "A");
   }
   const posLeft = [...spec.positionals];
   let i = 0;

@@ -1,0 +1,28 @@
+// The command agent's outcome file, parsed (pure):
+//   {"outcome":"complete","summary":"…","result":{…common result…}}
+//   {"outcome":"block","block":{cause, what_happened, options, recommendation, next_action}}
+import type { OutcomeRequest } from "../port.js";
+
+export type ParsedOutcome = OutcomeRequest | { kind: "none" };
+
+export function parseOutcomeFile(text: string | null): ParsedOutcome {
+  if (text === null) return { kind: "none" };
+  if (text.trim() === "") return { kind: "unreadable", error: "the outcome file is empty" };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    return { kind: "unreadable", error: `the outcome file is not valid JSON: ${(err as Error).message}` };
+  }
+  if (!doc || typeof doc !== "object" || Array.isArray(doc)) return { kind: "invalid", error: "the outcome file must hold a JSON object" };
+  const o = doc as Record<string, unknown>;
+  if (o.outcome === "complete") {
+    if (typeof o.summary !== "string" || o.summary.trim() === "") return { kind: "invalid", error: "outcome complete needs a non-empty \"summary\" string" };
+    return { kind: "complete", summary: o.summary, result: o.result };
+  }
+  if (o.outcome === "block") {
+    if (!o.block || typeof o.block !== "object") return { kind: "invalid", error: "outcome block needs a \"block\" object with the five template fields" };
+    return { kind: "block", block: o.block as OutcomeRequest extends { block: infer B } ? B : never };
+  }
+  return { kind: "invalid", error: `"outcome" must be "complete" or "block" (got ${JSON.stringify(o.outcome ?? null)})` };
+}

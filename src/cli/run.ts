@@ -1,0 +1,46 @@
+// `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
+import { loadConfig } from "../config/load.js";
+import { build } from "../daemon/build.js";
+import { Daemon } from "../daemon/daemon.js";
+import { ExitError } from "../errors/index.js";
+import { createLogger } from "../log/logger.js";
+import { systemClock } from "../time/clock.js";
+
+export interface RunOptions {
+  config?: string;
+  once?: boolean;
+  flags: Record<string, string | undefined>;
+}
+
+export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const config = loadConfig({ file: o.config, env, flags: o.flags });
+  const log = createLogger({ level: config.log.level, format: config.log.format });
+  const b = build(config, env, log);
+  b.outbox.compact();
+  const daemon = new Daemon({ config, ...b, clock: systemClock, log, once: o.once === true });
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals += 1;
+    log.warn({ signal: sig, in_flight: daemon.inflight.size }, signals === 1 ? "stopping: draining in-flight runs" : "stopping now: aborting runs");
+    void (signals === 1 ? daemon.stop() : daemon.kill());
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let failed = 0;
+  daemon.on("run:closed", (r: { close: string }) => {
+    if (r.close === "failed" || r.close === "dead") failed += 1;
+  });
+  try {
+    log.info({ boards: config.boards, assignee: config.assignee, agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    await daemon.start();
+    await daemon.done;
+  } catch (err) {
+    throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+  const backlog = b.outbox.backlog();
+  log.info({ outbox_backlog: backlog, close_failures: failed }, "hermes-kanban-bridge stopped");
+  return failed > 0 ? 1 : 0;
+}

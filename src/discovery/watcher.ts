@@ -1,0 +1,56 @@
+// Supervised `watch`: the wake-up source. Any line wakes the loop; when the child dies it is
+// restarted with backoff and the caller reconciles with `list --json` (hazard 18).
+import type { Board, WatchLine } from "../board/port.js";
+import { describeError } from "../errors/index.js";
+import { type Clock, backoffDelay, sleepUnlessAborted } from "../time/clock.js";
+
+export interface WatchSupervisorOptions {
+  board: Pick<Board, "watch" | "slug">;
+  assignee: string;
+  signal: AbortSignal;
+  clock: Clock;
+  maxBackoffMs: number;
+  onLine: (line: WatchLine) => void;
+  /** Called after every (re)start: reconcile, since watch never replays history. */
+  onRestart: () => void;
+  onError?: (err: string, restartInMs: number) => void;
+}
+
+export async function superviseWatch(o: WatchSupervisorOptions): Promise<void> {
+  let failures = 0;
+  while (!o.signal.aborted) {
+    const startedAt = o.clock.now();
+    try {
+      let first = true;
+      for await (const line of o.board.watch({ assignee: o.assignee, signal: o.signal })) {
+        if (first) {
+          first = false;
+          o.onRestart();
+        }
+        o.onLine(line);
+      }
+    } catch (err) {
+      if (o.signal.aborted) return;
+      // A watch that ran for a while was healthy: start the backoff over.
+      if (o.clock.now() - startedAt > 60_000) failures = 0;
+      failures += 1;
+      const delay = backoffDelay(failures, { baseMs: 500, maxMs: o.maxBackoffMs });
+      o.onError?.(describeError(err), delay);
+      if (!(await sleepUnlessAborted(delay, o.signal))) return;
+      o.onRestart();
+      continue;
+    }
+    if (o.signal.aborted) return;
+    failures += 1;
+    if (!(await sleepUnlessAborted(backoffDelay(failures, { baseMs: 500, maxMs: o.maxBackoffMs }), o.signal))) return;
+  }
+}
+
+/** Watch lines whose event makes a task of ours claimable now (the fast path). */
+export function readyTaskFromLine(line: WatchLine): string | null {
+  const e = line.event;
+  if (!e) return null;
+  if (e.kind === "promoted" || e.kind === "unblocked" || e.kind === "reclaimed") return e.taskId;
+  if (e.kind === "created" && /'status': 'ready'/.test(e.payloadText ?? "")) return e.taskId;
+  return null;
+}

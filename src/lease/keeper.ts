@@ -1,0 +1,84 @@
+// LeaseKeeper: heartbeats every interval with the latest progress note, then checks ownership.
+// A fenced failure, a non-running status or another open run = lease lost → onLost (abort the run).
+// Failures it cannot resolve after a short re-check → onUnresolved. Sees the board through 2 verbs.
+import type { Board, Lease } from "../board/port.js";
+import { LeaseLost } from "../board/errors.js";
+import { judge } from "../board/lease-resolver.js";
+import { describeError } from "../errors/index.js";
+import { sleep, sleepUnlessAborted } from "../time/clock.js";
+
+export interface LeaseKeeperDeps {
+  board: Pick<Board, "heartbeat" | "show">;
+  lease: Lease;
+  intervalMs: number;
+  /** Extra attempts (after the board's own retries) before a failure counts as unresolved. */
+  recheckAttempts?: number;
+  recheckDelayMs?: number;
+  note: () => string | undefined;
+  onLost: (err: LeaseLost) => void;
+  onUnresolved: (err: unknown) => void;
+  onHeartbeat?: () => void;
+}
+
+export class LeaseKeeper {
+  private readonly ac = new AbortController();
+  private loop: Promise<void> | undefined;
+  private lastNote: string | undefined;
+
+  constructor(private readonly d: LeaseKeeperDeps) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Idempotent. Resolves once no heartbeat is in flight. */
+  async stop(): Promise<void> {
+    this.ac.abort(new Error("lease keeper stopped"));
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.ac.signal;
+    while (await sleepUnlessAborted(this.d.intervalMs, signal)) {
+      const outcome = await this.beatWithRecheck(signal);
+      if (outcome === "stop") return;
+    }
+  }
+
+  private async beatWithRecheck(signal: AbortSignal): Promise<"ok" | "stop"> {
+    const attempts = 1 + (this.d.recheckAttempts ?? 2);
+    let lastErr: unknown;
+    for (let i = 0; i < attempts; i += 1) {
+      if (signal.aborted) return "stop";
+      try {
+        await this.beat();
+        return "ok";
+      } catch (err) {
+        if (signal.aborted) return "stop";
+        if (err instanceof LeaseLost) {
+          this.d.onLost(err);
+          return "stop";
+        }
+        lastErr = err;
+        try {
+          await sleep(this.d.recheckDelayMs ?? 1000, signal);
+        } catch {
+          return "stop";
+        }
+      }
+    }
+    this.d.onUnresolved(new Error(`heartbeat could not be confirmed: ${describeError(lastErr)}`, { cause: lastErr }));
+    return "stop";
+  }
+
+  private async beat(): Promise<void> {
+    const note = this.d.note();
+    // Hermes stores every note as an event: skip repeating an unchanged one.
+    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined);
+    this.lastNote = note;
+    this.d.onHeartbeat?.();
+    // Exit 0 is not proof (hazard 5): read the task and compare the open run.
+    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId), null);
+    if (state instanceof LeaseLost) throw state;
+  }
+}

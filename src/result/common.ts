@@ -1,0 +1,58 @@
+// The common result (seed 000): the metadata of every close. `ok` + `status` decide; `items` is
+// what the agent reported, never assumed.
+import { z } from "zod";
+
+const num = z.number().finite();
+
+export const AgentResultSchema = z.object({
+  ok: z.boolean(),
+  status: z.enum(["ok", "warn", "error"]),
+  items: z.number().int().min(0).default(0),
+  metrics: z
+    .looseObject({ created: num.default(0), updated: num.default(0), skipped: num.default(0), failed: num.default(0) })
+    .prefault({})
+    .transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === "number" && Number.isFinite(v))) as Record<string, number>),
+  note: z.string().max(2000).default(""),
+  artifacts: z
+    .array(z.object({ type: z.string(), label: z.string(), url: z.string().optional(), path: z.string().optional() }))
+    .default([]),
+  error: z.object({ code: z.string(), message: z.string() }).nullable().default(null),
+});
+
+export type AgentResult = z.output<typeof AgentResultSchema>;
+
+export interface BridgeInfo {
+  trace_id: string;
+  seat: string;
+  agent: string;
+  model?: string;
+  run_id: number | null;
+  started_at: string;
+  duration_ms: number;
+  turns?: number;
+  cost_usd?: number;
+  tokens?: { input: number; output: number };
+  exit: { code: number | null; signal: string | null; reason: string };
+}
+
+export interface CommonResult extends AgentResult {
+  bridge: BridgeInfo;
+  changed_files?: string[];
+  verification?: { command: string; exit_code: number | null; duration_ms: number; output_tail: string }[];
+}
+
+export function isSuccess(r: AgentResult): boolean {
+  return r.ok === true && (r.status === "ok" || r.status === "warn");
+}
+
+export function buildMetadata(result: AgentResult, bridge: BridgeInfo): CommonResult {
+  return { ...result, bridge };
+}
+
+/** Validation error text naming the first offending key path, for protocol-violation blocks. */
+export function describeResultIssues(err: z.ZodError): string {
+  return err.issues
+    .slice(0, 3)
+    .map((i) => `result.${i.path.map(String).join(".") || "(root)"}: ${i.message}`)
+    .join("; ");
+}

@@ -1,0 +1,56 @@
+// Every outgoing text passes here: API keys, bearer tokens, PEM private keys, password-style pairs,
+// URLs with credentials, and the literal values of env vars the config marks secret.
+
+export const REDACTED = "[REDACTED]";
+
+const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, REDACTED],
+  [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, REDACTED],
+  [/\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{16,}/g, REDACTED],
+  [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, REDACTED],
+  [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, REDACTED],
+  [/\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, REDACTED],
+  [/\b(bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, (_m, p1 = "") => `${p1}${REDACTED}`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]+):([^\s@/]+)@/gi, (_m, scheme = "", user = "") => `${scheme}${user}:${REDACTED}@`],
+  [
+    /("(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?token|client[_-]?secret|private[_-]?key)"\s*:\s*)"[^"]*"/gi,
+    (_m, p1 = "") => `${p1}"${REDACTED}"`,
+  ],
+  [
+    /\b((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|access[_-]?token|client[_-]?secret|auth)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"']+)/gi,
+    (_m, p1 = "") => `${p1}${REDACTED}`,
+  ],
+];
+
+export class Redactor {
+  private readonly literals: string[];
+  constructor(literals: readonly string[] = []) {
+    // Longest first so a secret that contains another is replaced whole; very short values would
+    // shred ordinary text, so they are not treated as secrets.
+    this.literals = [...new Set(literals.filter((l) => l.length >= 6))].sort((a, b) => b.length - a.length);
+  }
+
+  static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv): Redactor {
+    return new Redactor(names.map((n) => env[n]).filter((v): v is string => typeof v === "string"));
+  }
+
+  redact(text: string): string {
+    let out = text;
+    for (const lit of this.literals) out = out.split(lit).join(REDACTED);
+    for (const [re, rep] of PATTERNS) out = out.replace(re, rep as (substring: string, ...args: string[]) => string);
+    return out;
+  }
+
+  /** Redacts every string inside a JSON-like value (keys included). */
+  redactDeep<T>(value: T): T {
+    if (typeof value === "string") return this.redact(value) as T;
+    if (Array.isArray(value)) return value.map((v) => this.redactDeep(v)) as T;
+    if (value && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[this.redact(k)] = this.redactDeep(v);
+      return out as T;
+    }
+    return value;
+  }
+}

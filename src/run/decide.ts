@@ -1,0 +1,156 @@
+// Decide (pure): from what the agent did and how the run ended → Complete or a templated Block.
+// Exit code 0 is not success; "the agent said done" is not success (seed 000).
+import type { AgentEvent, OutcomeRequest } from "../agents/port.js";
+import { type AgentResult, AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
+import { type BlockTemplate, type Cause, validateBlock } from "../result/template.js";
+
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | null;
+
+export interface RunFacts {
+  outcome: OutcomeRequest | null;
+  finished: Extract<AgentEvent, { type: "finished" }> | null;
+  stop: Stop;
+  stopDetail?: string;
+  limit?: Extract<AgentEvent, { type: "limit" }>;
+  authFailed?: string;
+  deadlineAt: string;
+  seat: string;
+}
+
+export type Decision =
+  | { type: "complete"; summary: string; result: AgentResult }
+  | { type: "block"; template: BlockTemplate; limit: boolean }
+  | { type: "lost" };
+
+function tail(s: string, n = 1200): string {
+  const t = s.trim();
+  return t.length > n ? `…${t.slice(t.length - n)}` : t;
+}
+
+function exitText(f: RunFacts["finished"]): string {
+  if (!f) return "the agent never reported how it ended";
+  if (f.reason === "spawn_failed") return `the agent command could not be started (${tail(f.stderrTail, 300)})`;
+  if (f.signal) return `the agent was killed by ${f.signal}`;
+  return `the agent exited with code ${f.exitCode}`;
+}
+
+function outputText(f: RunFacts["finished"]): string {
+  if (!f) return "";
+  const parts: string[] = [];
+  if (f.stderrTail.trim()) parts.push(`stderr tail: ${tail(f.stderrTail, 800)}`);
+  if (f.stdoutTail.trim()) parts.push(`stdout tail: ${tail(f.stdoutTail, 600)}`);
+  return parts.length ? ` ${parts.join(" | ")}` : "";
+}
+
+function block(cause: Cause, what: string, options: string[], recommendation: string, next: string, limit = false): Decision {
+  return { type: "block", template: { cause, what_happened: what, options, recommendation, next_action: next }, limit };
+}
+
+export function decide(f: RunFacts): Decision {
+  if (f.stop === "lease_lost") return { type: "lost" };
+  if (f.authFailed)
+    return block(
+      "auth missing",
+      `The agent could not authenticate: ${tail(f.authFailed, 500)}. Seat ${f.seat} is paused until an operator fixes it.`,
+      ["log the agent CLI in on the bridge host and unblock", "move the task to another seat"],
+      "Log in again (see `hermes-bridge doctor`), then unblock so the task is retried.",
+      "Fix the agent's credentials on the bridge host, then unblock this task.",
+    );
+  if (f.limit)
+    return block(
+      "environment",
+      `Seat ${f.seat} hit a usage/rate limit (${f.limit.kind}): ${tail(f.limit.message, 400)}. Resets at ${f.limit.resetsAt ? new Date(f.limit.resetsAt).toISOString() : "an unknown time"}.`,
+      ["unblock after the reset time to retry on this seat", "reassign to a seat with capacity"],
+      "Unblock after the reset time; the seat does not claim new work until then.",
+      "Unblock this task once the limit has reset.",
+      true,
+    );
+  if (f.stop === "deadline")
+    return block(
+      "environment",
+      `The run did not finish before its deadline (${f.deadlineAt}, claim TTL minus the safety margin) and was stopped. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      ["unblock to retry as is", "raise claim.ttlSeconds for long tasks and unblock", "split the task into smaller ones"],
+      "Split the task or raise the claim TTL, then unblock: a retry under the same limits will likely stop again.",
+      "Decide between a longer TTL and a smaller task, then unblock.",
+    );
+  if (f.stop === "shutdown")
+    return block(
+      "environment",
+      `The bridge was shutting down and stopped the run before it finished. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      ["unblock to retry", "leave blocked until the bridge is back"],
+      "Unblock to retry once the bridge is running again.",
+      "Unblock this task when the bridge for this seat is back up.",
+    );
+  if (f.stop === "unresolved")
+    return block(
+      "environment",
+      `The bridge could not keep the lease confirmed with the board (${f.stopDetail ?? "heartbeat failures"}) and stopped the agent.`,
+      ["unblock to retry", "check the board host and the hermes CLI first"],
+      "Check that the board answers (`hermes-bridge doctor`), then unblock.",
+      "Verify the board is reachable, then unblock this task.",
+    );
+  const fin = f.finished;
+  const exitedOk = fin !== null && fin.reason === "exited" && fin.exitCode === 0 && fin.signal === null;
+  const o = f.outcome;
+  if (o?.kind === "unreadable")
+    return block(
+      "environment",
+      `The agent's outcome file could not be read: ${o.error}. ${exitText(fin)}.${outputText(fin)}`,
+      ["fix the agent so it writes valid JSON to $HERMES_BRIDGE_RESULT, then unblock", "complete the task by hand if the work is done"],
+      "Fix the agent's outcome writing, then unblock.",
+      "Look at the agent output above, then unblock or complete by hand.",
+    );
+  if (o?.kind === "invalid")
+    return block(
+      "human decision needed",
+      `protocol violation: the agent's outcome was rejected: ${o.error}. ${exitText(fin)}.`,
+      ["fix the agent's outcome and unblock", "complete the task by hand if the work is done"],
+      "Check the workspace and decide by hand; then fix the agent's protocol use.",
+      "Inspect the workspace and either complete or unblock this task.",
+    );
+  if (o?.kind === "block") {
+    const v = validateBlock(o.block);
+    if (v.ok) return { type: "block", template: v.template, limit: false };
+    return block(
+      "human decision needed",
+      `protocol violation: the agent asked to block with an invalid template (${v.error}). Its text: ${tail(JSON.stringify(o.block), 800)}`,
+      ["read the agent's text and decide", "unblock to retry"],
+      "Read the agent's text above and decide the next step.",
+      "Decide from the agent's text, then unblock or complete.",
+    );
+  }
+  if (!exitedOk && fin)
+    return block(
+      "environment",
+      `${exitText(fin)} ${o?.kind === "complete" ? "after asking to complete, so the completion was not trusted" : "without an outcome"}.${outputText(fin)}`,
+      ["unblock to retry", "check the agent command and its environment first"],
+      "Look at the output tail; fix the environment if it is at fault, then unblock.",
+      "Check why the agent failed, then unblock this task.",
+    );
+  if (o?.kind === "complete") {
+    const r = AgentResultSchema.safeParse(o.result);
+    if (!r.success)
+      return block(
+        "human decision needed",
+        `protocol violation: the agent asked to complete with an invalid result (${describeResultIssues(r.error)}). Its summary: ${tail(o.summary, 600)}`,
+        ["check the work and complete by hand", "fix the agent's result and unblock"],
+        "Check the workspace: if the work is done, complete by hand.",
+        "Inspect the result, then complete by hand or unblock.",
+      );
+    if (isSuccess(r.data)) return { type: "complete", summary: o.summary, result: r.data };
+    return block(
+      "test failure",
+      `The agent reported a result that is not success (ok=${r.data.ok}, status=${r.data.status}${r.data.error ? `, error ${r.data.error.code}: ${r.data.error.message}` : ""}). Summary: ${tail(o.summary, 600)}`,
+      ["fix the failure and unblock to retry", "accept the partial result and complete by hand"],
+      "Fix what failed (see the error above), then unblock.",
+      "Look at the failure, then unblock or complete by hand.",
+    );
+  }
+  return block(
+    "human decision needed",
+    `protocol violation: the agent exited 0 without asking to complete or block (silent return).${outputText(fin)}`,
+    ["check the workspace and complete by hand", "unblock to retry"],
+    "Check whether the work was done; complete by hand if so, else unblock.",
+    "Inspect the workspace and decide: complete or unblock.",
+  );
+}
