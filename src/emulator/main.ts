@@ -87,7 +87,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
-    if (fault?.mode === "hang") await new Promise(() => undefined);
+    if (fault?.mode === "hang") for (;;) await new Promise((r) => setTimeout(r, 60_000));
     if (env.HERMES_DELEGATED_CHILD_CONTEXT) {
       if (MUTATING.has(verbName)) throw new EmuExit(1, "", "kanban: delegate_task child contexts cannot mutate Kanban tasks via the CLI\n");
       throw new EmuExit(1, "", "kanban: could not initialize database: delegate_task child contexts cannot mutate Kanban tasks or boards\n");

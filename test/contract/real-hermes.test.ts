@@ -1,0 +1,40 @@
+// The same contract over real Hermes, when HERMES_BIN names it (e.g. "python3 /opt/hermes/hermes").
+// Skipped otherwise. Claims are expired with a 1 s TTL and a real `dispatch`.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "vitest";
+import { HermesCliBoard } from "../../src/board/index.js";
+import { splitCommand } from "../../src/config/command.js";
+import { runProcess } from "../../src/process/runner.js";
+import { boardContract } from "./board-contract.js";
+
+const bin = process.env.HERMES_BIN;
+
+if (bin) {
+  boardContract("HermesCliBoard over real Hermes", async () => {
+    const command = splitCommand(bin);
+    const home = mkdtempSync(join(tmpdir(), "hkb-real-"));
+    const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home };
+    const cli = async (args: string[]) => {
+      const r = await runProcess({ argv: [...command, "kanban", ...args], env, timeoutMs: 60_000 });
+      if (r.exitCode !== 0) throw new Error(r.stderr);
+      return r.stdout;
+    };
+    await cli(["boards", "create", "contract"]);
+    return {
+      board: () => new HermesCliBoard({ slug: "contract", command, env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home }, author: "contract-bridge" } }),
+      seed: async (title, assignee, body) =>
+        (JSON.parse(await cli(["--board=contract", "create", "--json", `--assignee=${assignee}`, ...(body ? [`--body=${body}`] : []), "--", title])) as { id: string }).id,
+      expireAndDispatch: async (id) => {
+        await cli(["--board=contract", "reclaim", "--", id]);
+      },
+      comments: async (id) => (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
+      cleanup: () => rmSync(home, { recursive: true, force: true }),
+    };
+  });
+} else {
+  describe("Board contract: real Hermes", () => {
+    it.skipIf(!bin)("needs HERMES_BIN (not set): skipped", () => undefined);
+  });
+}

@@ -1,0 +1,90 @@
+// A temporary emulator board for tests: real processes, real SQLite, no mocks.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { HermesCliBoard, type HermesCliBoardOptions } from "../../src/board/index.js";
+import { runProcess } from "../../src/process/runner.js";
+
+export const EMULATOR_BIN = resolve("dist/emulator/bin.js");
+export const CLI_BIN = resolve("dist/cli/main.js");
+
+export interface Res {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export class Emu {
+  readonly command = [process.execPath, EMULATOR_BIN];
+  private constructor(
+    readonly dir: string,
+    readonly home: string,
+    readonly slug: string,
+  ) {}
+
+  static async create(slug = "bridge"): Promise<Emu> {
+    const dir = mkdtempSync(join(tmpdir(), "hkb-test-"));
+    const emu = new Emu(dir, join(dir, "hermes"), slug);
+    const r = await emu.raw(["kanban", "boards", "create", slug]);
+    if (r.code !== 0) throw new Error(`boards create failed: ${r.stderr}`);
+    return emu;
+  }
+
+  env(extra: Record<string, string> = {}): Record<string, string> {
+    return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...extra };
+  }
+
+  async raw(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
+    const r = await runProcess({ argv: [...this.command, ...args], env: this.env(extraEnv), timeoutMs: 30_000 });
+    return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  /** `kanban --board <slug> …` */
+  kanban(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
+    return this.raw(["kanban", "--board", this.slug, ...args], extraEnv);
+  }
+
+  async createTask(title: string, o: { assignee?: string; body?: string; priority?: number; parent?: string } = {}): Promise<string> {
+    const args = ["create", title, "--json"];
+    if (o.assignee) args.push("--assignee", o.assignee);
+    if (o.body) args.push(`--body=${o.body}`);
+    if (o.priority !== undefined) args.push("--priority", String(o.priority));
+    if (o.parent) args.push("--parent", o.parent);
+    const r = await this.kanban(args);
+    if (r.code !== 0) throw new Error(`create failed: ${r.stderr}`);
+    return (JSON.parse(r.stdout) as { id: string }).id;
+  }
+
+  async show(id: string): Promise<ShowDoc> {
+    const r = await this.kanban(["show", id, "--json"]);
+    if (r.code !== 0) throw new Error(`show failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as ShowDoc;
+  }
+
+  /** Moves board time forward (claims expire) without waiting. */
+  advance(seconds: number): void {
+    writeFileSync(join(this.home, ".emulator-clock-offset"), String(seconds));
+  }
+
+  board(o: Partial<HermesCliBoardOptions> & { author?: string; envExtra?: Record<string, string> } = {}): HermesCliBoard {
+    return new HermesCliBoard({
+      slug: this.slug,
+      command: this.command,
+      env: { parent: { ...process.env, ...(o.envExtra ?? {}) }, passEnv: [], set: { HERMES_HOME: this.home }, author: o.author ?? "test-bridge" },
+      timeoutMs: 20_000,
+      retry: { retries: 3, minDelayMs: 20, maxDelayMs: 100, deadlineMs: 20_000 },
+      ...o,
+    });
+  }
+
+  cleanup(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+export interface ShowDoc {
+  task: { id: string; status: string; assignee: string | null; workspace_path: string | null };
+  comments: { author: string; body: string }[];
+  events: { kind: string; payload: Record<string, unknown> | null; run_id: number | null }[];
+  runs: { id: number; status: string; outcome: string | null; summary: string | null; metadata: Record<string, unknown> | null; ended_at: number | null }[];
+}
