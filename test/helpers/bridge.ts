@@ -1,0 +1,63 @@
+// Runs the real daemon (in-process) against an emulator board with the fixture agent.
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../src/config/load.js";
+import type { Config } from "../../src/config/schema.js";
+import { type Built, build } from "../../src/daemon/build.js";
+import { Daemon } from "../../src/daemon/daemon.js";
+import { silentLogger } from "../../src/log/logger.js";
+import type { RunReport } from "../../src/run/task-run.js";
+import { systemClock } from "../../src/time/clock.js";
+import type { Emu } from "./emulator.js";
+
+export const AGENT = resolve("test/fixtures/agents/agent.mjs");
+export const SEAT = "test-seat";
+
+export interface BridgeOptions {
+  seat?: string;
+  stateName?: string;
+  once?: boolean;
+  faults?: string;
+  base?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+
+export interface Bridge {
+  daemon: Daemon;
+  built: Built;
+  config: Config;
+  reports: RunReport[];
+}
+
+export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
+  return loadConfig({
+    env: {},
+    base: {
+      boards: [emu.slug],
+      assignee: o.seat ?? SEAT,
+      hermes: {
+        command: emu.command,
+        home: emu.home,
+        env: o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {},
+        retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
+      },
+      agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1 },
+      claim: { ttlSeconds: 120, safetySeconds: 10 },
+      heartbeat: { intervalSeconds: 1 },
+      discovery: { watch: false, debounceMs: 20 },
+      stateDir: join(emu.dir, o.stateName ?? "state"),
+      shutdown: { graceSeconds: 2 },
+      ...(o.base ?? {}),
+    },
+  });
+}
+
+export async function runBridge(emu: Emu, o: BridgeOptions = {}): Promise<Bridge> {
+  const config = bridgeConfig(emu, o);
+  const env = { ...process.env, ...(o.env ?? {}) };
+  const built = build(config, env, silentLogger);
+  const daemon = new Daemon({ config, ...built, clock: systemClock, log: silentLogger, once: o.once ?? true });
+  const reports: RunReport[] = [];
+  daemon.on("run:closed", (r: RunReport) => reports.push(r));
+  await daemon.start();
+  return { daemon, built, config, reports };
+}
