@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { HermesCliBoard } from "../board/index.js";
+import type { HermesCliBoard } from "../board/index.js";
 import { runProcess } from "../process/runner.js";
 import { loadConfig } from "../config/load.js";
 import { bundledFile } from "../config/paths.js";

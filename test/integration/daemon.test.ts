@@ -142,7 +142,7 @@ describe("daemon", () => {
     const got = hook.received[0];
     expect(got?.json.event).toBe("close_failed");
     expect(got?.json.task_id).toBe(id);
-    expect((got?.json.intended_close as { type: string }).type).toBe("complete");
+    expect(got?.json.intended_close).toMatchObject({ type: "complete" });
     expect(got?.headers["x-hermes-bridge-signature"]).toBe(`sha256=${createHmac("sha256", "s3cret-hmac-key").update(got?.body ?? "").digest("hex")}`);
     expect(b.built.outbox.open().map((e) => e.state)).toEqual(["failed"]);
   });

@@ -1,0 +1,82 @@
+// LeaseKeeper with fake timers and an in-memory board: no real waits.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Board, Lease, TaskDetail } from "../../src/board/index.js";
+import { LeaseLost, Transient } from "../../src/board/index.js";
+import { LeaseKeeper } from "../../src/lease/keeper.js";
+
+const lease: Lease = { board: "b", taskId: "t_1", runId: 7, lock: null, workspace: "/w", claimedAt: 0, expiresAt: 0, ttlSeconds: 900 };
+
+function detail(runId: number | null, status = "running"): TaskDetail {
+  return {
+    task: { id: "t_1", title: "x", body: null, assignee: "s", status: status as "running", priority: 0, tenant: null, workspaceKind: "scratch", workspacePath: "/w", createdAt: 0, startedAt: 0, completedAt: null, result: null, skills: [] },
+    latestSummary: null,
+    parents: [],
+    children: [],
+    comments: [],
+    events: [],
+    runs: runId === null ? [] : [{ id: runId, profile: "s", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
+  };
+}
+
+class FakeBoard implements Pick<Board, "heartbeat" | "show"> {
+  notes: (string | undefined)[] = [];
+  openRun: number | null = 7;
+  failHeartbeats = 0;
+  async heartbeat(_l: Lease, note?: string): Promise<void> {
+    if (this.failHeartbeats > 0) {
+      this.failHeartbeats -= 1;
+      throw new Transient({ verb: "heartbeat", board: "b" }, "locked");
+    }
+    this.notes.push(note);
+  }
+  async show(): Promise<TaskDetail> {
+    return this.openRun === null ? detail(null, "ready") : detail(this.openRun);
+  }
+}
+
+beforeEach(() => vi.useFakeTimers());
+afterEach(() => vi.useRealTimers());
+
+describe("LeaseKeeper", () => {
+  it("heartbeats every interval with the latest new note", async () => {
+    const board = new FakeBoard();
+    let note = "a";
+    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => note, onLost: vi.fn(), onUnresolved: vi.fn() });
+    k.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    await vi.advanceTimersByTimeAsync(1000);
+    note = "b";
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(board.notes).toEqual(["a", undefined, "b"]);
+    await k.stop();
+    await k.stop();
+  });
+
+  it("reports a lost lease when another run owns the task", async () => {
+    const board = new FakeBoard();
+    const onLost = vi.fn();
+    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => undefined, onLost, onUnresolved: vi.fn() });
+    k.start();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(onLost).not.toHaveBeenCalled();
+    board.openRun = 8;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(onLost).toHaveBeenCalledTimes(1);
+    expect(onLost.mock.calls[0]?.[0]).toBeInstanceOf(LeaseLost);
+    await k.stop();
+  });
+
+  it("re-checks transient failures, then gives up as unresolved", async () => {
+    const board = new FakeBoard();
+    board.failHeartbeats = 1;
+    const onUnresolved = vi.fn();
+    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, recheckAttempts: 2, recheckDelayMs: 100, note: () => undefined, onLost: vi.fn(), onUnresolved });
+    k.start();
+    await vi.advanceTimersByTimeAsync(1100);
+    expect(board.notes).toHaveLength(1);
+    board.failHeartbeats = 10;
+    await vi.advanceTimersByTimeAsync(1000 + 300);
+    expect(onUnresolved).toHaveBeenCalledTimes(1);
+    await k.stop();
+  });
+});
