@@ -25,32 +25,15 @@ export class Closer {
   constructor(private readonly d: CloserDeps) {}
 
   async close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
-    const safe = this.redactIntent(intent);
-    const entry = this.d.outbox.record({
-      board: lease.board,
-      taskId: lease.taskId,
-      runId: lease.runId,
-      traceId,
-      seat: this.d.seat,
-      workspace: lease.workspace,
-      intent: safe,
-    });
+    const entry = this.journal(lease, traceId, this.redactIntent(intent));
     return { result: await this.apply(entry, lease), entry };
   }
 
   /** The lease was lost while the agent ran: nothing is closed; record it, say so on the task, alert. */
   async recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry> {
-    const entry = this.d.outbox.record({
-      board: lease.board,
-      taskId: lease.taskId,
-      runId: lease.runId,
-      traceId,
-      seat: this.d.seat,
-      workspace: lease.workspace,
-      intent: {
-        type: "block",
-        reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
-      },
+    const entry = this.journal(lease, traceId, {
+      type: "block",
+      reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
     });
     await this.leaseLost(entry, err);
     return entry;
@@ -113,6 +96,10 @@ export class Closer {
       this.d.log?.("error", "alert not delivered: entry kept as a dead letter", { task_id: entry.taskId, err: describeError(err) });
       return false;
     }
+  }
+
+  private journal(lease: Lease, traceId: string, intent: CloseIntent): OutboxEntry {
+    return this.d.outbox.record({ board: lease.board, taskId: lease.taskId, runId: lease.runId, traceId, seat: this.d.seat, workspace: lease.workspace, intent });
   }
 
   private redactIntent(intent: CloseIntent): CloseIntent {
