@@ -141,7 +141,11 @@ export class Daemon extends EventEmitter {
     }
     this.scanning.add(board.slug);
     try {
-      if (this.stopping || this.capacity() <= 0 || this.seat.paused()) return;
+      if (this.stopping || this.capacity() <= 0 || this.seat.paused()) {
+        // Not looked at: unknown, so `once` cannot finish on this board's account yet.
+        this.emptyScan.set(board.slug, false);
+        return;
+      }
       const tasks = await board.listReady({ assignee: this.d.config.assignee });
       let claimed = 0;
       for (const t of tasks) {
@@ -213,7 +217,8 @@ export class Daemon extends EventEmitter {
       .finally(() => {
         this.inflight.delete(key);
         this.runPromises.delete(p);
-        this.wake(board, 0);
+        // The seat's capacity is shared: every board may have work waiting for this slot.
+        for (const b of this.d.boards) this.wake(b, 0);
         this.checkIdle();
       });
     this.runPromises.add(p);

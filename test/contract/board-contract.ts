@@ -131,6 +131,30 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
       }
     });
 
+    it("watch yields a parsed line for a new event of the assignee", async () => {
+      h = await setup();
+      const ac = new AbortController();
+      try {
+        const b = h.board();
+        let seeded: string | undefined;
+        for await (const line of b.watch({ assignee: A, signal: ac.signal })) {
+          if (!seeded) {
+            // the first line is the banner: watch is now seeded, new events will show
+            seeded = await h.seed("watched", A);
+            continue;
+          }
+          if (line.event?.taskId === seeded) {
+            expect(line.event.kind).toBe("created");
+            expect(line.event.assignee).toBe(A);
+            break;
+          }
+        }
+      } finally {
+        ac.abort();
+        h.cleanup();
+      }
+    });
+
     it("creates idempotently", async () => {
       h = await setup();
       try {

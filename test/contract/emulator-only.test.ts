@@ -1,0 +1,77 @@
+// Emulator behaviours that the bridge relies on but that a real board cannot be made to show on
+// demand: old-version compatibility, watch supervision, SIGINT/SIGTERM handling.
+import { afterEach, describe, expect, it } from "vitest";
+import { runProcess } from "../../src/process/runner.js";
+import { superviseWatch } from "../../src/discovery/watcher.js";
+import { systemClock } from "../../src/time/clock.js";
+import { Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+describe("emulator and watch", () => {
+  it("capabilities: 0.20 has block kinds, a v0.14 board has none and block still works without --kind", async () => {
+    emu = await Emu.create();
+    expect((await emu.board().capabilities()).blockKinds).toEqual(["capability", "dependency", "needs_input", "transient"]);
+    const old = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "0.14" }, author: "x" } });
+    expect((await old.capabilities()).blockKinds).toEqual([]);
+    const id = await emu.createTask("old", { assignee: "s" });
+    const { lease } = await old.claim(id, 60);
+    expect(await old.block(lease, { reason: "needs a human", kind: "needs_input" })).toBe("applied");
+    expect((await emu.show(id)).task.status).toBe("blocked");
+  });
+
+  it("watch prints (stopped) on SIGINT and dies silently on SIGTERM", async () => {
+    emu = await Emu.create();
+    for (const [sig, expectOut] of [["SIGINT", "(stopped)"], ["SIGTERM", ""]] as const) {
+      let pid = 0;
+      let banner: () => void = () => undefined;
+      const seen = new Promise<void>((r) => {
+        banner = r;
+      });
+      const p = runProcess({
+        argv: [...emu.command, "kanban", "--board", "bridge", "watch"],
+        env: emu.env(),
+        onSpawn: (p) => {
+          pid = p;
+        },
+        onStdoutLine: (l) => l.startsWith("Watching kanban events") && banner(),
+      });
+      await seen;
+      process.kill(pid, sig);
+      const r = await p;
+      if (expectOut) {
+        expect(r.exitCode).toBe(0);
+        expect(r.stdout).toContain(expectOut);
+      } else {
+        expect(r.signal).toBe("SIGTERM");
+        expect(r.stdout.trim()).toBe("Watching kanban events. Ctrl-C to stop.");
+      }
+    }
+  });
+
+  it("a dying watch is restarted and every (re)start asks for a reconcile", async () => {
+    emu = await Emu.create();
+    const board = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_FAULTS: "watch:die-after=1" }, author: "x" } });
+    const ac = new AbortController();
+    let restarts = 0;
+    const errors: string[] = [];
+    const done = superviseWatch({
+      board,
+      assignee: "s",
+      signal: ac.signal,
+      clock: systemClock,
+      maxBackoffMs: 200,
+      onLine: () => undefined,
+      onRestart: () => {
+        restarts += 1;
+        if (restarts === 1) void emu.createTask("wake", { assignee: "s" });
+        if (restarts >= 3) ac.abort();
+      },
+      onError: (e) => errors.push(e),
+    });
+    await done;
+    expect(restarts).toBeGreaterThanOrEqual(3);
+    expect(errors[0]).toMatch(/watch/);
+  });
+});

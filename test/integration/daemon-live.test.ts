@@ -1,0 +1,74 @@
+// The long-running daemon: wake-ups from `watch`, several boards under one seat limit, shutdown.
+import { afterEach, describe, expect, it } from "vitest";
+import { hasAllFields } from "../../src/result/template.js";
+import type { RunReport } from "../../src/run/task-run.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+const next = <T>(emitter: { once(e: string, f: (v: T) => void): unknown }, event: string) => new Promise<T>((r) => emitter.once(event, r));
+
+describe("daemon (long-running)", () => {
+  it("wakes on watch for a task created after start, then stops cleanly", async () => {
+    emu = await Emu.create();
+    const b = await runBridge(emu, { once: false, base: { discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 } } });
+    try {
+      // nothing is ready yet; the initial reconcile finds nothing, the watch must wake us
+      await new Promise((r) => setTimeout(r, 300));
+      const closed = next<RunReport>(b.daemon, "run:closed");
+      const id = await emu.createTask("late", { assignee: SEAT, body: "MODE:complete" });
+      const r = await closed;
+      expect(r.taskId).toBe(id);
+      expect(r.close).toBe("applied");
+    } finally {
+      await b.daemon.stop();
+      await b.daemon.stop();
+    }
+    await b.daemon.done;
+  });
+
+  it("works several boards under one seat limit", async () => {
+    emu = await Emu.create("alpha");
+    const beta = await emu.raw(["kanban", "boards", "create", "beta"]);
+    expect(beta.code).toBe(0);
+    const a = await emu.createTask("on alpha", { assignee: SEAT, body: "MODE:complete" });
+    const betaTask = await emu.raw(["kanban", "--board", "beta", "create", "on beta", "--assignee", SEAT, "--body=MODE:complete", "--json"]);
+    const bId = (JSON.parse(betaTask.stdout) as { id: string }).id;
+    let maxInFlight = 0;
+    const b = await runBridge(emu, { base: { boards: ["alpha", "beta"], concurrency: 1 } });
+    b.daemon.on("claimed", () => {
+      maxInFlight = Math.max(maxInFlight, b.daemon.inflight.size);
+    });
+    await b.daemon.done;
+    expect(maxInFlight).toBe(1);
+    expect((await emu.show(a)).task.status).toBe("done");
+    const beta2 = await emu.raw(["kanban", "--board", "beta", "show", bId, "--json"]);
+    expect((JSON.parse(beta2.stdout) as { task: { status: string } }).task.status).toBe("done");
+  });
+
+  it("first stop drains within the grace period, then blocks the run as shutting down", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
+    const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 1 } } });
+    await next(b.daemon, "heartbeat");
+    await b.daemon.stop();
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason);
+    expect(hasAllFields(reason)).toBe(true);
+    expect(reason).toMatch(/shutting down/);
+    expect(b.built.outbox.backlog()).toBe(0);
+  });
+
+  it("a second signal aborts at once", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
+    const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 3600 } } });
+    await next(b.daemon, "heartbeat");
+    void b.daemon.stop();
+    await b.daemon.kill();
+    expect((await emu.show(id)).task.status).toBe("blocked");
+  });
+});
