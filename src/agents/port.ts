@@ -23,6 +23,8 @@ export type AgentEvent =
       signal: string | null;
       reason: TerminationReason;
       abortReason?: unknown;
+      /** The exit code could not be observed (an adopted process after a bridge restart). */
+      exitUnknown?: boolean;
       stdoutTail: string;
       stderrTail: string;
       outputBytes: number;
@@ -37,6 +39,8 @@ export interface AgentRunInput {
   contextFile: string;
   /** Where the agent writes its outcome. */
   resultFile: string;
+  /** The run's private directory (output files live here). */
+  runDir: string;
   signal: AbortSignal;
 }
 

@@ -65,12 +65,20 @@ export class HermesCliBoard implements Board {
 
   // ---- read verbs -------------------------------------------------------------------------
   listReady(q: { assignee: string }): Promise<Task[]> {
+    return this.list("ready", q.assignee).then((tasks) =>
+      tasks.sort((a, b) => b.priority - a.priority || (a.createdAt ?? 0) - (b.createdAt ?? 0) || a.id.localeCompare(b.id)),
+    );
+  }
+
+  listRunning(q: { assignee: string }): Promise<Task[]> {
+    return this.list("running", q.assignee);
+  }
+
+  private list(status: "ready" | "running", assignee: string): Promise<Task[]> {
     return this.retrying("list", () =>
-      this.run({ verb: "list", options: [["json", true], ["status", "ready"], ["assignee", q.assignee]] }).then((r) =>
+      this.run({ verb: "list", options: [["json", true], ["status", status], ["assignee", assignee]] }).then((r) =>
         this.parsed("list", undefined, r, () => parseTaskList(r.stdout)),
       ),
-    ).then((tasks) =>
-      tasks.sort((a, b) => b.priority - a.priority || (a.createdAt ?? 0) - (b.createdAt ?? 0) || a.id.localeCompare(b.id)),
     );
   }
 

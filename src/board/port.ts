@@ -121,6 +121,8 @@ export interface CreateTaskInput {
 export interface Board {
   readonly slug: string;
   listReady(q: { assignee: string }): Promise<Task[]>;
+  /** Tasks of the assignee the board shows as running (restart reconciliation). */
+  listRunning(q: { assignee: string }): Promise<Task[]>;
   watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine>;
   show(taskId: string): Promise<TaskDetail>;
   context(taskId: string): Promise<string>;

@@ -2,14 +2,20 @@
 // hermes-bridge: the product CLI. The only place that decides exit codes.
 import { Command, Option } from "commander";
 import { ConfigError, ExitError, describeError } from "../errors/index.js";
+import { readFileSync } from "node:fs";
+import { bundledFile } from "../config/paths.js";
 import { demoCommand } from "./demo.js";
+import { doctorCommand } from "./doctor.js";
+import { statusCommand } from "./status.js";
 import { outboxList, outboxReplay } from "./outbox.js";
 import { runCommand } from "./run.js";
 
 const FLAG_OPTIONS: [string, string][] = [
   ["--board <slug>", "board slug (comma-separated for several)"],
   ["--assignee <name>", "this seat's lane name on the board (never a Hermes profile)"],
+  ["--author <name>", "author of comments (default: the assignee)"],
   ["--hermes <argv>", 'the hermes command, e.g. "hermes" or "ssh board-host hermes"'],
+  ["--hermes-home <dir>", "HERMES_HOME for the CLI"],
   ["--agent <kind>", "agent kind (command)"],
   ["--agent-command <argv>", "the command agent's argv"],
   ["--concurrency <n>", "tasks worked at once"],
@@ -19,6 +25,7 @@ const FLAG_OPTIONS: [string, string][] = [
   ["--webhook-url <url>", "alert webhook"],
   ["--log-level <level>", "trace|debug|info|warn|error"],
   ["--log-format <format>", "auto|json|pretty"],
+  ["--http-port <port>", "loopback /healthz, /metrics, /status"],
 ];
 
 function flagsOf(opts: Record<string, unknown>): Record<string, string | undefined> {
@@ -58,6 +65,22 @@ export async function main(argv: string[]): Promise<number> {
   withFlags(outbox.command("replay").description("retry every open entry (fenced), re-send failed alerts")).action(async (opts: Record<string, unknown>) => {
     code = await outboxReplay({ ...(typeof opts.config === "string" ? { config: opts.config } : {}), flags: flagsOf(opts) });
   });
+  withFlags(program.command("status").description("the seat, runs in flight, outbox backlog, last errors"))
+    .option("--json", "JSON output")
+    .action(async (opts: Record<string, unknown>) => {
+      code = await statusCommand({ ...(typeof opts.config === "string" ? { config: opts.config } : {}), json: opts.json === true, flags: flagsOf(opts) });
+    });
+  withFlags(program.command("doctor").description("check the setup; prints a fix for each failure"))
+    .option("--send-test-alert", "deliver a test alert to the webhook")
+    .action(async (opts: Record<string, unknown>) => {
+      code = await doctorCommand({ ...(typeof opts.config === "string" ? { config: opts.config } : {}), sendTestAlert: opts.sendTestAlert === true, flags: flagsOf(opts) });
+    });
+  program
+    .command("skill")
+    .description("print the agent protocol cheat sheet (skills/SKILL.md)")
+    .action(() => {
+      process.stdout.write(readFileSync(bundledFile("skills", "SKILL.md"), "utf8"));
+    });
   program
     .command("demo")
     .description("run the bridge on a temporary emulator board with a scripted demo agent")

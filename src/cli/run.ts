@@ -4,6 +4,7 @@ import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { ExitError } from "../errors/index.js";
 import { createLogger } from "../log/logger.js";
+import { HttpServer } from "../observe/http.js";
 import { systemClock } from "../time/clock.js";
 
 export interface RunOptions {
@@ -26,17 +27,23 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const http = new HttpServer(daemon, b.metrics);
   let failed = 0;
   daemon.on("run:closed", (r: { close: string }) => {
     if (r.close === "failed" || r.close === "dead") failed += 1;
   });
   try {
     log.info({ boards: config.boards, assignee: config.assignee, agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    if (config.http.port !== undefined) {
+      const port = await http.listen(config.http.port, config.http.host);
+      log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/healthz, /metrics, /status)");
+    }
     await daemon.start();
     await daemon.done;
   } catch (err) {
     throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
   } finally {
+    await http.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

@@ -21,6 +21,7 @@ const OVERRIDES: Record<string, { path: string[]; as: "list" | "argv" | "number"
   "webhook-url": { path: ["webhook", "url"], as: "string" },
   "log-level": { path: ["log", "level"], as: "string" },
   "log-format": { path: ["log", "format"], as: "string" },
+  "http-port": { path: ["http", "port"], as: "number" },
 };
 
 export const ENV_PREFIX = "HERMES_BRIDGE_";
@@ -101,6 +102,9 @@ export function loadConfig(o: LoadOptions): Config {
     const v = o.flags?.[flag];
     if (v !== undefined) setPath(raw, spec.path, convert(v, spec.as, `--${flag}`));
   }
+  // `agent.kind` defaults to the generic command agent.
+  if (raw.agent && typeof raw.agent === "object" && !Array.isArray(raw.agent) && (raw.agent as Record<string, unknown>).kind === undefined)
+    (raw.agent as Record<string, unknown>).kind = "command";
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success)
     throw new ConfigError(

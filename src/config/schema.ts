@@ -69,6 +69,8 @@ export const ConfigSchema = z
       })
       .prefault({}),
     concurrency: z.number().int().min(1).max(64).default(1),
+    /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
+    seat: z.object({ limitMarginSeconds: z.number().min(0).default(60) }).prefault({}),
     agent: z.discriminatedUnion("kind", [CommandAgent]),
     stateDir: z.string().optional(),
     webhook: z
@@ -89,6 +91,13 @@ export const ConfigSchema = z
       })
       .prefault({}),
     shutdown: z.object({ graceSeconds: z.number().min(0).default(30) }).prefault({}),
+    /** Loopback observability server (/healthz, /metrics, /status); off unless a port is set. */
+    http: z
+      .object({
+        port: z.number().int().min(0).max(65535).optional(),
+        host: z.string().default("127.0.0.1"),
+      })
+      .prefault({}),
   })
   .superRefine((c, ctx) => {
     if (c.heartbeat.intervalSeconds > c.claim.ttlSeconds / 4)

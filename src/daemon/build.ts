@@ -2,9 +2,10 @@
 import { join } from "node:path";
 import { CommandAgent } from "../agents/command/adapter.js";
 import type { AgentAdapter } from "../agents/port.js";
-import { type Board, HermesCliBoard } from "../board/index.js";
+import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
+import { Metrics } from "../observe/metrics.js";
 import { Outbox } from "../outbox/outbox.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
 import { Redactor } from "../result/redact.js";
@@ -19,9 +20,10 @@ export interface Built {
   closer: Closer;
   redactor: Redactor;
   promptTemplate: string;
+  metrics: Metrics;
 }
 
-export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock): Board[] {
+export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
   return c.boards.map(
     (slug) =>
       new HermesCliBoard({
@@ -33,6 +35,7 @@ export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clo
         retry: { retries: c.hermes.retry.retries, minDelayMs: c.hermes.retry.minDelayMs, maxDelayMs: c.hermes.retry.maxDelayMs, deadlineMs: c.hermes.retry.deadlineSeconds * 1000 },
         clock,
         onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
+        ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs) } : {}),
       }),
   );
 }
@@ -50,7 +53,8 @@ export function buildAgent(c: Config, env: NodeJS.ProcessEnv): AgentAdapter {
 }
 
 export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Built {
-  const boards = buildBoards(c, env, log, clock);
+  const metrics = new Metrics();
+  const boards = buildBoards(c, env, log, clock, metrics);
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
   const secretNames = [...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])];
   const redactor = Redactor.fromEnv(secretNames, env);
@@ -75,5 +79,5 @@ export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clo
     now: () => new Date(clock.now()),
     log: (level, msg, data) => log[level](data, msg),
   });
-  return { boards, agent: buildAgent(c, env), outbox, closer, redactor, promptTemplate: loadTemplate(c.agent.promptFile) };
+  return { boards, agent: buildAgent(c, env), outbox, closer, redactor, promptTemplate: loadTemplate(c.agent.promptFile), metrics };
 }

@@ -18,6 +18,7 @@ export interface LeaseKeeperDeps {
   onLost: (err: LeaseLost) => void;
   onUnresolved: (err: unknown) => void;
   onHeartbeat?: () => void;
+  onFailure?: (err: unknown) => void;
 }
 
 export class LeaseKeeper {
@@ -60,6 +61,7 @@ export class LeaseKeeper {
           return "stop";
         }
         lastErr = err;
+        this.d.onFailure?.(err);
         try {
           await sleep(this.d.recheckDelayMs ?? 1000, signal);
         } catch {

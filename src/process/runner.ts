@@ -1,7 +1,9 @@
 // ProcessRunner over execa: own process group, SIGTERM → grace → SIGKILL of the whole group,
 // capped capture, line callbacks, and a result that says why the process ended.
+import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import { LineSplitter, TailBuffer } from "./lines.js";
+import { FileTailer } from "./tail.js";
 
 export type TerminationReason = "exited" | "timeout" | "aborted" | "spawn_failed";
 
@@ -21,6 +23,11 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void;
   /** Kill the child when the bridge process exits (true for CLI calls, false for adoptable agents). */
   cleanup?: boolean;
+  /**
+   * Send stdout/stderr to these files instead of pipes (followed by a tailer, kept under maxBytes):
+   * a child whose output is a file survives the bridge's death and can be adopted after a restart.
+   */
+  outputFiles?: { stdout: string; stderr: string; maxBytes: number };
 }
 
 export interface RunResult {
@@ -63,13 +70,19 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   let reason: TerminationReason = "exited";
   let abortReason: unknown;
 
+  const outFds: [number, number] | null = opts.outputFiles
+    ? [openSync(opts.outputFiles.stdout, "a", 0o600), openSync(opts.outputFiles.stderr, "a", 0o600)]
+    : null;
   const child = execa(file, args, {
     cwd: opts.cwd,
     env: opts.env,
     extendEnv: false,
     stdin: opts.input === undefined ? "ignore" : "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
+    // A raw fd is inherited by the child (execa's {file} form would still pipe through us). The
+    // cast keeps execa's overloads (typed per stdio value) on the pipe variant; at run time an fd
+    // simply leaves child.stdout/stderr null, which the handlers below allow.
+    stdout: (outFds ? outFds[0] : "pipe") as "pipe",
+    stderr: (outFds ? outFds[1] : "pipe") as "pipe",
     buffer: false,
     reject: false,
     detached: true,
@@ -77,21 +90,28 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     encoding: "utf8",
     stripFinalNewline: false,
   });
+  for (const fd of outFds ?? []) closeSync(fd);
   const pid = child.pid;
   if (pid !== undefined) opts.onSpawn?.(pid);
 
   const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
   const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
-  child.stdout?.setEncoding("utf8");
-  child.stderr?.setEncoding("utf8");
-  child.stdout?.on("data", (c: string) => {
+  const onOut = (c: string) => {
     out.push(c);
     outLines?.push(c);
-  });
-  child.stderr?.on("data", (c: string) => {
+  };
+  const onErr = (c: string) => {
     err.push(c);
     errLines?.push(c);
-  });
+  };
+  const tailers = opts.outputFiles
+    ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
+    : [];
+  for (const t of tailers) t.start();
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", onOut);
+  child.stderr?.on("data", onErr);
   if (opts.input !== undefined && child.stdin) {
     child.stdin.on("error", () => {
       /* the child may exit without reading stdin (EPIPE): not our failure */
@@ -116,6 +136,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
 
   try {
     const res = await child;
+    for (const t of tailers) t.stop();
     outLines?.end();
     errLines?.end();
     const spawnFailed = res.failed && res.exitCode === undefined && res.signal === undefined;

@@ -90,7 +90,7 @@ export function decide(f: RunFacts): Decision {
       "Verify the board is reachable, then unblock this task.",
     );
   const fin = f.finished;
-  const exitedOk = fin !== null && fin.reason === "exited" && fin.exitCode === 0 && fin.signal === null;
+  const exitedOk = fin !== null && fin.reason === "exited" && fin.signal === null && (fin.exitCode === 0 || fin.exitUnknown === true);
   const o = f.outcome;
   if (o?.kind === "unreadable")
     return block(

@@ -1,7 +1,7 @@
 // TaskRun: one claimed task from read to close.
 //   claimed → reading → working → deciding → closing → closed | lost
 // Every path ends in exactly one of: complete, block, or a recorded lost lease.
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentAdapter, AgentEvent, OutcomeRequest } from "../agents/port.js";
 import { type Board, type Lease, type TaskDetail, leaseFrom } from "../board/index.js";
@@ -49,6 +49,9 @@ export interface TaskRunDeps {
   onPhase?: (phase: RunPhase) => void;
   onHeartbeat?: () => void;
   onAgentEvent?: (e: AgentEvent) => void;
+  /** The agent process is up: enough to find it again after a bridge restart. */
+  onStarted?: (info: { pid: number; resultFile: string; runDir: string }) => void;
+  onHeartbeatFailure?: () => void;
 }
 
 export class TaskRun {
@@ -147,6 +150,7 @@ export class TaskRun {
       onLost: () => stop("lease_lost"),
       onUnresolved: (err) => stop("unresolved", describeError(err)),
       ...(this.d.onHeartbeat ? { onHeartbeat: this.d.onHeartbeat } : {}),
+      ...(this.d.onHeartbeatFailure ? { onFailure: this.d.onHeartbeatFailure } : {}),
     });
     const timerAc = new AbortController();
     void sleepUnlessAborted(this.d.deadline - this.d.clock.now(), timerAc.signal).then((elapsed) => {
@@ -161,9 +165,11 @@ export class TaskRun {
         prompt,
         contextFile,
         resultFile,
+        runDir: dir,
         signal: agentAc.signal,
       })) {
         this.d.onAgentEvent?.(e);
+        if (e.type === "started" && e.pid !== undefined) this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir });
         this.onEvent(e, facts, stop);
       }
     } finally {
@@ -242,9 +248,4 @@ export class TaskRun {
     this.phase = p;
     this.d.onPhase?.(p);
   }
-}
-
-export async function writeActive(dir: string, entry: Record<string, unknown>): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, `${String(entry.task)}.json`), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
 }

@@ -1,6 +1,7 @@
 // The generic command agent: runs the configured argv in the workspace (own process group, stdin =
 // the rendered prompt, output drained and capped), then reads the outcome file it wrote.
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { runProcess } from "../../process/runner.js";
 import { EventQueue } from "../events.js";
 import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
@@ -40,6 +41,7 @@ export class CommandAgent implements AgentAdapter {
           captureLimit: this.o.outputCapBytes,
           killGraceMs: this.o.killGraceMs,
           cleanup: false,
+          outputFiles: { stdout: join(input.runDir, "stdout.log"), stderr: join(input.runDir, "stderr.log"), maxBytes: Math.max(this.o.outputCapBytes, 1024 * 1024) },
           onSpawn: (pid) => q.push({ type: "started", pid }),
           onStdoutLine: (line) => {
             const note = line.trim();
@@ -49,7 +51,8 @@ export class CommandAgent implements AgentAdapter {
         if (res.reason !== "spawn_failed") {
           const text = await readFile(input.resultFile, "utf8").catch(() => null);
           const parsed = parseOutcomeFile(text);
-          if (parsed.kind !== "none") q.push({ type: "outcome", request: parsed });
+          if (parsed.kind === "limit") q.push({ type: "limit", kind: parsed.limitKind, resetsAt: parsed.resetsAt, message: parsed.message });
+          else if (parsed.kind !== "none") q.push({ type: "outcome", request: parsed });
         }
         q.push({
           type: "finished",

@@ -1,0 +1,42 @@
+// Prometheus metrics (prom-client, own registry): what an operator needs to see a seat's health.
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly claims = new Counter({ name: "hkb_claims_total", help: "Tasks claimed", labelNames: ["board"], registers: [this.registry] });
+  readonly completes = new Counter({ name: "hkb_completes_total", help: "Tasks completed", labelNames: ["board"], registers: [this.registry] });
+  readonly blocks = new Counter({ name: "hkb_blocks_total", help: "Tasks blocked, by cause", labelNames: ["board", "cause"], registers: [this.registry] });
+  readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
+  readonly heartbeatFailures = new Counter({ name: "hkb_heartbeat_failures_total", help: "Heartbeats that failed (before re-check)", labelNames: ["board"], registers: [this.registry] });
+  readonly closeFailures = new Counter({ name: "hkb_close_failures_total", help: "Closes that did not land (failed or dead letter)", labelNames: ["board", "result"], registers: [this.registry] });
+  readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
+  readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
+  readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
+  readonly pickupLatency = new Histogram({
+    name: "hkb_pickup_latency_seconds",
+    help: "Ready → claimed",
+    labelNames: ["board"],
+    buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900],
+    registers: [this.registry],
+  });
+  readonly runDuration = new Histogram({
+    name: "hkb_run_duration_seconds",
+    help: "Claim → close",
+    labelNames: ["board", "decision"],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600],
+    registers: [this.registry],
+  });
+  readonly cliCalls = new Counter({ name: "hkb_cli_calls_total", help: "hermes kanban calls", labelNames: ["verb", "exit_code"], registers: [this.registry] });
+  readonly cliDuration = new Histogram({
+    name: "hkb_cli_call_duration_seconds",
+    help: "hermes kanban call duration",
+    labelNames: ["verb"],
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 120],
+    registers: [this.registry],
+  });
+
+  cliCall(verb: string, exitCode: number | null, durationMs: number): void {
+    this.cliCalls.inc({ verb, exit_code: exitCode === null ? "none" : String(exitCode) });
+    this.cliDuration.observe({ verb }, durationMs / 1000);
+  }
+}

@@ -1,0 +1,75 @@
+// doctor on a healthy and a broken setup; the example config loads as is; `skill` prints SKILL.md.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runProcess } from "../../src/process/runner.js";
+import { loadConfig } from "../../src/config/load.js";
+import { AGENT } from "../helpers/bridge.js";
+import { CLI_BIN, Emu } from "../helpers/emulator.js";
+import { WebhookServer } from "../helpers/webhook.js";
+
+let emu: Emu;
+let hook: WebhookServer | undefined;
+afterEach(async () => {
+  emu?.cleanup();
+  await hook?.close();
+  hook = undefined;
+});
+
+const cli = (args: string[]) => runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: emu?.dir ?? "/tmp" }, timeoutMs: 60_000 });
+
+describe("doctor", () => {
+  it("passes on a healthy setup and delivers a test alert", async () => {
+    emu = await Emu.create();
+    hook = await WebhookServer.start();
+    const cfg = join(emu.dir, "ok.yaml");
+    writeFileSync(
+      cfg,
+      `boards: [bridge]\nassignee: doc-seat\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}"}\nagent: {command: ["${process.execPath}", "${AGENT}"]}\nstateDir: "${join(emu.dir, "st")}"\nwebhook: {url: "${hook.url}"}\n`,
+    );
+    const r = await cli(["doctor", "--config", cfg, "--send-test-alert"]);
+    expect(r.stdout).toMatch(/^hermes command\s+ok\s+.*block --kind: capability\|dependency\|needs_input\|transient/m);
+    expect(r.stdout).toMatch(/^board bridge\s+ok/m);
+    expect(r.stdout).toMatch(/^webhook\s+ok\s+test alert delivered/m);
+    expect(r.exitCode).toBe(0);
+    expect(hook.received[0]?.json.event).toBe("test");
+  });
+
+  it("fails with a fix for each broken part", async () => {
+    emu = await Emu.create();
+    mkdirSync(join(emu.home, "profiles", "worker"), { recursive: true });
+    const cfg = join(emu.dir, "bad.yaml");
+    writeFileSync(
+      cfg,
+      `boards: [missing-board]\nassignee: worker\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}"}\nagent: {command: ["no-such-agent-binary"]}\nstateDir: "${join(emu.dir, "st")}"\n`,
+    );
+    const r = await cli(["doctor", "--config", cfg]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/^board missing-board\s+FAIL/m);
+    expect(r.stdout).toContain("fix: hermes kanban boards create missing-board");
+    expect(r.stdout).toMatch(/^assignee\s+FAIL\s+'worker' is a Hermes profile/m);
+    expect(r.stdout).toMatch(/^agent\s+FAIL\s+no-such-agent-binary not found/m);
+  });
+
+  it("reports an invalid config with its key paths", async () => {
+    emu = await Emu.create();
+    const cfg = join(emu.dir, "invalid.yaml");
+    writeFileSync(cfg, "boards: [Bad Slug]\nassignee: x\nagent: {command: []}\n");
+    const r = await cli(["doctor", "--config", cfg]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/^config\s+FAIL\s+.*boards\.0: a board slug.*agent\.command: at least the program name/m);
+  });
+});
+
+describe("operator material", () => {
+  it("config.example.yaml loads as is", () => {
+    const c = loadConfig({ file: "config.example.yaml" });
+    expect(c.claim.ttlSeconds).toBe(900);
+    expect(c.assignee).toBe("claude-seat-1");
+  });
+  it("`skill` prints SKILL.md", async () => {
+    const r = await cli(["skill"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe(readFileSync("skills/SKILL.md", "utf8"));
+  });
+});

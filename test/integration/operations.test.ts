@@ -1,0 +1,90 @@
+// Operating the daemon: metrics and status after a known sequence, usage-limit pause and resume.
+import { afterEach, describe, expect, it } from "vitest";
+import { request } from "undici";
+import { HttpServer } from "../../src/observe/http.js";
+import type { RunReport } from "../../src/run/task-run.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+async function get(url: string): Promise<{ status: number; text: string }> {
+  const r = await request(url);
+  return { status: r.statusCode, text: await r.body.text() };
+}
+
+function closedN(d: { on(e: string, f: (r: RunReport) => void): unknown }, n: number): Promise<RunReport[]> {
+  const got: RunReport[] = [];
+  return new Promise((resolve) =>
+    d.on("run:closed", (r) => {
+      got.push(r);
+      if (got.length === n) resolve(got);
+    }),
+  );
+}
+
+describe("operations", () => {
+  it("/metrics, /status and /healthz after a known sequence", async () => {
+    emu = await Emu.create();
+    await emu.createTask("ok", { assignee: SEAT, body: "MODE:complete" });
+    await emu.createTask("stuck", { assignee: SEAT, body: "MODE:block" });
+    const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 } } });
+    const two = closedN(b.daemon, 2);
+    const http = new HttpServer(b.daemon, b.built.metrics);
+    const port = await http.listen(0);
+    try {
+      await two;
+      const base = `http://127.0.0.1:${port}`;
+      const m = (await get(`${base}/metrics`)).text;
+      expect(m).toContain('hkb_claims_total{board="bridge"} 2');
+      expect(m).toContain('hkb_completes_total{board="bridge"} 1');
+      expect(m).toContain('hkb_blocks_total{board="bridge",cause="spec undecided"} 1');
+      expect(m).toContain("hkb_outbox_backlog 0");
+      expect(m).toContain("hkb_seat_paused 0");
+      expect(m).toMatch(/hkb_pickup_latency_seconds_count\{board="bridge"\} 2/);
+      expect(m).toMatch(/hkb_run_duration_seconds_count\{board="bridge",decision="complete"\} 1/);
+      expect(m).toMatch(/hkb_cli_calls_total\{verb="claim",exit_code="0"\} 2/);
+      expect(m).toMatch(/hkb_cli_call_duration_seconds_bucket\{le="\+Inf",verb="complete"\} 1/);
+      const s = JSON.parse((await get(`${base}/status`)).text) as { runs: unknown[]; seat: { paused: boolean }; outbox: { backlog: number }; healthy: boolean };
+      expect(s.runs).toEqual([]);
+      expect(s.seat.paused).toBe(false);
+      expect(s.outbox.backlog).toBe(0);
+      expect(s.healthy).toBe(true);
+      expect((await get(`${base}/healthz`)).status).toBe(200);
+      expect((await get(`${base}/nope`)).status).toBe(404);
+    } finally {
+      await b.daemon.stop();
+      await http.close();
+    }
+  });
+
+  it("a usage limit blocks the task as transient, pauses the seat, and claiming resumes after the reset", async () => {
+    emu = await Emu.create();
+    const limited = await emu.createTask("limited", { assignee: SEAT, body: "MODE:limit", priority: 5 });
+    const b = await runBridge(emu, {
+      once: false,
+      env: { FIXTURE_RESET_MS: "1500" },
+      base: { seat: { limitMarginSeconds: 0 }, discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 }, agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_RESET_MS"] } },
+    });
+    try {
+      const first = await new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
+      expect(first.taskId).toBe(limited);
+      expect(b.daemon.status().seat.paused).toBe(true);
+      const d = await emu.show(limited);
+      const blocked = d.events.findLast((e) => e.kind === "blocked")?.payload;
+      expect(blocked?.kind).toBe("transient");
+      expect(String(blocked?.reason)).toMatch(/Seat test-seat hit a usage\/rate limit \(usage\).*Resets at 20/);
+      // a new task while paused is not claimed until the seat resumes
+      const later = await emu.createTask("later", { assignee: SEAT, body: "MODE:complete" });
+      b.daemon.wake(b.built.boards[0] as never, 0);
+      const resumed = new Promise((r) => b.daemon.once("seat:resumed", r));
+      const next = new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
+      expect((await emu.show(later)).task.status).toBe("ready");
+      await resumed;
+      expect((await next).taskId).toBe(later);
+    } finally {
+      await b.daemon.stop();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+// The real CLI as a long-running process: SIGKILL mid-run then restart (agent alive → adopted,
+// agent dead → blocked), and the signals an operator sends (first drains, second aborts).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
+import { AGENT, SEAT } from "../helpers/bridge.js";
+import { CLI_BIN, Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+interface Daemon {
+  pid: number;
+  lines: Record<string, unknown>[];
+  result: Promise<RunResult>;
+  waitFor(pred: (l: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+}
+
+function startDaemon(e: Emu, extra: string[] = [], configFile?: string): Daemon {
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let pid = 0;
+  const argv = [
+    process.execPath,
+    CLI_BIN,
+    "run",
+    ...(configFile ? ["--config", configFile] : []),
+    "--board", "bridge",
+    "--assignee", SEAT,
+    "--hermes", `${process.execPath} ${e.command[1]}`,
+    "--hermes-home", e.home,
+    "--agent-command", `${process.execPath} ${AGENT}`,
+    "--state-dir", join(e.dir, "state"),
+    "--ttl", "120",
+    "--heartbeat-interval", "1",
+    "--log-format", "json",
+    ...extra,
+  ];
+  const result = runProcess({
+    argv,
+    env: { PATH: process.env.PATH ?? "", HOME: e.dir },
+    onSpawn: (p) => {
+      pid = p;
+    },
+    onStdoutLine: (raw) => {
+      let l: Record<string, unknown>;
+      try {
+        l = JSON.parse(raw) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      lines.push(l);
+      for (const w of waiters.splice(0)) {
+        if (w.pred(l)) w.resolve(l);
+        else waiters.push(w);
+      }
+    },
+  });
+  return {
+    get pid() {
+      return pid;
+    },
+    lines,
+    result,
+    waitFor: (pred) => {
+      const found = lines.find(pred);
+      return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ pred, resolve }));
+    },
+  };
+}
+
+const started = (l: Record<string, unknown>) => l.msg === "agent started";
+
+describe("restart recovery and signals (real processes)", () => {
+  it("a run whose agent survives a SIGKILLed daemon is adopted and completes", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("survivor", { assignee: SEAT, body: "MODE:wait-file" });
+    const first = startDaemon(emu);
+    const agent = await first.waitFor(started);
+    process.kill(first.pid, "SIGKILL");
+    await first.result;
+    const second = startDaemon(emu, ["--once"]);
+    await second.waitFor((l) => l.msg === "adopting a run that survived a bridge restart");
+    const ws = (await emu.show(id)).task.workspace_path ?? "";
+    writeFileSync(join(ws, "go"), "");
+    const r = await second.result;
+    expect(r.exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs).toHaveLength(1);
+    expect(d.runs[0]?.summary).toBe("finished after the bridge restarted");
+    expect(agent.pid).toBeTypeOf("number");
+  });
+
+  it("a run whose agent died with the daemon is blocked on restart, fenced on its run", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("casualty", { assignee: SEAT, body: "MODE:wait-file" });
+    const first = startDaemon(emu);
+    const agent = await first.waitFor(started);
+    process.kill(first.pid, "SIGKILL");
+    killGroup(Number(agent.pid), "SIGKILL");
+    await first.result;
+    const r = await startDaemon(emu, ["--once"]).result;
+    expect(r.exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason);
+    expect(reason).toMatch(/^cause: environment$/m);
+    expect(reason).toMatch(/bridge restarted mid-run: run 1 .*had lost its agent process/);
+  });
+
+  it("SIGTERM drains: the hung run is blocked as shutting down and the exit code is 0", async () => {
+    emu = await Emu.create();
+    const cfg = join(emu.dir, "c.yaml");
+    writeFileSync(cfg, "shutdown: {graceSeconds: 1}\nagent: {kind: command, command: [node]}\n");
+    const id = await emu.createTask("hung", { assignee: SEAT, body: "MODE:hang" });
+    const d1 = startDaemon(emu, [], cfg);
+    await d1.waitFor(started);
+    process.kill(d1.pid, "SIGTERM");
+    const r = await d1.result;
+    expect(r.exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    expect(String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toMatch(/shutting down/);
+  });
+
+  it("a second SIGINT aborts at once despite a long grace period", async () => {
+    emu = await Emu.create();
+    const cfg = join(emu.dir, "c.yaml");
+    writeFileSync(cfg, "shutdown: {graceSeconds: 3600}\nagent: {kind: command, command: [node]}\n");
+    const id = await emu.createTask("hung", { assignee: SEAT, body: "MODE:hang" });
+    const d1 = startDaemon(emu, [], cfg);
+    await d1.waitFor(started);
+    process.kill(d1.pid, "SIGINT");
+    await d1.waitFor((l) => l.msg === "stopping: draining in-flight runs");
+    process.kill(d1.pid, "SIGINT");
+    const r = await d1.result;
+    expect(r.exitCode).toBe(0);
+    expect((await emu.show(id)).task.status).toBe("blocked");
+  });
+});
