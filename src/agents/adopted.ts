@@ -62,6 +62,7 @@ export class AdoptedAgent implements AgentAdapter {
       if (!aborted) {
         const parsed = parseOutcomeFile(await readFile(this.p.resultFile, "utf8").catch(() => null));
         if (parsed.kind === "limit") q.push({ type: "limit", kind: parsed.limitKind, resetsAt: parsed.resetsAt, message: parsed.message });
+          else if (parsed.kind === "auth_failed") q.push({ type: "auth_failed", message: parsed.message });
         else if (parsed.kind !== "none") q.push({ type: "outcome", request: parsed });
       }
       q.push({

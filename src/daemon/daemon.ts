@@ -321,6 +321,7 @@ export class Daemon extends EventEmitter {
     if (this.d.boards.every((b) => this.emptyScan.get(b.slug) === true)) {
       this.stopping = true;
       this.loopAc.abort();
+      this.writeStatus();
       this.settle.resolve();
     }
   }

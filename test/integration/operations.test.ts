@@ -88,3 +88,37 @@ describe("operations", () => {
     }
   });
 });
+
+describe("auth failure and status", () => {
+  it("an auth failure blocks with `auth missing`, pauses the seat, and claims nothing more", async () => {
+    emu = await Emu.create();
+    const first = await emu.createTask("auth", { assignee: SEAT, body: "MODE:auth", priority: 9 });
+    const second = await emu.createTask("after", { assignee: SEAT, body: "MODE:complete" });
+    const b = await runBridge(emu);
+    await b.daemon.done;
+    const d = await emu.show(first);
+    const blocked = d.events.findLast((e) => e.kind === "blocked")?.payload;
+    expect(String(blocked?.reason)).toMatch(/^cause: auth missing$/m);
+    expect(blocked?.kind).toBe("capability");
+    expect((await emu.show(second)).task.status).toBe("ready");
+    const s = b.daemon.status();
+    expect(s.seat.paused).toBe(true);
+    expect(s.seat.reason).toMatch(/doctor/);
+  });
+
+  it("`hermes-bridge status` reads the state dir when no daemon answers", async () => {
+    emu = await Emu.create();
+    await emu.createTask("s", { assignee: SEAT, body: "MODE:complete" });
+    const b = await runBridge(emu);
+    await b.daemon.done;
+    const { statusCommand } = await import("../../src/cli/status.js");
+    let out = "";
+    const code = await statusCommand({ json: false, flags: { board: "bridge", assignee: SEAT, "state-dir": b.config.stateDir, "agent-command": "true" } }, {}, (s) => {
+      out += s;
+    });
+    expect(code).toBe(0);
+    expect(out).toMatch(/^seat test-seat on bridge — claiming/m);
+    expect(out).toContain("no runs in flight");
+    expect(out).toMatch(/outbox backlog: 0/);
+  });
+});

@@ -52,6 +52,7 @@ export class CommandAgent implements AgentAdapter {
           const text = await readFile(input.resultFile, "utf8").catch(() => null);
           const parsed = parseOutcomeFile(text);
           if (parsed.kind === "limit") q.push({ type: "limit", kind: parsed.limitKind, resetsAt: parsed.resetsAt, message: parsed.message });
+          else if (parsed.kind === "auth_failed") q.push({ type: "auth_failed", message: parsed.message });
           else if (parsed.kind !== "none") q.push({ type: "outcome", request: parsed });
         }
         q.push({

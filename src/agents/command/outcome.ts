@@ -3,7 +3,11 @@
 //   {"outcome":"block","block":{cause, what_happened, options, recommendation, next_action}}
 import type { OutcomeRequest } from "../port.js";
 
-export type ParsedOutcome = OutcomeRequest | { kind: "none" } | { kind: "limit"; limitKind: string; resetsAt: number | null; message: string };
+export type ParsedOutcome =
+  | OutcomeRequest
+  | { kind: "none" }
+  | { kind: "limit"; limitKind: string; resetsAt: number | null; message: string }
+  | { kind: "auth_failed"; message: string };
 
 export function parseOutcomeFile(text: string | null): ParsedOutcome {
   if (text === null) return { kind: "none" };
@@ -24,11 +28,12 @@ export function parseOutcomeFile(text: string | null): ParsedOutcome {
     if (!o.block || typeof o.block !== "object") return { kind: "invalid", error: "outcome block needs a \"block\" object with the five template fields" };
     return { kind: "block", block: o.block as OutcomeRequest extends { block: infer B } ? B : never };
   }
+  if (o.outcome === "auth_failed") return { kind: "auth_failed", message: typeof o.message === "string" ? o.message : "authentication failed" };
   if (o.outcome === "limit") {
     // {"outcome":"limit","kind":"usage","resets_at":"<ISO or epoch seconds>","message":"…"}
     const raw = o.resets_at;
     const resetsAt = typeof raw === "number" ? raw * 1000 : typeof raw === "string" && !Number.isNaN(Date.parse(raw)) ? Date.parse(raw) : null;
     return { kind: "limit", limitKind: typeof o.kind === "string" ? o.kind : "usage", resetsAt, message: typeof o.message === "string" ? o.message : "usage limit reached" };
   }
-  return { kind: "invalid", error: `"outcome" must be "complete", "block" or "limit" (got ${JSON.stringify(o.outcome ?? null)})` };
+  return { kind: "invalid", error: `"outcome" must be "complete", "block", "limit" or "auth_failed" (got ${JSON.stringify(o.outcome ?? null)})` };
 }
