@@ -69,6 +69,18 @@ export const ConfigSchema = z
       })
       .prefault({}),
     concurrency: z.number().int().min(1).max(64).default(1),
+    /** The success gate (seed 000: exit 0 and "the agent said done" are not success). */
+    gate: z
+      .object({
+        /** Verification commands run in the workspace after the agent asks to complete (plus the body's `## Verification`). */
+        commands: z.array(z.string().min(1)).default([]),
+        timeoutSeconds: z.number().positive().default(600),
+        outputTailChars: z.number().int().min(200).default(4000),
+        requireChanges: z.boolean().default(false),
+        allowDirty: z.boolean().default(false),
+        minItems: z.number().int().min(0).default(0),
+      })
+      .prefault({}),
     /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
     seat: z.object({ limitMarginSeconds: z.number().min(0).default(60) }).prefault({}),
     agent: z.discriminatedUnion("kind", [CommandAgent]),

@@ -1,7 +1,7 @@
 // Composition root: config → boards, agent, outbox, alerter, closer. No I/O until used.
 import { join } from "node:path";
 import { CommandAgent } from "../agents/command/adapter.js";
-import type { AgentAdapter } from "../agents/port.js";
+import { type AgentAdapter, agentEnv } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../log/logger.js";
@@ -21,6 +21,7 @@ export interface Built {
   redactor: Redactor;
   promptTemplate: string;
   metrics: Metrics;
+  gateEnv: Record<string, string>;
 }
 
 export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
@@ -79,5 +80,5 @@ export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clo
     now: () => new Date(clock.now()),
     log: (level, msg, data) => log[level](data, msg),
   });
-  return { boards, agent: buildAgent(c, env), outbox, closer, redactor, promptTemplate: loadTemplate(c.agent.promptFile), metrics };
+  return { boards, agent: buildAgent(c, env), outbox, closer, redactor, promptTemplate: loadTemplate(c.agent.promptFile), metrics, gateEnv: agentEnv(env, c.agent.passEnv, c.agent.env) };
 }

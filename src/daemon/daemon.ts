@@ -33,6 +33,8 @@ export interface DaemonDeps {
   log: Logger;
   promptTemplate: string;
   metrics?: Metrics;
+  /** Environment for verification commands (the agent's allow-list); none = empty PATH-less env. */
+  gateEnv?: Record<string, string>;
   once?: boolean;
 }
 
@@ -77,6 +79,7 @@ export class Daemon extends EventEmitter {
         } else this.emit(event, payload);
       },
       onClosed: (board, report) => this.finished(board, report),
+      gateEnv: d.gateEnv ?? {},
     });
   }
 

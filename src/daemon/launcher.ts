@@ -37,6 +37,8 @@ export interface LauncherDeps {
   metrics: Metrics | undefined;
   emit: (event: string, payload: unknown) => void;
   onClosed: (board: Board, report: RunReport) => void;
+  /** Environment for verification commands (the agent's allow-list). */
+  gateEnv: Record<string, string>;
 }
 
 export class RunLauncher {
@@ -81,6 +83,7 @@ export class RunLauncher {
       runsDir: join(c.stateDir, "runs"),
       promptTemplate: this.d.promptTemplate,
       shutdown: this.d.shutdown,
+      gate: { config: c.gate, env: this.d.gateEnv },
       onPhase: (phase) => {
         slot.phase = phase;
         this.d.log.debug({ ...ids, phase }, "phase");

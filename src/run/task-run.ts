@@ -12,16 +12,19 @@ import { buildMetadata } from "../result/common.js";
 import { kindFor, renderBlock } from "../result/template.js";
 import { type Clock, sleep, sleepUnlessAborted } from "../time/clock.js";
 import type { CloseResult, Closer } from "./closer.js";
-import { type Decision, type RunFacts, type Stop, decide } from "./decide.js";
+import { changesSince, snapshot } from "../gate/changes.js";
+import { type GateConfig, type GatedDecision, applyGate } from "../gate/gate.js";
+import { runVerification, verificationFromBody } from "../gate/verification.js";
+import { type RunFacts, type Stop, decide } from "./decide.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
 
-export type RunPhase = "claimed" | "reading" | "working" | "deciding" | "closing" | "closed" | "lost";
+export type RunPhase = "claimed" | "reading" | "working" | "verifying" | "deciding" | "closing" | "closed" | "lost";
 
 export interface RunReport {
   taskId: string;
   runId: number | null;
   traceId: string;
-  decision: Decision["type"];
+  decision: GatedDecision["type"];
   close: CloseResult | "not_attempted";
   cause?: string;
   limit?: Extract<AgentEvent, { type: "limit" }>;
@@ -52,6 +55,8 @@ export interface TaskRunDeps {
   /** The agent process is up: enough to find it again after a bridge restart. */
   onStarted?: (info: { pid: number; resultFile: string; runDir: string }) => void;
   onHeartbeatFailure?: () => void;
+  /** The success gate: verification commands, changed files, workspace hygiene. */
+  gate?: { config: GateConfig; env: Record<string, string> };
 }
 
 export class TaskRun {
@@ -68,7 +73,7 @@ export class TaskRun {
     const dir = join(this.d.runsDir, `${this.lease.taskId}-${this.lease.runId ?? "x"}-${this.d.traceId.slice(0, 8)}`);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const facts: RunFacts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(this.d.deadline).toISOString(), seat: this.d.seat };
-    let decision: Decision;
+    let decision: GatedDecision;
     const read = await this.read();
     if ("error" in read) {
       decision = {
@@ -83,9 +88,10 @@ export class TaskRun {
         },
       };
     } else {
-      await this.work(dir, read.detail, read.context, facts);
+      const verdict = await this.work(dir, read.detail, read.context, facts);
       this.setPhase("deciding");
-      decision = decide(facts);
+      // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
+      decision = facts.stop !== null || verdict === null ? decide(facts) : verdict;
     }
     const close = await this.close(decision, facts, started);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
@@ -124,8 +130,12 @@ export class TaskRun {
     return { error: describeError(lastErr) };
   }
 
-  private async work(dir: string, detail: TaskDetail, contextText: string, facts: RunFacts): Promise<void> {
+  private async work(dir: string, detail: TaskDetail, contextText: string, facts: RunFacts): Promise<GatedDecision | null> {
     this.setPhase("working");
+    const g = this.d.gate;
+    const ws = this.lease.workspace;
+    const before = g ? await snapshot(ws, g.env) : null;
+    if (g && before?.kind === "git" && before.dirty.length > 0 && !g.config.allowDirty) return dirtyBlock(ws, before.dirty);
     const contextFile = join(dir, "context.json");
     const resultFile = join(dir, "outcome.json");
     await writeContextFile(contextFile, detail, contextText, this.lease.runId);
@@ -172,6 +182,23 @@ export class TaskRun {
         if (e.type === "started" && e.pid !== undefined) this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir });
         this.onEvent(e, facts, stop);
       }
+      if (g && facts.stop === null) {
+        const pre = decide(facts);
+        if (pre.type !== "complete") return null;
+        // Verification counts against the deadline and runs while the lease keeper heartbeats.
+        this.setPhase("verifying");
+        const commands = [...g.config.commands, ...verificationFromBody(detail.task.body)];
+        const verification = await runVerification(commands, {
+          cwd: ws,
+          env: g.env,
+          timeoutMs: g.config.timeoutSeconds * 1000,
+          tailChars: g.config.outputTailChars,
+          signal: agentAc.signal,
+        });
+        const ch = before ? await changesSince(ws, before, g.env) : null;
+        return applyGate(pre, { verification, changedFiles: ch?.files ?? null, diffStat: ch?.diffStat ?? null }, g.config);
+      }
+      return null;
     } finally {
       timerAc.abort();
       await keeper.stop();
@@ -202,7 +229,7 @@ export class TaskRun {
     }
   }
 
-  private async close(decision: Decision, facts: RunFacts, started: number): Promise<CloseResult | "not_attempted"> {
+  private async close(decision: GatedDecision, facts: RunFacts, started: number): Promise<CloseResult | "not_attempted"> {
     this.setPhase("closing");
     try {
       if (decision.type === "lost") {
@@ -226,12 +253,12 @@ export class TaskRun {
       };
       const res =
         decision.type === "complete"
-          ? await this.d.closer.close(this.lease, { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge) } }, this.d.traceId)
+          ? await this.d.closer.close(this.lease, { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } }, this.d.traceId)
           : await this.d.closer.close(
               this.lease,
               {
                 type: "block",
-                reason: renderBlock({ ...decision.template, what_happened: `${decision.template.what_happened} (run ${this.lease.runId ?? "?"}, trace ${this.d.traceId})` }),
+                reason: renderBlock({ ...decision.template, what_happened: `${decision.template.what_happened} (workspace ${this.lease.workspace}, run ${this.lease.runId ?? "?"}, trace ${this.d.traceId})` }),
                 kind: kindFor(decision.template.cause, { limit: decision.limit }),
               },
               this.d.traceId,
@@ -248,4 +275,18 @@ export class TaskRun {
     this.phase = p;
     this.d.onPhase?.(p);
   }
+}
+
+function dirtyBlock(ws: string, dirty: string[]): GatedDecision {
+  return {
+    type: "block",
+    limit: false,
+    template: {
+      cause: "environment",
+      what_happened: `The workspace is a git work tree with uncommitted changes that this run did not make (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, +${dirty.length - 10} more` : ""}); the agent was not started. It is left as it is.`,
+      options: ["commit or stash the changes, then unblock", "set gate.allowDirty if such changes are expected"],
+      recommendation: "Commit or stash the unrelated changes so the run's own changes can be told apart, then unblock.",
+      next_action: `Clean the work tree at ${ws}, then unblock this task.`,
+    },
+  };
 }

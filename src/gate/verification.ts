@@ -1,0 +1,54 @@
+// Verification commands: from a `## Verification` section of the task body (first fenced code block,
+// one command per line) and/or config. Run by the bridge itself in the workspace, in a shell,
+// with a timeout and a capped output tail.
+import { runProcess } from "../process/runner.js";
+
+export interface VerificationResult {
+  command: string;
+  exit_code: number | null;
+  duration_ms: number;
+  output_tail: string;
+  timed_out?: boolean;
+}
+
+/** Commands of the body's `## Verification` section (none when absent). */
+export function verificationFromBody(body: string | null): string[] {
+  if (!body) return [];
+  const lines = body.split("\n");
+  const start = lines.findIndex((l) => /^##\s+verification\s*$/i.test(l.trim()));
+  if (start === -1) return [];
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of lines.slice(start + 1)) {
+    if (!inFence && /^#{1,2}\s/.test(line.trim())) break; // next section
+    if (/^(```|~~~)/.test(line.trim())) {
+      if (inFence) break;
+      inFence = true;
+      continue;
+    }
+    if (inFence && line.trim() && !line.trim().startsWith("#")) out.push(line.trim());
+  }
+  return out;
+}
+
+export async function runVerification(
+  commands: readonly string[],
+  o: { cwd: string; env: Record<string, string>; timeoutMs: number; tailChars: number; signal: AbortSignal },
+): Promise<VerificationResult[]> {
+  const results: VerificationResult[] = [];
+  for (const command of commands) {
+    if (o.signal.aborted) break;
+    const r = await runProcess({ argv: ["/bin/sh", "-c", command], cwd: o.cwd, env: o.env, timeoutMs: o.timeoutMs, signal: o.signal, captureLimit: o.tailChars * 4, killGraceMs: 2000 });
+    const output = `${r.stdout}${r.stderr ? `\n${r.stderr}` : ""}`.trim();
+    const res: VerificationResult = {
+      command,
+      exit_code: r.reason === "exited" ? r.exitCode : null,
+      duration_ms: r.durationMs,
+      output_tail: output.length > o.tailChars ? `…${output.slice(output.length - o.tailChars)}` : output,
+    };
+    if (r.reason === "timeout") res.timed_out = true;
+    results.push(res);
+    if (res.exit_code !== 0) break; // the first failure decides; later commands would only add noise
+  }
+  return results;
+}
