@@ -94,24 +94,26 @@ export class RunLauncher {
       },
       onHeartbeatFailure: () => this.d.metrics?.heartbeatFailures.inc({ board: board.slug }),
       onStarted: ({ pid, resultFile, runDir }) => {
+        if (o.adoptedRunDir === undefined) {
+          this.d.active.write({
+            board: board.slug,
+            task: lease.taskId,
+            runId: lease.runId,
+            traceId,
+            pid,
+            pidStart: processStartTime(pid),
+            pgid: pid,
+            workspace: lease.workspace,
+            deadline: o.deadline,
+            claimedAt: lease.claimedAt,
+            ttlSeconds: lease.ttlSeconds,
+            resultFile,
+            runDir,
+            agent: o.agent.name,
+          });
+        }
+        // Logged after the journal write: from here on a crash of the bridge is recoverable.
         this.d.log.info({ ...ids, pid, adopted: o.adoptedRunDir !== undefined }, "agent started");
-        if (o.adoptedRunDir !== undefined) return;
-        this.d.active.write({
-          board: board.slug,
-          task: lease.taskId,
-          runId: lease.runId,
-          traceId,
-          pid,
-          pidStart: processStartTime(pid),
-          pgid: pid,
-          workspace: lease.workspace,
-          deadline: o.deadline,
-          claimedAt: lease.claimedAt,
-          ttlSeconds: lease.ttlSeconds,
-          resultFile,
-          runDir,
-          agent: o.agent.name,
-        });
       },
     });
     slot.run = run;
