@@ -16,6 +16,8 @@ export type AgentEvent =
   | { type: "usage"; tokens?: { input: number; output: number }; costUsd?: number }
   | { type: "limit"; kind: string; resetsAt: number | null; message: string }
   | { type: "auth_failed"; message: string }
+  /** The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). */
+  | { type: "failed"; cause: "environment" | "human decision needed"; message: string }
   | { type: "outcome"; request: OutcomeRequest }
   | {
       type: "finished";
@@ -41,12 +43,16 @@ export interface AgentRunInput {
   resultFile: string;
   /** The run's private directory (output files live here). */
   runDir: string;
+  /** The run's task tools, when the adapter asked for them (usesTools). */
+  tools?: { socketPath: string; token: string; call(name: string, args: unknown): Promise<{ ok: true; text: string } | { ok: false; error: string }> };
   signal: AbortSignal;
 }
 
 export interface AgentAdapter {
   readonly name: string;
   readonly model?: string;
+  /** True when the agent talks to the task tools (MCP for CLI agents, in-process for local LLMs). */
+  readonly usesTools?: boolean;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;
 }
 

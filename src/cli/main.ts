@@ -76,6 +76,13 @@ export async function main(argv: string[]): Promise<number> {
       code = await doctorCommand({ ...(typeof opts.config === "string" ? { config: opts.config } : {}), sendTestAlert: opts.sendTestAlert === true, flags: flagsOf(opts) });
     });
   program
+    .command("task-tools")
+    .description("MCP stdio server with this run's task tools (started by the bridge for CLI agents)")
+    .action(async () => {
+      const { serveTaskTools } = await import("../tools/mcp-server.js");
+      await serveTaskTools(process.env);
+    });
+  program
     .command("skill")
     .description("print the agent protocol cheat sheet (skills/SKILL.md)")
     .action(() => {

@@ -12,6 +12,7 @@ import { describeError } from "../errors/index.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Outbox } from "../outbox/outbox.js";
+import { Redactor } from "../result/redact.js";
 import type { Closer } from "../run/closer.js";
 import { replayOutbox } from "../run/replay.js";
 import type { RunReport } from "../run/task-run.js";
@@ -35,6 +36,7 @@ export interface DaemonDeps {
   metrics?: Metrics;
   /** Environment for verification commands (the agent's allow-list); none = empty PATH-less env. */
   gateEnv?: Record<string, string>;
+  redactor?: Redactor;
   once?: boolean;
 }
 
@@ -80,6 +82,7 @@ export class Daemon extends EventEmitter {
       },
       onClosed: (board, report) => this.finished(board, report),
       gateEnv: d.gateEnv ?? {},
+      redactor: d.redactor ?? new Redactor(),
     });
   }
 

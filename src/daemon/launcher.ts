@@ -8,6 +8,7 @@ import { describeError } from "../errors/index.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import { processStartTime } from "../process/liveness.js";
+import type { Redactor } from "../result/redact.js";
 import type { Closer } from "../run/closer.js";
 import { type RunPhase, type RunReport, TaskRun } from "../run/task-run.js";
 import type { Clock } from "../time/clock.js";
@@ -39,6 +40,7 @@ export interface LauncherDeps {
   onClosed: (board: Board, report: RunReport) => void;
   /** Environment for verification commands (the agent's allow-list). */
   gateEnv: Record<string, string>;
+  redactor: Redactor;
 }
 
 export class RunLauncher {
@@ -84,6 +86,8 @@ export class RunLauncher {
       promptTemplate: this.d.promptTemplate,
       shutdown: this.d.shutdown,
       gate: { config: c.gate, env: this.d.gateEnv },
+      author: c.author,
+      redactor: this.d.redactor,
       onPhase: (phase) => {
         slot.phase = phase;
         this.d.log.debug({ ...ids, phase }, "phase");

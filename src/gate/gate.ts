@@ -55,3 +55,18 @@ export function applyGate(d: Decision, facts: GateFacts, cfg: GateConfig): Gated
 function testFailure(what: string, options: string[], recommendation: string, next: string): GatedDecision {
   return { type: "block", limit: false, template: { cause: "test failure", what_happened: what, options, recommendation, next_action: next } };
 }
+
+/** The workspace was dirty before the agent started: refused, left as it is. */
+export function dirtyBlock(ws: string, dirty: string[]): GatedDecision {
+  return {
+    type: "block",
+    limit: false,
+    template: {
+      cause: "environment",
+      what_happened: `The workspace is a git work tree with uncommitted changes that this run did not make (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, +${dirty.length - 10} more` : ""}); the agent was not started. It is left as it is.`,
+      options: ["commit or stash the changes, then unblock", "set gate.allowDirty if such changes are expected"],
+      recommendation: "Commit or stash the unrelated changes so the run's own changes can be told apart, then unblock.",
+      next_action: `Clean the work tree at ${ws}, then unblock this task.`,
+    },
+  };
+}

@@ -13,6 +13,7 @@ export interface RunFacts {
   stopDetail?: string;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: string;
+  failure?: Extract<AgentEvent, { type: "failed" }>;
   deadlineAt: string;
   seat: string;
 }
@@ -64,6 +65,14 @@ export function decide(f: RunFacts): Decision {
       "Unblock after the reset time; the seat does not claim new work until then.",
       "Unblock this task once the limit has reset.",
       true,
+    );
+  if (f.failure && f.outcome?.kind !== "block")
+    return block(
+      f.failure.cause,
+      `The agent's run failed: ${tail(f.failure.message, 600)}. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      ["unblock to retry", "adjust the agent's limits or environment, then unblock"],
+      "Read the failure above; fix its cause before retrying.",
+      "Fix the cause named above, then unblock this task.",
     );
   if (f.stop === "deadline")
     return block(

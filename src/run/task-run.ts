@@ -13,7 +13,10 @@ import { kindFor, renderBlock } from "../result/template.js";
 import { type Clock, sleep, sleepUnlessAborted } from "../time/clock.js";
 import type { CloseResult, Closer } from "./closer.js";
 import { changesSince, snapshot } from "../gate/changes.js";
-import { type GateConfig, type GatedDecision, applyGate } from "../gate/gate.js";
+import { Redactor } from "../result/redact.js";
+import { ToolHost } from "../tools/host.js";
+import { ToolSocketServer } from "../tools/socket.js";
+import { type GateConfig, type GatedDecision, applyGate, dirtyBlock } from "../gate/gate.js";
 import { runVerification, verificationFromBody } from "../gate/verification.js";
 import { type RunFacts, type Stop, decide } from "./decide.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
@@ -55,6 +58,8 @@ export interface TaskRunDeps {
   /** The agent process is up: enough to find it again after a bridge restart. */
   onStarted?: (info: { pid: number; resultFile: string; runDir: string }) => void;
   onHeartbeatFailure?: () => void;
+  author?: string;
+  redactor?: Redactor;
   /** The success gate: verification commands, changed files, workspace hygiene. */
   gate?: { config: GateConfig; env: Record<string, string> };
 }
@@ -167,6 +172,7 @@ export class TaskRun {
       if (elapsed) stop("deadline");
     });
     keeper.start();
+    const tools = this.d.agent.usesTools ? await this.startTools(dir) : null;
     try {
       for await (const e of this.d.agent.run({
         taskId: this.lease.taskId,
@@ -177,10 +183,16 @@ export class TaskRun {
         resultFile,
         runDir: dir,
         signal: agentAc.signal,
+        ...(tools ? { tools: { socketPath: tools.server.path, token: tools.server.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
       })) {
         this.d.onAgentEvent?.(e);
         if (e.type === "started" && e.pid !== undefined) this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir });
         this.onEvent(e, facts, stop);
+      }
+      if (tools) {
+        // Requests made through the tools; an outcome file (command agent) would take precedence.
+        tools.host.end();
+        facts.outcome ??= tools.host.request;
       }
       if (g && facts.stop === null) {
         const pre = decide(facts);
@@ -200,10 +212,27 @@ export class TaskRun {
       }
       return null;
     } finally {
+      tools?.host.end();
+      await tools?.server.close();
       timerAc.abort();
       await keeper.stop();
       this.d.shutdown.removeEventListener("abort", onShutdown);
     }
+  }
+
+  private async startTools(dir: string): Promise<{ host: ToolHost; server: ToolSocketServer }> {
+    const host = new ToolHost({
+      board: this.d.board,
+      lease: this.lease,
+      author: this.d.author ?? this.d.seat,
+      redactor: this.d.redactor ?? new Redactor(),
+      onNote: (n) => {
+        this.lastNote = n;
+      },
+    });
+    const server = new ToolSocketServer(join(dir, "tools.sock"), host);
+    await server.listen();
+    return { host, server };
   }
 
   private onEvent(e: AgentEvent, facts: RunFacts, stop: (why: Stop) => void): void {
@@ -223,6 +252,9 @@ export class TaskRun {
       case "auth_failed":
         facts.authFailed = e.message;
         stop(null);
+        break;
+      case "failed":
+        facts.failure ??= e;
         break;
       default:
         break;
@@ -277,16 +309,3 @@ export class TaskRun {
   }
 }
 
-function dirtyBlock(ws: string, dirty: string[]): GatedDecision {
-  return {
-    type: "block",
-    limit: false,
-    template: {
-      cause: "environment",
-      what_happened: `The workspace is a git work tree with uncommitted changes that this run did not make (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, +${dirty.length - 10} more` : ""}); the agent was not started. It is left as it is.`,
-      options: ["commit or stash the changes, then unblock", "set gate.allowDirty if such changes are expected"],
-      recommendation: "Commit or stash the unrelated changes so the run's own changes can be told apart, then unblock.",
-      next_action: `Clean the work tree at ${ws}, then unblock this task.`,
-    },
-  };
-}

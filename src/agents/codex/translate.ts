@@ -1,0 +1,79 @@
+// Codex `exec --json` JSONL → AgentEvents. Pure. (agent-cli-contracts.md §2.3–2.5: turn.completed
+// = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress, usage is
+// cumulative per thread so only deltas are reported.)
+import type { AgentEvent } from "../port.js";
+
+export interface CodexState {
+  threadId: string | null;
+  terminal: "completed" | "failed" | null;
+  lastMessage: string | null;
+  usageSeen: { input: number; output: number };
+}
+
+export function initialCodexState(): CodexState {
+  return { threadId: null, terminal: null, lastMessage: null, usageSeen: { input: 0, output: 0 } };
+}
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** "You’ve hit your usage limit … try again at 3:26 AM." (curly or straight apostrophe). */
+export function parseCodexLimit(text: string, now: number): { resetsAt: number | null } | null {
+  if (!/You(?:’|')ve hit your usage limit|usage_limit_reached/i.test(text)) return null;
+  const at = /try again at (\d{1,2}):(\d{2})\s*(AM|PM)/i.exec(text);
+  if (!at) return { resetsAt: null };
+  let hour = Number(at[1]) % 12;
+  if ((at[3] ?? "").toUpperCase() === "PM") hour += 12;
+  const d = new Date(now);
+  let t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, Number(at[2]));
+  if (t <= now) t += 86_400_000;
+  return { resetsAt: t };
+}
+
+function failure(message: string, now: number): AgentEvent {
+  const limit = parseCodexLimit(message, now);
+  if (limit) return { type: "limit", kind: "usage", resetsAt: limit.resetsAt, message };
+  if (/401 Unauthorized|Please log out and sign in again|Not logged in/i.test(message)) return { type: "auth_failed", message };
+  return { type: "failed", cause: "environment", message: `Codex turn failed: ${message}` };
+}
+
+export function translateCodexLine(state: CodexState, raw: string, now: number): { state: CodexState; events: AgentEvent[] } {
+  let line: Json;
+  try {
+    line = obj(JSON.parse(raw));
+  } catch {
+    return { state, events: [] };
+  }
+  const s: CodexState = { ...state, usageSeen: { ...state.usageSeen } };
+  const events: AgentEvent[] = [];
+  const type = str(line.type);
+  if (type === "thread.started") {
+    s.threadId = str(line.thread_id);
+    events.push({ type: "started", ...(s.threadId ? { sessionId: s.threadId } : {}) });
+  } else if (type === "error") {
+    const message = str(line.message) ?? "";
+    if (/^Reconnecting\.\.\./.test(message)) events.push({ type: "progress", note: message.slice(0, 300) });
+  } else if (type === "item.started" || type === "item.completed") {
+    const item = obj(line.item);
+    const itype = str(item.type);
+    if (itype === "mcp_tool_call" && type === "item.started") events.push({ type: "tool", name: `mcp__${str(item.server) ?? "?"}__${str(item.tool) ?? "?"}` });
+    else if (itype === "command_execution" && type === "item.started") events.push({ type: "tool", name: "command_execution" });
+    else if (itype === "agent_message" && type === "item.completed") {
+      s.lastMessage = str(item.text);
+      if (s.lastMessage) events.push({ type: "progress", note: s.lastMessage.split("\n")[0]?.slice(0, 300) ?? "" });
+    } else if (itype === "file_change" && type === "item.completed") events.push({ type: "tool", name: "file_change" });
+  } else if (type === "turn.completed") {
+    s.terminal = "completed";
+    const u = obj(line.usage);
+    const input = num(u.input_tokens);
+    const output = num(u.output_tokens);
+    events.push({ type: "usage", tokens: { input: Math.max(0, input - s.usageSeen.input), output: Math.max(0, output - s.usageSeen.output) } });
+    s.usageSeen = { input, output };
+  } else if (type === "turn.failed") {
+    s.terminal = "failed";
+    events.push(failure(str(obj(line.error).message) ?? "turn failed", now));
+  }
+  return { state: s, events };
+}

@@ -1,0 +1,106 @@
+// The task tools' one implementation, scoped to one run (no task id anywhere): show, heartbeat and
+// comment act at once (fenced: ownership is checked first); complete and block are validated and
+// recorded as the agent's request, applied by the daemon after the agent exits and after the gate.
+import { z } from "zod";
+import type { Board, Lease } from "../board/port.js";
+import { LeaseLost } from "../board/errors.js";
+import { judge } from "../board/lease-resolver.js";
+import { describeError } from "../errors/index.js";
+import { AgentResultSchema } from "../result/common.js";
+import type { Redactor } from "../result/redact.js";
+import { BlockTemplateSchema } from "../result/template.js";
+import type { OutcomeRequest } from "../agents/port.js";
+
+export const TOOL_NAMES = ["show", "heartbeat", "comment", "complete", "block"] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export const TOOL_SCHEMAS = {
+  show: z.object({}),
+  heartbeat: z.object({ note: z.string().max(2000).describe("short progress note") }),
+  comment: z.object({ body: z.string().min(1).max(20_000).describe("a fact worth keeping on the task (not thoughts)") }),
+  complete: z.object({
+    summary: z.string().min(1).describe("for humans: what was done"),
+    result: AgentResultSchema.describe("for machines: {ok, status, items, metrics, note, artifacts, error}"),
+  }),
+  block: BlockTemplateSchema,
+} as const;
+
+export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
+  show: "Read this task: title, body, comments, prior runs.",
+  heartbeat: "Report progress at a milestone (keeps the claim visibly alive).",
+  comment: "Add a comment with a fact others need. Never secrets.",
+  complete: "Finish: ask to complete the task. Applied after you exit, once the bridge's checks pass.",
+  block: "Finish: ask to block the task with the five-field template (cause, what_happened, options, recommendation, next_action).",
+};
+
+export type ToolAnswer = { ok: true; text: string } | { ok: false; error: string };
+
+export interface ToolHostDeps {
+  board: Pick<Board, "show" | "heartbeat" | "comment">;
+  lease: Lease;
+  author: string;
+  redactor: Redactor;
+  onNote?: (note: string) => void;
+}
+
+export class ToolHost {
+  private ended = false;
+  request: OutcomeRequest | null = null;
+
+  constructor(private readonly d: ToolHostDeps) {}
+
+  end(): void {
+    this.ended = true;
+  }
+
+  async call(name: string, args: unknown): Promise<ToolAnswer> {
+    if (this.ended) return { ok: false, error: "this run has ended: the tool cannot act any more" };
+    if (!(TOOL_NAMES as readonly string[]).includes(name)) return { ok: false, error: `unknown tool '${name}'` };
+    const tool = name as ToolName;
+    const parsed = TOOL_SCHEMAS[tool].safeParse(args ?? {});
+    if (!parsed.success)
+      return { ok: false, error: `invalid ${tool} arguments: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ")}` };
+    try {
+      return await this.act(tool, parsed.data as never);
+    } catch (err) {
+      if (err instanceof LeaseLost) {
+        this.ended = true;
+        return { ok: false, error: "this run lost its claim on the task: stop working; nothing more will be applied" };
+      }
+      return { ok: false, error: this.d.redactor.redact(describeError(err)) };
+    }
+  }
+
+  private async act(tool: ToolName, a: Record<string, unknown>): Promise<ToolAnswer> {
+    const { board, lease, redactor } = this.d;
+    switch (tool) {
+      case "show": {
+        const d = await board.show(lease.taskId);
+        const doc = { task: d.task, comments: d.comments, parents: d.parents, prior_runs: d.runs.filter((r) => r.id !== lease.runId) };
+        return { ok: true, text: JSON.stringify(doc, null, 2) };
+      }
+      case "heartbeat": {
+        const note = redactor.redact(String(a.note));
+        await board.heartbeat(lease, note);
+        this.d.onNote?.(note);
+        return { ok: true, text: "recorded" };
+      }
+      case "comment": {
+        await this.ensureOwned();
+        await board.comment(lease.taskId, this.d.author, redactor.redact(String(a.body)));
+        return { ok: true, text: "comment added" };
+      }
+      case "complete":
+        this.request = { kind: "complete", summary: String(a.summary), result: a.result };
+        return { ok: true, text: "completion recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
+      case "block":
+        this.request = { kind: "block", block: a as never };
+        return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };
+    }
+  }
+
+  private async ensureOwned(): Promise<void> {
+    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId), null);
+    if (state instanceof LeaseLost) throw state;
+  }
+}

@@ -1,0 +1,121 @@
+// Per-run unix socket (mode 0600) between `hermes-bridge task-tools` and the daemon. JSON lines:
+// request {token, id, tool, args} → answer {id, ok, text | error}. A random one-run token.
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, rmSync } from "node:fs";
+import { type Server, type Socket, createConnection, createServer } from "node:net";
+import { LineSplitter } from "../process/lines.js";
+import type { ToolAnswer, ToolHost } from "./host.js";
+
+export interface ToolRequest {
+  token: string;
+  id: number;
+  tool: string;
+  args: unknown;
+}
+
+export class ToolSocketServer {
+  readonly token = randomBytes(24).toString("hex");
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    readonly path: string,
+    private readonly host: ToolHost,
+  ) {}
+
+  async listen(): Promise<void> {
+    rmSync(this.path, { force: true });
+    this.server = createServer((sock) => this.serve(sock));
+    await new Promise<void>((resolve, reject) => {
+      this.server?.once("error", reject);
+      this.server?.listen(this.path, () => resolve());
+    });
+    chmodSync(this.path, 0o600);
+  }
+
+  private serve(sock: Socket): void {
+    this.sockets.add(sock);
+    sock.on("close", () => this.sockets.delete(sock));
+    sock.on("error", () => undefined);
+    sock.setEncoding("utf8");
+    const lines = new LineSplitter((line) => {
+      void this.answer(line).then((a) => {
+        if (!sock.destroyed) sock.write(`${JSON.stringify(a)}\n`);
+      });
+    }, 1024 * 1024);
+    sock.on("data", (c: string) => lines.push(c));
+  }
+
+  private async answer(line: string): Promise<{ id: number } & ToolAnswer> {
+    let req: ToolRequest;
+    try {
+      req = JSON.parse(line) as ToolRequest;
+    } catch {
+      return { id: -1, ok: false, error: "malformed request" };
+    }
+    const a = Buffer.from(String(req.token ?? ""));
+    const b = Buffer.from(this.token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { id: req.id, ok: false, error: "bad token" };
+    return { id: req.id, ...(await this.host.call(req.tool, req.args)) };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    rmSync(this.path, { force: true });
+  }
+}
+
+/** The client side (used by the MCP stdio server): one connection, requests answered in order. */
+export class ToolSocketClient {
+  private sock: Socket | undefined;
+  private next = 1;
+  private readonly pending = new Map<number, (a: ToolAnswer) => void>();
+
+  constructor(
+    private readonly path: string,
+    private readonly token: string,
+  ) {}
+
+  private connect(): Promise<Socket> {
+    if (this.sock && !this.sock.destroyed) return Promise.resolve(this.sock);
+    return new Promise((resolve, reject) => {
+      const s = createConnection(this.path, () => resolve(s));
+      s.setEncoding("utf8");
+      const lines = new LineSplitter((line) => {
+        const a = JSON.parse(line) as { id: number } & ToolAnswer;
+        this.pending.get(a.id)?.(a);
+        this.pending.delete(a.id);
+      }, 16 * 1024 * 1024);
+      s.on("data", (c: string) => lines.push(c));
+      s.on("error", (err) => {
+        reject(err);
+        for (const p of this.pending.values()) p({ ok: false, error: `the bridge is not reachable: ${err.message}` });
+        this.pending.clear();
+      });
+      s.on("close", () => {
+        for (const p of this.pending.values()) p({ ok: false, error: "the run has ended" });
+        this.pending.clear();
+      });
+      this.sock = s;
+    });
+  }
+
+  async call(tool: string, args: unknown): Promise<ToolAnswer> {
+    let sock: Socket;
+    try {
+      sock = await this.connect();
+    } catch (err) {
+      return { ok: false, error: `the run has ended (bridge socket unavailable: ${(err as Error).message})` };
+    }
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      sock.write(`${JSON.stringify({ token: this.token, id, tool, args })}\n`);
+    });
+  }
+
+  close(): void {
+    this.sock?.destroy();
+  }
+}

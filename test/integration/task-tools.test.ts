@@ -1,0 +1,80 @@
+// The task tools over real MCP: the SDK client drives `hermes-bridge task-tools` (a real process),
+// which forwards over the run's unix socket to a ToolHost bound to an emulator lease.
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { Redactor } from "../../src/result/redact.js";
+import { ToolHost } from "../../src/tools/host.js";
+import { ToolSocketServer } from "../../src/tools/socket.js";
+import { CLI_BIN, Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+type Answer = { content: { type: string; text: string }[]; isError?: boolean };
+
+describe("task tools over MCP", () => {
+  it("heartbeat/comment act at once, block is validated, complete is recorded, nothing after the run", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("tools", { assignee: "s" });
+    const board = emu.board();
+    const { lease } = await board.claim(id, 600);
+    const notes: string[] = [];
+    const host = new ToolHost({ board, lease, author: "tool-seat", redactor: new Redactor(["hunter2-secret-value"]), onNote: (n) => notes.push(n) });
+    const server = new ToolSocketServer(join(emu.dir, "tools.sock"), host);
+    await server.listen();
+    expect(statSync(server.path).mode & 0o777).toBe(0o600);
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI_BIN, "task-tools"],
+        env: { PATH: process.env.PATH ?? "", HERMES_BRIDGE_TOOLS_SOCKET: server.path, HERMES_BRIDGE_TOOLS_TOKEN: server.token },
+      }),
+    );
+    try {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(["block", "comment", "complete", "heartbeat", "show"]);
+      expect(tools.tools.find((t) => t.name === "show")?.inputSchema.properties ?? {}).not.toHaveProperty("task_id");
+      const hb = (await client.callTool({ name: "heartbeat", arguments: { note: "halfway, token hunter2-secret-value" } })) as Answer;
+      expect(hb.content[0]?.text).toBe("recorded");
+      expect(notes).toEqual(["halfway, token [REDACTED]"]);
+      await client.callTool({ name: "comment", arguments: { body: "found the bug in parser.ts" } });
+      const bad = (await client.callTool({ name: "block", arguments: { cause: "environment", what_happened: "x", options: ["a"], recommendation: "r" } })) as Answer;
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0]?.text).toMatch(/next_action/);
+      const good = (await client.callTool({ name: "complete", arguments: { summary: "done", result: { ok: true, status: "ok", items: 1 } } })) as Answer;
+      expect(good.content[0]?.text).toMatch(/completion recorded/);
+      expect(host.request).toMatchObject({ kind: "complete", summary: "done" });
+      const shown = (await client.callTool({ name: "show", arguments: {} })) as Answer;
+      expect(JSON.parse(shown.content[0]?.text ?? "{}").task.id).toBe(id);
+      host.end();
+      const late = (await client.callTool({ name: "heartbeat", arguments: { note: "late" } })) as Answer;
+      expect(late.isError).toBe(true);
+      expect(late.content[0]?.text).toMatch(/run has ended/);
+      const d = await emu.show(id);
+      expect(d.comments.map((c) => [c.author, c.body])).toEqual([["tool-seat", "found the bug in parser.ts"]]);
+      expect(d.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toEqual(["halfway, token [REDACTED]"]);
+      expect(d.task.status).toBe("running");
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it("a wrong token is refused", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("tools", { assignee: "s" });
+    const board = emu.board();
+    const { lease } = await board.claim(id, 600);
+    const server = new ToolSocketServer(join(emu.dir, "t.sock"), new ToolHost({ board, lease, author: "a", redactor: new Redactor() }));
+    await server.listen();
+    const { ToolSocketClient } = await import("../../src/tools/socket.js");
+    const c = new ToolSocketClient(server.path, "not-the-token");
+    expect(await c.call("heartbeat", { note: "x" })).toMatchObject({ ok: false, error: "bad token" });
+    c.close();
+    await server.close();
+  });
+});

@@ -1,0 +1,106 @@
+// Translators on recorded real CLI output (test/fixtures/agent-transcripts, copied from shared/reference).
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parseLimitText } from "../../src/agents/claude-code/limits.js";
+import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
+import { initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
+import type { AgentEvent } from "../../src/agents/port.js";
+
+const NOW = Date.UTC(2026, 10, 30, 1, 25); // the transcripts' day, 01:25 UTC
+
+function jsonLines(file: string): string[] {
+  return readFileSync(`test/fixtures/agent-transcripts/${file}`, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{"));
+}
+
+function claude(file: string, requireServer: string | null = null): AgentEvent[] {
+  let s = initialClaudeState(requireServer);
+  const out: AgentEvent[] = [];
+  for (const l of jsonLines(file)) {
+    const r = translateClaudeLine(s, l, NOW);
+    s = r.state;
+    out.push(...r.events);
+  }
+  return out;
+}
+
+function codex(file: string): AgentEvent[] {
+  let s = initialCodexState();
+  const out: AgentEvent[] = [];
+  for (const l of jsonLines(file)) {
+    const r = translateCodexLine(s, l, NOW);
+    s = r.state;
+    out.push(...r.events);
+  }
+  return out;
+}
+
+describe("Claude Code translator", () => {
+  it("success with the task server connected", () => {
+    const ev = claude("mockrun-claude-stream-json-success.txt", "task");
+    expect(ev[0]).toEqual({ type: "started", sessionId: "fd848b6f-eee9-4ed4-9ffc-5b250faeeecd" });
+    expect(ev.filter((e) => e.type === "failed")).toEqual([]);
+    expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toContain("mcp__task__heartbeat");
+    expect(ev.find((e) => e.type === "progress")).toEqual({ type: "progress", note: "Reporting progress, then checking the repo." });
+    expect(ev.at(-1)).toMatchObject({ type: "usage", costUsd: expect.any(Number) });
+  });
+  it("a dropped or pending MCP server fails the run as environment", () => {
+    const ev = claude("norun-claude-mcp-config.txt", "task");
+    expect(ev.find((e) => e.type === "failed")).toEqual({ type: "failed", cause: "environment", message: "the task tools MCP server 'task' is 'pending' in Claude's init line" });
+  });
+  it("not logged in → auth_failed", () => {
+    expect(claude("norun-claude-stream-json.txt").filter((e) => e.type === "auth_failed")).toEqual([{ type: "auth_failed", message: "Not logged in · Please run /login" }]);
+  });
+  it("repeated 401 api_retry lines → auth_failed without waiting for all retries", () => {
+    const ev = claude("mockrun-claude-401.txt");
+    expect(ev.findIndex((e) => e.type === "auth_failed")).toBeGreaterThan(0);
+    expect(ev.filter((e) => e.type === "auth_failed")[0]).toEqual({ type: "auth_failed", message: "HTTP 401 authentication_failed, retried 2 times" });
+  });
+  it("subscription limits carry the reset time", () => {
+    const session = claude("mockrun-claude-429-oauth-subscription.txt").filter((e) => e.type === "limit");
+    expect(session[0]).toEqual({ type: "limit", kind: "five_hour", resetsAt: 1796012726000, message: "subscription limit reached (rate_limit_event rejected)" });
+    const weekly = claude("mockrun-claude-429-oauth-weekly.txt").filter((e) => e.type === "limit");
+    expect(weekly.length).toBeGreaterThan(0);
+    expect(weekly.every((e) => (e as { resetsAt: number | null }).resetsAt !== null)).toBe(true);
+  });
+  it("max turns, billing and overload end as failures with a cause", () => {
+    expect(claude("mockrun-claude-max-turns.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "human decision needed", message: expect.stringMatching(/ran out of turns/) });
+    expect(claude("mockrun-claude-400-credit.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "environment", message: expect.stringMatching(/billing/) });
+    expect(claude("mockrun-claude-529-overloaded.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "environment", message: expect.stringMatching(/529/) });
+    expect(claude("mockrun-claude-429-ratelimit.txt").find((e) => e.type === "limit")).toMatchObject({ kind: "rate_limit" });
+  });
+  it("parses every limit text form", () => {
+    expect(parseLimitText("Claude AI usage limit reached|1796012726", NOW)).toEqual({ kind: "usage", resetsAt: 1796012726000 });
+    expect(parseLimitText("You've hit your session limit · resets 4:25am (UTC)", NOW)).toEqual({ kind: "session_limit", resetsAt: Date.UTC(2026, 10, 30, 4, 25) });
+    expect(parseLimitText("You've hit your weekly limit · resets Dec 2, 3:25am (UTC)", NOW)).toEqual({ kind: "weekly_limit", resetsAt: Date.UTC(2026, 11, 2, 3, 25) });
+    expect(parseLimitText("all good", NOW)).toBeNull();
+  });
+});
+
+describe("Codex translator", () => {
+  it("success: started, tools, message, usage", () => {
+    const ev = codex("mockrun-codex-exec-json-success-approved.txt");
+    expect(ev[0]).toEqual({ type: "started", sessionId: "01a22a0f-450d-71a1-977b-478c35e65705" });
+    expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toEqual(["mcp__task__heartbeat", "command_execution"]);
+    expect(ev.at(-1)).toEqual({ type: "usage", tokens: { input: 2400, output: 80 } });
+  });
+  it("reconnecting errors are progress; the 401 turn.failed is auth_failed", () => {
+    const ev = codex("mockrun-codex-401.txt");
+    expect(ev.filter((e) => e.type === "progress")).toHaveLength(5);
+    expect(ev.at(-1)).toMatchObject({ type: "auth_failed" });
+  });
+  it("the usage-limit text (curly apostrophe) is a limit with its reset time", () => {
+    expect(codex("mockrun-codex-429usage.txt").at(-1)).toMatchObject({ type: "limit", kind: "usage", resetsAt: Date.UTC(2026, 10, 30, 3, 26) });
+  });
+  it("a 500 after retries is an environment failure", () => {
+    expect(codex("mockrun-codex-500.txt").at(-1)).toMatchObject({ type: "failed", cause: "environment" });
+  });
+  it("usage is reported as deltas across a resumed thread", () => {
+    const usage = codex("mockrun-codex-resume.txt").filter((e) => e.type === "usage");
+    expect(usage.slice(0, 2)).toEqual([
+      { type: "usage", tokens: { input: 2400, output: 80 } },
+      { type: "usage", tokens: { input: 1200, output: 40 } },
+    ]);
+  });
+});
