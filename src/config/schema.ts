@@ -23,6 +23,57 @@ const CommandAgent = z.object({
   promptFile: z.string().optional(),
 });
 
+const agentCommon = {
+  env: z.record(envName, z.string()).default({}),
+  passEnv: z.array(envName).default([]),
+  outputCapBytes: z.number().int().min(1024).default(1024 * 1024),
+  killGraceSeconds: z.number().positive().default(10),
+};
+
+const ClaudeCodeAgent = z.object({
+  kind: z.literal("claude-code"),
+  command: argv.default(["claude"]),
+  permissionMode: z.enum(["acceptEdits", "dontAsk", "bypassPermissions", "default", "plan", "auto"]).default("acceptEdits"),
+  maxTurns: z.number().int().min(1).default(200),
+  model: z.string().optional(),
+  /** Extra --allowedTools rules (mcp__task is always allowed). */
+  allowedTools: z.array(z.string()).default([]),
+  /** Per-seat CLAUDE_CONFIG_DIR (login + sessions); default <stateDir>/claude. */
+  configDir: z.string().optional(),
+  promptFile: z.string().optional(),
+  ...agentCommon,
+});
+
+const CodexAgent = z.object({
+  kind: z.literal("codex"),
+  command: argv.default(["codex"]),
+  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
+  model: z.string().optional(),
+  /** Per-seat CODEX_HOME (not under /tmp); default <stateDir>/codex. */
+  home: z.string().optional(),
+  /** Extra `-c key=value` overrides (e.g. a model provider). */
+  config: z.array(z.string()).default([]),
+  promptFile: z.string().optional(),
+  ...agentCommon,
+});
+
+const LocalLlmAgent = z.object({
+  kind: z.literal("local-llm"),
+  baseUrl: z.url({ protocol: /^https?$/, error: "an http(s) URL ending in /v1" }),
+  model: z.string().min(1),
+  /** Env var holding the API key (any non-empty value for Ollama). */
+  apiKeyEnv: envName.optional(),
+  maxSteps: z.number().int().min(1).default(40),
+  maxTokens: z.number().int().min(1000).default(500_000),
+  idleTimeoutSeconds: z.number().positive().default(120),
+  temperature: z.number().min(0).max(2).default(0.2),
+  /** First words of commands the model may run with run_command (empty: none). */
+  allowCommands: z.array(z.string()).default([]),
+  commandTimeoutSeconds: z.number().positive().default(120),
+  promptFile: z.string().optional(),
+  ...agentCommon,
+});
+
 export const ConfigSchema = z
   .object({
     boards: z.array(slug).min(1, "name at least one board"),
@@ -83,7 +134,7 @@ export const ConfigSchema = z
       .prefault({}),
     /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
     seat: z.object({ limitMarginSeconds: z.number().min(0).default(60) }).prefault({}),
-    agent: z.discriminatedUnion("kind", [CommandAgent]),
+    agent: z.discriminatedUnion("kind", [CommandAgent, ClaudeCodeAgent, CodexAgent, LocalLlmAgent]),
     stateDir: z.string().optional(),
     webhook: z
       .object({

@@ -1,6 +1,6 @@
 // Composition root: config → boards, agent, outbox, alerter, closer. No I/O until used.
 import { join } from "node:path";
-import { CommandAgent } from "../agents/command/adapter.js";
+import { createAgent, promptFileFor } from "../agents/factory.js";
 import { type AgentAdapter, agentEnv } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import type { Config } from "../config/schema.js";
@@ -41,16 +41,8 @@ export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clo
   );
 }
 
-export function buildAgent(c: Config, env: NodeJS.ProcessEnv): AgentAdapter {
-  const a = c.agent;
-  return new CommandAgent({
-    command: a.command,
-    env: a.env,
-    passEnv: a.passEnv,
-    outputCapBytes: a.outputCapBytes,
-    killGraceMs: a.killGraceSeconds * 1000,
-    parentEnv: env,
-  });
+export function buildAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock = systemClock): AgentAdapter {
+  return createAgent(c, env, clock);
 }
 
 export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Built {
@@ -80,5 +72,5 @@ export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clo
     now: () => new Date(clock.now()),
     log: (level, msg, data) => log[level](data, msg),
   });
-  return { boards, agent: buildAgent(c, env), outbox, closer, redactor, promptTemplate: loadTemplate(c.agent.promptFile), metrics, gateEnv: agentEnv(env, c.agent.passEnv, c.agent.env) };
+  return { boards, agent: buildAgent(c, env, clock), outbox, closer, redactor, promptTemplate: loadTemplate(promptFileFor(c)), metrics, gateEnv: agentEnv(env, c.agent.passEnv, c.agent.env) };
 }

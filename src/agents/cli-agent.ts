@@ -1,0 +1,69 @@
+// Shared run loop for CLI agents that print JSON lines (Claude Code, Codex): spawn in the workspace
+// with stdin closed, output to files (adoptable), lines → pure translator → events, and a grace
+// period after the terminal line before the process group is killed (both CLIs can linger).
+import { join } from "node:path";
+import { runProcess } from "../process/runner.js";
+import { EventQueue } from "./events.js";
+import type { AgentEvent } from "./port.js";
+
+export interface CliAgentRun {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  runDir: string;
+  signal: AbortSignal;
+  killGraceMs: number;
+  outputCapBytes: number;
+  /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
+  translate: (line: string) => { events: AgentEvent[]; terminal: boolean };
+  lingerMs?: number;
+}
+
+export function runCliAgent(o: CliAgentRun): AsyncIterable<AgentEvent> {
+  const q = new EventQueue();
+  const linger = new AbortController();
+  const onOuter = () => linger.abort(o.signal.reason);
+  if (o.signal.aborted) onOuter();
+  else o.signal.addEventListener("abort", onOuter, { once: true });
+  let lingerTimer: NodeJS.Timeout | undefined;
+  void (async () => {
+    try {
+      const res = await runProcess({
+        argv: o.argv,
+        cwd: o.cwd,
+        env: o.env,
+        signal: linger.signal,
+        captureLimit: o.outputCapBytes,
+        killGraceMs: o.killGraceMs,
+        cleanup: false,
+        outputFiles: { stdout: join(o.runDir, "stdout.log"), stderr: join(o.runDir, "stderr.log"), maxBytes: Math.max(o.outputCapBytes, 1024 * 1024) },
+        onSpawn: (pid) => q.push({ type: "started", pid }),
+        onStdoutLine: (line) => {
+          const r = o.translate(line);
+          for (const e of r.events) q.push(e);
+          if (r.terminal && !lingerTimer) {
+            lingerTimer = setTimeout(() => linger.abort(new Error("lingered after its terminal line")), o.lingerMs ?? 30_000);
+            lingerTimer.unref();
+          }
+        },
+      });
+      const lingered = res.reason === "aborted" && !o.signal.aborted;
+      q.push({
+        type: "finished",
+        // Killed only for lingering after a clean terminal line: that is an exit, not a failure.
+        exitCode: lingered ? 0 : res.exitCode,
+        signal: lingered ? null : res.signal,
+        reason: lingered ? "exited" : res.reason,
+        abortReason: res.abortReason,
+        stdoutTail: res.stdout.slice(-4000),
+        stderrTail: (res.spawnError ? `${res.spawnError.message}\n` : "") + res.stderr.slice(-4000),
+        outputBytes: res.stdoutTotal,
+      });
+    } finally {
+      if (lingerTimer) clearTimeout(lingerTimer);
+      o.signal.removeEventListener("abort", onOuter);
+      q.close();
+    }
+  })();
+  return q.drain();
+}

@@ -1,0 +1,63 @@
+// A scripted OpenAI-compatible server on 127.0.0.1: /v1/models and streaming /v1/chat/completions.
+// Each request takes the next scripted reply: SSE chunks, an HTTP error, or a stream that hangs.
+import { type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type Reply = { chunks: unknown[] } | { status: number; body: unknown } | { hangAfter: unknown[] };
+
+export class OpenAiMock {
+  readonly requests: Record<string, unknown>[] = [];
+  private readonly hung: ServerResponse[] = [];
+  private constructor(
+    private readonly server: Server,
+    private readonly replies: Reply[],
+  ) {}
+
+  static async start(replies: Reply[], model = "mock-coder"): Promise<OpenAiMock> {
+    let self: OpenAiMock | undefined;
+    const server = createServer((req, res) => {
+      if (req.url === "/v1/models") {
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ object: "list", data: [{ id: model, object: "model" }] }));
+        return;
+      }
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        self?.requests.push(JSON.parse(body) as Record<string, unknown>);
+        const r = self?.replies.shift() ?? { status: 500, body: { error: { message: "no scripted reply left" } } };
+        if ("status" in r) {
+          res.writeHead(r.status, { "content-type": "application/json" }).end(JSON.stringify(r.body));
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        const chunks = "chunks" in r ? r.chunks : r.hangAfter;
+        res.write(": keep-alive comment\n\n");
+        for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
+        if ("chunks" in r) res.end("data: [DONE]\n\n");
+        else self?.hung.push(res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    self = new OpenAiMock(server, replies);
+    return self;
+  }
+
+  get baseUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+  }
+
+  close(): Promise<void> {
+    for (const r of this.hung) r.destroy();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+/** Chunk helpers in the chat-completions streaming format. */
+export const text = (t: string) => ({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
+export const call = (index: number | undefined, id: string | undefined, name: string | undefined, args: string) => ({
+  choices: [{ index: 0, delta: { tool_calls: [{ ...(index === undefined ? {} : { index }), ...(id ? { id, type: "function" } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }, finish_reason: null }],
+});
+export const finish = (reason: string) => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+export const usage = (p: number, c: number) => ({ choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });

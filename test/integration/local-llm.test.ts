@@ -1,0 +1,100 @@
+// The local-LLM agent end to end: the bridge's own loop against a scripted OpenAI-compatible server.
+import { afterEach, describe, expect, it } from "vitest";
+import { hasAllFields } from "../../src/result/template.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+import { OpenAiMock, type Reply, call, finish, text, usage } from "../helpers/openai-mock.js";
+
+let emu: Emu;
+let llm: OpenAiMock | undefined;
+afterEach(async () => {
+  emu?.cleanup();
+  await llm?.close();
+  llm = undefined;
+});
+
+async function runWith(replies: Reply[], base: Record<string, unknown> = {}) {
+  emu = await Emu.create();
+  llm = await OpenAiMock.start(replies);
+  const id = await emu.createTask("llm task", { assignee: SEAT, body: "Write hello.txt" });
+  const b = await runBridge(emu, { base: { agent: { kind: "local-llm", baseUrl: llm.baseUrl, model: "mock-coder", maxSteps: 6 }, ...base } });
+  await b.daemon.done;
+  return { id, doc: await emu.show(id), reports: b.reports };
+}
+
+const reasonOf = (doc: Awaited<ReturnType<Emu["show"]>>) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+
+describe("local-LLM agent", () => {
+  it("multi-step tool use with split deltas (and an index-less server) ends in complete", async () => {
+    const { doc } = await runWith([
+      {
+        chunks: [
+          text("Starting."),
+          call(0, "call_1", "task_heartbeat", '{"no'),
+          call(0, undefined, undefined, 'te":"writing the file"}'),
+          call(1, "call_2", "write_file", '{"path":"hello.txt",'),
+          call(1, undefined, undefined, '"content":"hi\\n"}'),
+          finish("tool_calls"),
+          usage(100, 20),
+        ],
+      },
+      {
+        // Ollama-style: no index, and finish_reason "stop" although a tool was called
+        chunks: [
+          call(undefined, "c3", "task_complete", '{"summary":"wrote hello.txt","result":{"ok":true,"status":"ok","items":1}}'),
+          finish("stop"),
+          usage(150, 30),
+        ],
+      },
+    ]);
+    expect(doc.task.status).toBe("done");
+    const m = doc.runs.at(-1)?.metadata as { items: number; changed_files: string[]; bridge: { agent: string; model: string } };
+    expect(m.items).toBe(1);
+    expect(m.changed_files).toEqual(["hello.txt"]);
+    expect(m.bridge).toMatchObject({ agent: "local-llm", model: "mock-coder" });
+    expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("writing the file");
+    const second = llm?.requests[1] as { messages: { role: string; tool_calls?: { function: { arguments: string } }[]; content?: string }[] };
+    const assistant = second.messages.find((m) => m.role === "assistant");
+    expect(assistant?.tool_calls?.map((t) => JSON.parse(t.function.arguments))).toEqual([{ note: "writing the file" }, { path: "hello.txt", content: "hi\n" }]);
+    expect(second.messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["recorded", "wrote hello.txt (3 chars)"]);
+  });
+
+  it("a bad block template comes back as a tool error; the good one blocks", async () => {
+    const { doc } = await runWith([
+      { chunks: [call(0, "b1", "task_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A"}'), finish("tool_calls")] },
+      {
+        chunks: [
+          call(0, "b2", "task_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A","next_action":"pick one"}'),
+          finish("tool_calls"),
+        ],
+      },
+    ]);
+    const r = reasonOf(doc);
+    expect(hasAllFields(r)).toBe(true);
+    expect(r).toMatch(/^cause: spec undecided$/m);
+    const toolAnswer = (llm?.requests[1] as { messages: { role: string; content: string }[] }).messages.findLast((m) => m.role === "tool");
+    expect(toolAnswer?.content).toMatch(/^error: invalid block arguments: next_action/);
+  });
+
+  it.each([
+    [{ status: 400, body: { error: { message: "registry.ollama.ai/library/tiny does not support tools" } } }, "environment", /does not support tool calling/],
+    [{ status: 400, body: { error: { code: 400, type: "exceed_context_size_error", message: "request (13392 tokens) exceeds the available context size (8192 tokens)" } } }, "human decision needed", /exceeds the model's context/],
+  ])("a server error is a clear block (%#)", async (reply, cause, what) => {
+    const { doc } = await runWith([reply as Reply]);
+    const r = reasonOf(doc);
+    expect(r).toMatch(new RegExp(`^cause: ${cause}$`, "m"));
+    expect(r).toMatch(what);
+  });
+
+  it("an unreachable server is an environment block", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("nobody home", { assignee: SEAT });
+    await (await runBridge(emu, { base: { agent: { kind: "local-llm", baseUrl: "http://127.0.0.1:9/v1", model: "m" } } })).daemon.done;
+    expect(reasonOf(await emu.show(id))).toMatch(/not reachable/);
+  });
+
+  it("a hung stream is cut by the run deadline", async () => {
+    const { doc } = await runWith([{ hangAfter: [text("thinking")] }], { claim: { ttlSeconds: 8, safetySeconds: 5 } });
+    expect(reasonOf(doc)).toMatch(/did not finish before its deadline/);
+  });
+});
