@@ -1,0 +1,67 @@
+// Claude Code and Codex adapters end to end with fixture executables in place of the real CLIs:
+// the bridge's argv and MCP wiring, the real task-tools MCP server, the translators, the closes.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hasAllFields } from "../../src/result/template.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+
+const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+async function run(kind: "claude-code" | "codex", script: string) {
+  emu = await Emu.create();
+  const id = await emu.createTask(`${kind} ${script}`, { assignee: SEAT, body: "do the thing" });
+  const argvFile = join(emu.dir, "argv.json");
+  const b = await runBridge(emu, {
+    env: { FAKE_CLI: kind === "claude-code" ? "claude" : "codex", FAKE_SCRIPT: script, FAKE_ARGV_FILE: argvFile },
+    base: { agent: { kind, command: [process.execPath, FAKE], passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_ARGV_FILE"], killGraceSeconds: 1 } },
+  });
+  await b.daemon.done;
+  return { id, doc: await emu.show(id), seen: JSON.parse(readFileSync(argvFile, "utf8")) as { argv: string[]; cwd: string; env: string[] }, bridge: b };
+}
+
+const reasonOf = (doc: Awaited<ReturnType<Emu["show"]>>) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+
+describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
+  it("heartbeats and completes through the MCP task tools", async () => {
+    const { doc, seen } = await run(kind, "complete");
+    expect(doc.task.status).toBe("done");
+    expect(doc.runs.at(-1)?.summary).toBe(`Finished via ${kind === "claude-code" ? "claude" : "codex"}`);
+    expect(doc.runs.at(-1)?.metadata).toMatchObject({ items: 2, changed_files: ["result.txt"], bridge: { agent: kind } });
+    expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("reading the task");
+    expect(seen.env).not.toContain("HERMES_HOME");
+    if (kind === "claude-code") {
+      expect(seen.argv.slice(0, 5)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--mcp-config"]);
+      expect(seen.argv).toEqual(expect.arrayContaining(["--strict-mcp-config", "--allowedTools", "mcp__task", "--permission-mode", "acceptEdits", "--max-turns", "200", "--append-system-prompt"]));
+      expect(seen.env).toEqual(expect.arrayContaining(["MCP_CONNECTION_NONBLOCKING", "CLAUDE_CONFIG_DIR", "TZ"]));
+    } else {
+      expect(seen.argv.slice(0, 3)).toEqual(["exec", "--json", "--skip-git-repo-check"]);
+      expect(seen.argv).toEqual(expect.arrayContaining(["-s", "workspace-write", 'mcp_servers.task.default_tools_approval_mode="approve"', "mcp_servers.task.required=true"]));
+      expect(seen.env).toContain("CODEX_HOME");
+    }
+  });
+
+  it("a bad block template is answered with the missing field, the good one blocks", async () => {
+    const { doc } = await run(kind, "block-bad-then-good");
+    const r = reasonOf(doc);
+    expect(hasAllFields(r)).toBe(true);
+    expect(r).toMatch(/first try said: .*next_action is required/);
+  });
+
+  it("an auth failure blocks as auth missing and pauses the seat", async () => {
+    const { doc, bridge } = await run(kind, "auth");
+    expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
+    expect(bridge.daemon.status().seat.paused).toBe(true);
+  });
+
+  it("a subscription limit blocks as transient with the reset time", async () => {
+    const { doc, bridge } = await run(kind, "limit");
+    const blocked = doc.events.findLast((e) => e.kind === "blocked")?.payload;
+    expect(blocked?.kind).toBe("transient");
+    expect(String(blocked?.reason)).toMatch(/Resets at 20\d\d-/);
+    expect(bridge.daemon.status().seat.pausedUntil).not.toBeNull();
+  });
+});
