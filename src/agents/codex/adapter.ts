@@ -1,6 +1,7 @@
 // Codex: `codex exec --json --skip-git-repo-check -C <ws> -s <sandbox>` with the task tools as a
 // required MCP server given by -c overrides (agent-cli-contracts.md §2.2, §2.7). Codex does not
 // pass its environment to MCP servers: the socket and token go in mcp_servers.task.env.
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
 import { runCliAgent } from "../cli-agent.js";
@@ -63,6 +64,7 @@ export class CodexAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncIterable<AgentEvent> {
+    mkdirSync(this.o.home, { recursive: true, mode: 0o700 }); // per-seat login and sessions; the CLI refuses a missing one
     const tools = input.tools;
     if (!tools) throw new Error("the codex agent needs the task tools");
     let state: CodexState = initialCodexState();

@@ -1,0 +1,155 @@
+// The real Claude Code 2.1.197 and Codex 0.171.0 CLIs (pinned devDependencies), driven end to end by
+// the bridge against scripted model APIs on 127.0.0.1, with the emulator as the board.
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hasAllFields } from "../../src/result/template.js";
+import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu, type ShowDoc } from "../helpers/emulator.js";
+import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/model-mocks.js";
+
+const CLAUDE = resolve("node_modules/.bin/claude");
+const CODEX = resolve("node_modules/.bin/codex");
+
+let emu: Emu;
+let mock: AnthropicMock | ResponsesMock | undefined;
+afterEach(async () => {
+  emu?.cleanup();
+  await mock?.close();
+  mock = undefined;
+});
+
+const GOOD_RESULT = { ok: true, status: "ok", items: 1, metrics: { created: 1 }, note: "wrote the file", artifacts: [], error: null };
+const BAD_BLOCK = { cause: "spec undecided", what_happened: "The spec has two answers.", options: ["A", "B"], recommendation: "A" };
+const GOOD_BLOCK = { ...BAD_BLOCK, next_action: "Pick A or B in a comment, then unblock." };
+const COMPLETE: ScriptedTurn[] = [
+  { blocks: [{ text: "Starting." }, { tool: "mcp__task__heartbeat", input: { note: "starting work" } }] },
+  { blocks: [{ tool: "mcp__task__complete", input: { summary: "Did the task.", result: GOOD_RESULT } }] },
+  { blocks: [{ text: "Done." }] },
+];
+const BLOCK: ScriptedTurn[] = [
+  { blocks: [{ tool: "mcp__task__block", input: BAD_BLOCK }] },
+  { blocks: [{ tool: "mcp__task__block", input: GOOD_BLOCK }] },
+  { blocks: [{ text: "Blocked." }] },
+];
+
+const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+const kindOf = (doc: ShowDoc) => doc.events.findLast((e) => e.kind === "blocked")?.payload?.kind;
+
+async function claude(turns: ScriptedTurn[], o: { env?: Record<string, string>; maxTurns?: number } = {}): Promise<{ doc: ShowDoc; b: Bridge }> {
+  emu = await Emu.create();
+  mock = await new AnthropicMock(turns).start();
+  const id = await emu.createTask("real claude", { assignee: SEAT, body: "Do the task." });
+  const b = await runBridge(emu, {
+    base: {
+      agent: {
+        kind: "claude-code",
+        command: [CLAUDE],
+        maxTurns: o.maxTurns ?? 10,
+        configDir: join(emu.dir, "claude"),
+        killGraceSeconds: 2,
+        env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ...(o.env ?? { ANTHROPIC_API_KEY: "sk-ant-mock" }) },
+      },
+    },
+  });
+  await b.daemon.done;
+  return { doc: await emu.show(id), b };
+}
+
+async function codex(turns: ScriptedTurn[]): Promise<{ doc: ShowDoc; b: Bridge }> {
+  emu = await Emu.create();
+  mock = await new ResponsesMock(turns).start();
+  const id = await emu.createTask("real codex", { assignee: SEAT, body: "Do the task." });
+  const b = await runBridge(emu, {
+    base: {
+      agent: {
+        kind: "codex",
+        command: [CODEX],
+        model: "mock-model",
+        home: join(emu.dir, "codex"),
+        killGraceSeconds: 2,
+        config: ['model_provider="mock"', `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses"}`],
+        env: { OPENAI_API_KEY: "sk-mock" },
+      },
+    },
+  });
+  await b.daemon.done;
+  return { doc: await emu.show(id), b };
+}
+
+describe("real Claude Code CLI", () => {
+  it("heartbeats and completes through the MCP task tools", async () => {
+    const { doc } = await claude(COMPLETE);
+    expect(doc.task.status).toBe("done");
+    expect(doc.runs.at(-1)?.summary).toBe("Did the task.");
+    expect(doc.runs.at(-1)?.metadata).toMatchObject({ ok: true, items: 1, bridge: { agent: "claude-code", exit: { code: 0 } } });
+    expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("starting work");
+  });
+
+  it("blocks with a bad then a good template; the bad one came back naming the field", async () => {
+    const { doc } = await claude(BLOCK);
+    expect(doc.task.status).toBe("blocked");
+    expect(hasAllFields(reasonOf(doc))).toBe(true);
+    expect(JSON.stringify(mock?.bodies[1])).toMatch(/next_action is required/);
+  });
+
+  it("a 401 stops early as auth missing and pauses the seat", async () => {
+    const unauthorized = { status: 401, body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } } };
+    const { doc, b } = await claude(Array.from({ length: 12 }, () => unauthorized));
+    expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
+    expect(b.daemon.status().seat.paused).toBe(true);
+  });
+
+  it("a subscription limit blocks as transient with the reset time", async () => {
+    const reset = Math.floor(Date.now() / 1000) + 3 * 3600;
+    const limited = {
+      status: 429,
+      body: { type: "error", error: { type: "rate_limit_error", message: "rate limited" } },
+      headers: {
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": String(reset),
+        "anthropic-ratelimit-unified-representative-claim": "five_hour",
+        "anthropic-ratelimit-unified-5h-status": "rejected",
+        "anthropic-ratelimit-unified-5h-reset": String(reset),
+      },
+    };
+    const { doc } = await claude(Array.from({ length: 4 }, () => limited), { env: { CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock" } });
+    expect(kindOf(doc)).toBe("transient");
+    expect(reasonOf(doc)).toContain(new Date(reset * 1000).toISOString());
+  });
+
+  it("a max-turns stop blocks for a human", async () => {
+    const { doc } = await claude([{ blocks: [{ tool: "mcp__task__heartbeat", input: { note: "one" } }] }, { blocks: [{ tool: "mcp__task__heartbeat", input: { note: "two" } }] }], { maxTurns: 1 });
+    expect(reasonOf(doc)).toMatch(/^cause: human decision needed$/m);
+    expect(reasonOf(doc)).toMatch(/ran out of turns/);
+  });
+});
+
+describe("real Codex CLI", () => {
+  it("heartbeats and completes through the MCP task tools", async () => {
+    const { doc } = await codex(COMPLETE);
+    expect(doc.task.status).toBe("done");
+    expect(doc.runs.at(-1)?.metadata).toMatchObject({ ok: true, items: 1, bridge: { agent: "codex", model: "mock-model" } });
+    expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("starting work");
+  });
+
+  it("blocks with a bad then a good template", async () => {
+    const { doc } = await codex(BLOCK);
+    expect(doc.task.status).toBe("blocked");
+    expect(hasAllFields(reasonOf(doc))).toBe(true);
+    expect(JSON.stringify(mock?.bodies[1])).toMatch(/next_action is required/);
+  });
+
+  it("a 401 ends as auth missing", async () => {
+    const unauthorized = { status: 401, body: { error: { message: "Incorrect API key provided: sk-mock.", type: "invalid_request_error" } } };
+    const { doc } = await codex(Array.from({ length: 8 }, () => unauthorized));
+    expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
+  });
+
+  it("a usage limit blocks as transient with the reset time", async () => {
+    const resetsAt = Math.floor(Date.now() / 1000) + 7200;
+    const limited = { status: 429, body: { error: { type: "usage_limit_reached", message: "usage limit", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 7200 } } };
+    const { doc } = await codex(Array.from({ length: 4 }, () => limited));
+    expect(kindOf(doc)).toBe("transient");
+    expect(reasonOf(doc)).toMatch(/Resets at 20\d\d-/);
+  });
+});

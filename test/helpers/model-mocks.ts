@@ -1,0 +1,96 @@
+// Scripted model APIs on 127.0.0.1 for driving the real Claude Code and Codex CLIs (no credentials,
+// no network): Anthropic Messages SSE and OpenAI Responses SSE. Each main-loop request (one that
+// carries tools) takes the next scripted turn; anything else gets a short text answer.
+import { type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type Block = { text: string } | { tool: string; input: Record<string, unknown> };
+export type ScriptedTurn = { blocks: Block[] } | { status: number; body: unknown; headers?: Record<string, string> };
+
+abstract class ScriptedServer {
+  readonly bodies: Record<string, unknown>[] = [];
+  protected server!: Server;
+  constructor(protected readonly turns: ScriptedTurn[]) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        if (req.method !== "POST") {
+          res.writeHead(200).end();
+          return;
+        }
+        const j = (body ? JSON.parse(body) : {}) as Record<string, unknown>;
+        this.bodies.push(j);
+        const main = Array.isArray(j.tools) && j.tools.length > 0;
+        const turn = main ? (this.turns.shift() ?? { blocks: [{ text: "(script exhausted)" }] }) : { blocks: [{ text: "ok" }] };
+        if ("status" in turn) {
+          res.writeHead(turn.status, { "content-type": "application/json", ...(turn.headers ?? {}) }).end(JSON.stringify(turn.body));
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        this.stream(res, turn.blocks, this.bodies.length);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    return this;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
+  }
+
+  protected abstract stream(res: ServerResponse, blocks: Block[], n: number): void;
+}
+
+export class AnthropicMock extends ScriptedServer {
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  protected stream(res: ServerResponse, blocks: Block[], n: number): void {
+    const ev = (type: string, d: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...d })}\n\n`);
+    ev("message_start", { message: { id: `msg_mock_${n}`, type: "message", role: "assistant", model: "claude-mock", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 1 } } });
+    blocks.forEach((b, index) => {
+      if ("text" in b) {
+        ev("content_block_start", { index, content_block: { type: "text", text: "" } });
+        ev("content_block_delta", { index, delta: { type: "text_delta", text: b.text } });
+      } else {
+        ev("content_block_start", { index, content_block: { type: "tool_use", id: `toolu_${n}_${index}`, name: b.tool, input: {} } });
+        ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
+      }
+      ev("content_block_stop", { index });
+    });
+    const usesTool = blocks.some((b) => "tool" in b);
+    ev("message_delta", { delta: { stop_reason: usesTool ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: 20 } });
+    ev("message_stop", {});
+  }
+}
+
+export class ResponsesMock extends ScriptedServer {
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  protected stream(res: ServerResponse, blocks: Block[], n: number): void {
+    const ev = (d: Record<string, unknown>) => res.write(`event: ${String(d.type)}\ndata: ${JSON.stringify(d)}\n\n`);
+    ev({ type: "response.created", response: { id: `resp_${n}` } });
+    blocks.forEach((b, i) => {
+      const item =
+        "text" in b
+          ? { type: "message", id: `msg_${n}_${i}`, role: "assistant", content: [{ type: "output_text", text: b.text }] }
+          : // Codex exposes MCP tools as a namespace: the call names the namespace and the tool.
+            { type: "function_call", id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, namespace: `mcp__${b.tool.split("__")[1]}`, name: b.tool.split("__")[2], arguments: JSON.stringify(b.input) };
+      ev({ type: "response.output_item.done", output_index: i, item });
+    });
+    ev({ type: "response.completed", response: { id: `resp_${n}`, usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 } } });
+  }
+}
