@@ -7,9 +7,7 @@ import type { Config } from "../config/schema.js";
 import { buildBoards } from "../daemon/build.js";
 import { ConfigError, describeError } from "../errors/index.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
-import { request } from "undici";
-import { agentEnv } from "../agents/port.js";
-import { runProcess } from "../process/runner.js";
+import { preflight } from "../agents/preflight.js";
 
 export interface Check {
   name: string;
@@ -103,29 +101,13 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
 
 async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   const a = c.agent;
-  if (a.kind === "local-llm") {
-    try {
-      const res = await request(`${a.baseUrl.replace(/\/+$/, "")}/models`, { headersTimeout: 5000, bodyTimeout: 5000, headers: a.apiKeyEnv && env[a.apiKeyEnv] ? { authorization: `Bearer ${env[a.apiKeyEnv]}` } : {} });
-      const body = await res.body.text();
-      const ok = res.statusCode === 200 && body.includes(a.model);
-      return { name: "agent", ok, detail: ok ? `${a.baseUrl} serves ${a.model}` : `${a.baseUrl}/models answered ${res.statusCode} without ${a.model}`, fix: ok ? "" : "start the model server and pull the model (Ollama: ollama pull <model>)" };
-    } catch (err) {
-      return { name: "agent", ok: false, detail: `${a.baseUrl} unreachable: ${describeError(err)}`, fix: "start the model server or fix agent.baseUrl" };
-    }
+  if (a.kind !== "local-llm") {
+    const cmd = a.command[0] ?? "";
+    if (!onPath(cmd, env)) return { name: "agent", ok: false, detail: `${cmd} not found or not executable`, fix: "install the agent or fix agent.command" };
+    if (a.kind === "command") return { name: "agent", ok: true, detail: `${cmd} found`, fix: "" };
   }
-  const cmd = a.command[0] ?? "";
-  if (!onPath(cmd, env)) return { name: "agent", ok: false, detail: `${cmd} not found or not executable`, fix: "install the agent or fix agent.command" };
-  if (a.kind === "command") return { name: "agent", ok: true, detail: `${cmd} found`, fix: "" };
-  const statusArgv = a.kind === "claude-code" ? [...a.command, "auth", "status"] : [...a.command, "login", "status"];
-  const extraEnv: Record<string, string> = a.kind === "claude-code" ? { CLAUDE_CONFIG_DIR: a.configDir ?? join(c.stateDir, "claude") } : { CODEX_HOME: a.home ?? join(c.stateDir, "codex") };
-  const r = await runProcess({ argv: statusArgv, env: { ...agentEnv(env, a.passEnv, a.env), ...extraEnv }, timeoutMs: 20_000 });
-  const ok = r.reason === "exited" && r.exitCode === 0;
-  return {
-    name: "agent",
-    ok,
-    detail: ok ? `${cmd} is logged in` : `${statusArgv.slice(-2).join(" ")}: ${(r.stdout + r.stderr).trim().slice(0, 200) || `exit ${r.exitCode}`}`,
-    fix: ok ? "" : a.kind === "claude-code" ? `log in for this seat: CLAUDE_CONFIG_DIR=${extraEnv.CLAUDE_CONFIG_DIR} claude auth login (or set CLAUDE_CODE_OAUTH_TOKEN from \`claude setup-token\`)` : `log in for this seat: CODEX_HOME=${extraEnv.CODEX_HOME} codex login`,
-  };
+  const p = await preflight(c, env);
+  return { name: "agent", ok: p.ok, detail: p.detail, fix: p.ok ? "" : p.fix };
 }
 
 export async function doctorCommand(o: DoctorOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {

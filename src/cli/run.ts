@@ -1,5 +1,6 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
 import { loadConfig } from "../config/load.js";
+import { preflight } from "../agents/preflight.js";
 import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { ExitError } from "../errors/index.js";
@@ -18,7 +19,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   const log = createLogger({ level: config.log.level, format: config.log.format });
   const b = build(config, env, log);
   b.outbox.compact();
-  const daemon = new Daemon({ config, ...b, clock: systemClock, log, once: o.once === true });
+  const daemon = new Daemon({ config, ...b, clock: systemClock, log, once: o.once === true, preflight: () => preflight(config, env) });
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals += 1;

@@ -37,6 +37,8 @@ export interface DaemonDeps {
   /** Environment for verification commands (the agent's allow-list); none = empty PATH-less env. */
   gateEnv?: Record<string, string>;
   redactor?: Redactor;
+  /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
+  preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
   once?: boolean;
 }
 
@@ -100,6 +102,14 @@ export class Daemon extends EventEmitter {
       return [];
     });
     for (const r of replayed) this.d.log.info({ task_id: r.entry.taskId, run_id: r.entry.runId, result: r.result }, "outbox entry replayed");
+    if (this.d.preflight) {
+      const p = await this.d.preflight();
+      if (!p.ok) {
+        this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
+        this.noteError(`agent pre-flight failed: ${p.detail}`);
+        this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
+      }
+    }
     this.started = true;
     const c = this.d.config;
     for (const board of this.d.boards) {

@@ -18,9 +18,9 @@ export class SeatState {
     this.reason = reason;
   }
 
-  pauseForAuth(): void {
+  pauseForAuth(detail?: string): void {
     this.authPaused = true;
-    this.reason = "agent authentication failed: run `hermes-bridge doctor`";
+    this.reason = `agent authentication failed${detail ? ` (${detail})` : ""}: run \`hermes-bridge doctor\``;
   }
 
   paused(): boolean {

@@ -153,3 +153,14 @@ describe("real Codex CLI", () => {
     expect(reasonOf(doc)).toMatch(/Resets at 20\d\d-/);
   });
 });
+
+describe("pre-flight", () => {
+  it("a seat whose Claude is not logged in claims nothing", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("never claimed", { assignee: SEAT, body: "x" });
+    const b = await runBridge(emu, { base: { agent: { kind: "claude-code", command: [CLAUDE], configDir: join(emu.dir, "claude-empty") } } });
+    await b.daemon.done;
+    expect((await emu.show(id)).task.status).toBe("ready");
+    expect(b.daemon.status().seat.reason).toMatch(/auth status: .*"loggedIn": ?false/);
+  });
+});

@@ -1,5 +1,6 @@
 // Runs the real daemon (in-process) against an emulator board with the fixture agent.
 import { join, resolve } from "node:path";
+import { preflight } from "../../src/agents/preflight.js";
 import { loadConfig } from "../../src/config/load.js";
 import type { Config } from "../../src/config/schema.js";
 import { type Built, build } from "../../src/daemon/build.js";
@@ -55,7 +56,7 @@ export async function runBridge(emu: Emu, o: BridgeOptions = {}): Promise<Bridge
   const config = bridgeConfig(emu, o);
   const env = { ...process.env, ...(o.env ?? {}) };
   const built = build(config, env, silentLogger);
-  const daemon = new Daemon({ config, ...built, clock: systemClock, log: silentLogger, once: o.once ?? true });
+  const daemon = new Daemon({ config, ...built, clock: systemClock, log: silentLogger, once: o.once ?? true, preflight: () => preflight(config, env) });
   const reports: RunReport[] = [];
   daemon.on("run:closed", (r: RunReport) => reports.push(r));
   await daemon.start();

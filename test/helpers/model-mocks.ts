@@ -10,7 +10,10 @@ export type ScriptedTurn = { blocks: Block[] } | { status: number; body: unknown
 abstract class ScriptedServer {
   readonly bodies: Record<string, unknown>[] = [];
   protected server!: Server;
-  constructor(protected readonly turns: ScriptedTurn[]) {}
+  protected readonly turns: ScriptedTurn[];
+  constructor(turns: readonly ScriptedTurn[]) {
+    this.turns = [...turns]; // the script is consumed; the caller's array stays intact
+  }
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => {
