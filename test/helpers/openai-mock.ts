@@ -3,7 +3,7 @@
 import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Reply = { chunks: unknown[] } | { status: number; body: unknown } | { hangAfter: unknown[] };
+export type Reply = { chunks: unknown[] } | { status: number; body: unknown } | { hangAfter: unknown[] } | { reset: true };
 
 export class OpenAiMock {
   readonly requests: Record<string, unknown>[] = [];
@@ -27,6 +27,10 @@ export class OpenAiMock {
       req.on("end", () => {
         self?.requests.push(JSON.parse(body) as Record<string, unknown>);
         const r = self?.replies.shift() ?? { status: 500, body: { error: { message: "no scripted reply left" } } };
+        if ("reset" in r) {
+          req.socket.destroy(); // the server goes away mid-request
+          return;
+        }
         if ("status" in r) {
           res.writeHead(r.status, { "content-type": "application/json" }).end(JSON.stringify(r.body));
           return;

@@ -72,7 +72,8 @@ describe("local-LLM agent", () => {
     const r = reasonOf(doc);
     expect(hasAllFields(r)).toBe(true);
     expect(r).toMatch(/^cause: spec undecided$/m);
-    const toolAnswer = (llm?.requests[1] as { messages: { role: string; content: string }[] }).messages.findLast((m) => m.role === "tool");
+    const second = llm?.requests[1] as { messages: { role: string; content: string }[] } | undefined;
+    const toolAnswer = second?.messages.findLast((m) => m.role === "tool");
     expect(toolAnswer?.content).toMatch(/^error: invalid block arguments: next_action/);
   });
 
@@ -86,11 +87,19 @@ describe("local-LLM agent", () => {
     expect(r).toMatch(what);
   });
 
-  it("an unreachable server is an environment block", async () => {
+  it("a server that goes away mid-run is an environment block", async () => {
+    const { doc } = await runWith([{ reset: true }]);
+    expect(reasonOf(doc)).toMatch(/^cause: environment$/m);
+    expect(reasonOf(doc)).toMatch(/not reachable/);
+  });
+
+  it("an unreachable server at start pauses the seat: nothing is claimed", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("nobody home", { assignee: SEAT });
-    await (await runBridge(emu, { base: { agent: { kind: "local-llm", baseUrl: "http://127.0.0.1:9/v1", model: "m" } } })).daemon.done;
-    expect(reasonOf(await emu.show(id))).toMatch(/not reachable/);
+    const b = await runBridge(emu, { base: { agent: { kind: "local-llm", baseUrl: "http://127.0.0.1:9/v1", model: "m" } } });
+    await b.daemon.done;
+    expect((await emu.show(id)).task.status).toBe("ready");
+    expect(b.daemon.status().seat.reason).toMatch(/unreachable/);
   });
 
   it("a hung stream is cut by the run deadline", async () => {
