@@ -11,10 +11,13 @@ export interface ClaudeState {
   resultSeen: boolean;
   success: boolean | null;
   requireServer: string | null;
+  /** A limit / auth failure was already reported (each is reported once). */
+  limited: boolean;
+  authReported: boolean;
 }
 
 export function initialClaudeState(requireServer: string | null = "task"): ClaudeState {
-  return { sessionId: null, resetsAt: null, authRetries: 0, resultSeen: false, success: null, requireServer };
+  return { sessionId: null, resetsAt: null, authRetries: 0, resultSeen: false, success: null, requireServer, limited: false, authReported: false };
 }
 
 type Json = Record<string, unknown>;
@@ -86,5 +89,17 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
       else events.push({ type: "failed", cause: "environment", message: `Claude ended with an error (${subtype ?? "error"}${num(line.api_error_status) ? `, HTTP ${num(line.api_error_status)}` : ""}): ${text}` });
     }
   }
-  return { state: s, events };
+  // Report a limit and an auth failure once each, however many lines repeat them.
+  const deduped = events.filter((e) => {
+    if (e.type === "limit") {
+      if (s.limited) return false;
+      s.limited = true;
+    }
+    if (e.type === "auth_failed") {
+      if (s.authReported) return false;
+      s.authReported = true;
+    }
+    return true;
+  });
+  return { state: s, events: deduped };
 }

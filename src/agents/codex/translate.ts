@@ -36,6 +36,7 @@ function failure(message: string, now: number): AgentEvent {
   const limit = parseCodexLimit(message, now);
   if (limit) return { type: "limit", kind: "usage", resetsAt: limit.resetsAt, message };
   if (/401 Unauthorized|Please log out and sign in again|Not logged in/i.test(message)) return { type: "auth_failed", message };
+  if (/\b429\b|Too Many Requests|rate limit/i.test(message)) return { type: "limit", kind: "rate_limit", resetsAt: null, message };
   return { type: "failed", cause: "environment", message: `Codex turn failed: ${message}` };
 }
 
