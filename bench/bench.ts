@@ -1,0 +1,190 @@
+// `npm run bench [-- --repeats 3 --idle 60 --quick]`: the bridge and a naive polling bridge side by
+// side on one emulator board (one lane each), measured from the emulator's call log and /proc.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { type RunResult, runProcess } from "../src/process/runner.js";
+import { cpuMs, median, percentile, treeRssKiB } from "./lib/proc.js";
+
+const arg = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
+const quick = process.argv.includes("--quick");
+const CFG = {
+  repeats: arg("repeats", quick ? 1 : 3),
+  idleS: arg("idle", quick ? 20 : 60),
+  pickups: arg("pickups", quick ? 5 : 10),
+  tasks: arg("tasks", quick ? 10 : 20),
+  floodS: arg("flood", quick ? 15 : 30),
+  hbMs: 2000,
+};
+const ROOT = resolve(".");
+const EMU = [process.execPath, join(ROOT, "dist", "emulator", "bin.js")];
+const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Call { start: number; end: number; verb: string; task: string | null; code: number }
+interface Side { name: "bridge" | "naive"; lane: string; log: string; pid: number; proc: Promise<RunResult> }
+
+function calls(s: Side, from = 0, to = Number.POSITIVE_INFINITY): Call[] {
+  let text = "";
+  try {
+    text = readFileSync(s.log, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Call).filter((c) => c.start >= from && c.start < to);
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "hkb-bench-"));
+  const home = join(dir, "hermes");
+  const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home };
+  const emu = (args: string[]) => runProcess({ argv: [...EMU, "kanban", ...args], env, timeoutMs: 60_000 });
+  await emu(["boards", "create", "bench"]);
+  const create = async (lane: string, body: string) => {
+    const r = await emu(["--board=bench", "create", `--assignee=${lane}`, `--body=${body}`, "--json", "--", "bench task"]);
+    return { id: (JSON.parse(r.stdout) as { id: string }).id, at: Date.now() };
+  };
+  let gen = 0;
+  const start = (name: Side["name"], concurrency: number): Side => {
+    gen += 1;
+    const lane = `${name}-lane-${gen}`;
+    const log = join(dir, `${name}-${gen}.calls`);
+    writeFileSync(log, "");
+    const side: Side = { name, lane, log, pid: 0, proc: Promise.resolve({} as RunResult) };
+    if (name === "bridge") {
+      const state = join(dir, `state-${gen}`);
+      mkdirSync(state, { recursive: true });
+      const cfg = join(dir, `bridge-${gen}.yaml`);
+      writeFileSync(cfg, [
+        "boards: [bench]",
+        `assignee: ${lane}`,
+        `hermes: {command: ${JSON.stringify(EMU)}, home: "${home}", env: {HERMES_EMULATOR_CALL_LOG: "${log}"}}`,
+        `agent: {kind: command, command: ${JSON.stringify(AGENT)}}`,
+        `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
+        `concurrency: ${concurrency}`,
+        `stateDir: "${state}"`,
+        "log: {level: error, format: json}",
+      ].join("\n"));
+      side.proc = runProcess({ argv: [process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg], env: { ...env, HOME: dir }, onSpawn: (p) => { side.pid = p; } });
+    } else {
+      side.proc = runProcess({
+        argv: [process.execPath, join(ROOT, "bench", "naive-bridge.mjs")],
+        env: { ...env, HERMES_EMULATOR_CALL_LOG: log, NAIVE_HERMES: JSON.stringify(EMU), NAIVE_AGENT: JSON.stringify(AGENT), NAIVE_BOARD: "bench", NAIVE_ASSIGNEE: lane, NAIVE_CONCURRENCY: String(concurrency), NAIVE_HB_MS: String(CFG.hbMs) },
+        onSpawn: (p) => { side.pid = p; },
+      });
+    }
+    return side;
+  };
+  const stop = async (...sides: Side[]) => {
+    for (const s of sides) try { process.kill(s.pid, "SIGTERM"); } catch { /* gone */ }
+    await Promise.all(sides.map((s) => s.proc));
+  };
+  const waitDone = async (s: Side, ids: string[], timeoutMs: number) => {
+    const until = Date.now() + timeoutMs;
+    while (Date.now() < until) {
+      const done = new Set(calls(s).filter((c) => c.verb === "complete" && c.code === 0).map((c) => c.task));
+      if (ids.every((i) => done.has(i))) return Math.max(...calls(s).filter((c) => c.verb === "complete" && c.code === 0 && ids.includes(c.task ?? "")).map((c) => c.end));
+      await sleep(200);
+    }
+    throw new Error(`${s.name}: tasks not done within ${timeoutMs} ms`);
+  };
+
+  const rows: Record<string, Record<"bridge" | "naive", number[]>> = {};
+  const add = (k: string, side: "bridge" | "naive", v: number) => {
+    rows[k] ??= { bridge: [], naive: [] };
+    rows[k][side].push(v);
+  };
+
+  for (let rep = 1; rep <= CFG.repeats; rep += 1) {
+    console.log(`repeat ${rep}/${CFG.repeats}`);
+    // 1. idle + pickup at concurrency 1
+    let sides = [start("bridge", 1), start("naive", 1)];
+    await sleep(3000);
+    const t0 = Date.now();
+    const cpu0 = sides.map((s) => cpuMs(s.pid));
+    const rss: number[][] = [[], []];
+    while (Date.now() - t0 < CFG.idleS * 1000) {
+      await sleep(5000);
+      sides.forEach((s, i) => {
+        rss[i]?.push(treeRssKiB(s.pid));
+      });
+    }
+    const t1 = Date.now();
+    sides.forEach((s, i) => {
+      add("CLI processes per idle minute", s.name, (calls(s, t0, t1).length * 60_000) / (t1 - t0));
+      add("idle CPU, % of one core", s.name, ((cpuMs(s.pid).withChildren - (cpu0[i]?.withChildren ?? 0)) / (t1 - t0)) * 100);
+      add("RSS of the process tree, MiB", s.name, median(rss[i] ?? []) / 1024);
+    });
+    for (const s of sides) {
+      const made: { id: string; at: number }[] = [];
+      for (let k = 0; k < CFG.pickups; k += 1) {
+        made.push(await create(s.lane, "BENCH:noop"));
+        await sleep(1500 + Math.random() * 1500);
+      }
+      await waitDone(s, made.map((m) => m.id), 60_000);
+      const claims = calls(s).filter((c) => c.verb === "claim" && c.code === 0);
+      for (const m of made) {
+        const c = claims.find((x) => x.task === m.id);
+        if (c) add("pickup latency p50, s", s.name, (c.end - m.at) / 1000);
+      }
+    }
+    // 2. throughput at concurrency 1 and 4 (CLI calls and own CPU per task)
+    for (const conc of [1, 4]) {
+      if (conc === 4) {
+        await stop(...sides);
+        sides = [start("bridge", 4), start("naive", 4)];
+        await sleep(3000);
+      }
+      for (const s of sides) {
+        const own0 = cpuMs(s.pid).own;
+        const from = Date.now();
+        const ids: string[] = [];
+        for (let k = 0; k < CFG.tasks; k += 1) ids.push((await create(s.lane, "BENCH:noop")).id);
+        const end = await waitDone(s, ids, 300_000);
+        add(`throughput at concurrency ${conc}, tasks/min`, s.name, (CFG.tasks * 60_000) / (end - from));
+        if (conc === 1) {
+          add("CLI processes per task", s.name, calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task)).length / CFG.tasks);
+          add("own CPU per task (no CLI, no agent), ms", s.name, (cpuMs(s.pid).own - own0) / CFG.tasks);
+        }
+      }
+    }
+    // 3. heartbeat lateness while the agent streams ~50 MB/min
+    await stop(...sides);
+    sides = [start("bridge", 1), start("naive", 1)];
+    await sleep(3000);
+    await Promise.all(
+      sides.map(async (s) => {
+        const t = await create(s.lane, `BENCH:flood:${CFG.floodS}`);
+        await waitDone(s, [t.id], (CFG.floodS + 60) * 1000);
+        const beats = calls(s).filter((c) => c.verb === "heartbeat" && c.task === t.id).map((c) => c.start).sort((a, b) => a - b);
+        const late = beats.slice(1).map((b, i) => Math.max(0, b - (beats[i] ?? b) - CFG.hbMs));
+        add("heartbeat lateness max, ms", s.name, Math.max(0, ...late));
+        add("heartbeat lateness p99, ms", s.name, percentile(late, 99));
+      }),
+    );
+    await stop(...sides);
+  }
+
+  const table = Object.entries(rows).map(([metric, v]) => {
+    const pick = metric.startsWith("pickup") ? (xs: number[]) => median(xs) : median;
+    const b = pick(v.bridge);
+    const n = pick(v.naive);
+    const p95: Record<string, number> = metric.startsWith("pickup") ? { bridge_p95: percentile(v.bridge, 95), naive_p95: percentile(v.naive, 95) } : {};
+    return { metric, bridge: round(b), naive: round(n), ratio: n === 0 ? null : round(b / n), ...mapRound(p95) };
+  });
+  const result = { date: new Date().toISOString(), cores: cpus().length, node: process.version, config: CFG, table };
+  writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\n${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians)\n`);
+  console.log(`| metric | bridge | naive | bridge / naive |\n|---|---|---|---|`);
+  for (const r of table) console.log(`| ${r.metric} | ${r.bridge}${"bridge_p95" in r ? ` (p95 ${r.bridge_p95})` : ""} | ${r.naive}${"naive_p95" in r ? ` (p95 ${r.naive_p95})` : ""} | ${r.ratio ?? "-"} |`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function round(x: number): number {
+  return Number.isFinite(x) ? Math.round(x * 100) / 100 : x;
+}
+function mapRound(o: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
+}
+
+await main();

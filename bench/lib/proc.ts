@@ -1,0 +1,62 @@
+// /proc readings for the benchmark: CPU (own, and own + reaped children) and RSS of a process tree.
+import { readFileSync, readdirSync } from "node:fs";
+
+const TICK = 100; // USER_HZ on Linux
+
+function stat(pid: number): string[] | null {
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return s.slice(s.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ms of the process itself, and including the children it has reaped (CLI calls, agents). */
+export function cpuMs(pid: number): { own: number; withChildren: number } {
+  const f = stat(pid);
+  if (!f) return { own: 0, withChildren: 0 };
+  const n = (i: number) => Number(f[i - 3] ?? 0);
+  const own = ((n(14) + n(15)) * 1000) / TICK;
+  return { own, withChildren: own + ((n(16) + n(17)) * 1000) / TICK };
+}
+
+function children(): Map<number, number[]> {
+  const m = new Map<number, number[]>();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    const f = stat(Number(d));
+    if (!f) continue;
+    const ppid = Number(f[1]);
+    m.set(ppid, [...(m.get(ppid) ?? []), Number(d)]);
+  }
+  return m;
+}
+
+/** RSS (KiB) of a process and all its live descendants. */
+export function treeRssKiB(pid: number): number {
+  const kids = children();
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop() as number;
+    try {
+      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
+      total += Number(m?.[1] ?? 0);
+    } catch {
+      // gone
+    }
+    stack.push(...(kids.get(p) ?? []));
+  }
+  return total;
+}
+
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? Number.NaN;
+}
+
+export function median(xs: number[]): number {
+  return percentile(xs, 50);
+}
