@@ -4,14 +4,12 @@
 import { join } from "node:path";
 import { runProcess } from "../process/runner.js";
 import { EventQueue } from "./events.js";
-import type { AgentEvent } from "./port.js";
+import type { AgentEvent, AgentRunInput } from "./port.js";
 
 export interface CliAgentRun {
   argv: string[];
-  cwd: string;
   env: Record<string, string>;
-  runDir: string;
-  signal: AbortSignal;
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal">;
   killGraceMs: number;
   outputCapBytes: number;
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
@@ -19,24 +17,40 @@ export interface CliAgentRun {
   lingerMs?: number;
 }
 
+/** Wraps a pure (state, line) → (state, events) translator into the stateful callback runCliAgent takes. */
+export function statefulTranslator<S>(
+  initial: S,
+  step: (state: S, line: string) => { state: S; events: AgentEvent[] },
+  terminal: (state: S) => boolean,
+): CliAgentRun["translate"] {
+  let state = initial;
+  return (line) => {
+    const r = step(state, line);
+    state = r.state;
+    return { events: r.events, terminal: terminal(state) };
+  };
+}
+
 export function runCliAgent(o: CliAgentRun): AsyncIterable<AgentEvent> {
+  const { workspace, runDir } = o.input;
+  const signal = o.input.signal;
   const q = new EventQueue();
   const linger = new AbortController();
-  const onOuter = () => linger.abort(o.signal.reason);
-  if (o.signal.aborted) onOuter();
-  else o.signal.addEventListener("abort", onOuter, { once: true });
+  const onOuter = () => linger.abort(signal.reason);
+  if (signal.aborted) onOuter();
+  else signal.addEventListener("abort", onOuter, { once: true });
   let lingerTimer: NodeJS.Timeout | undefined;
   void (async () => {
     try {
       const res = await runProcess({
         argv: o.argv,
-        cwd: o.cwd,
+        cwd: workspace,
         env: o.env,
         signal: linger.signal,
         captureLimit: o.outputCapBytes,
         killGraceMs: o.killGraceMs,
         cleanup: false,
-        outputFiles: { stdout: join(o.runDir, "stdout.log"), stderr: join(o.runDir, "stderr.log"), maxBytes: Math.max(o.outputCapBytes, 1024 * 1024) },
+        outputFiles: { stdout: join(runDir, "stdout.log"), stderr: join(runDir, "stderr.log"), maxBytes: Math.max(o.outputCapBytes, 1024 * 1024) },
         onSpawn: (pid) => q.push({ type: "started", pid }),
         onStdoutLine: (line) => {
           const r = o.translate(line);
@@ -47,7 +61,7 @@ export function runCliAgent(o: CliAgentRun): AsyncIterable<AgentEvent> {
           }
         },
       });
-      const lingered = res.reason === "aborted" && !o.signal.aborted;
+      const lingered = res.reason === "aborted" && !signal.aborted;
       q.push({
         type: "finished",
         // Killed only for lingering after a clean terminal line: that is an exit, not a failure.
@@ -61,7 +75,7 @@ export function runCliAgent(o: CliAgentRun): AsyncIterable<AgentEvent> {
       });
     } finally {
       if (lingerTimer) clearTimeout(lingerTimer);
-      o.signal.removeEventListener("abort", onOuter);
+      signal.removeEventListener("abort", onOuter);
       q.close();
     }
   })();

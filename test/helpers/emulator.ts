@@ -86,6 +86,6 @@ export class Emu {
 export interface ShowDoc {
   task: { id: string; status: string; assignee: string | null; workspace_path: string | null };
   comments: { author: string; body: string }[];
-  events: { kind: string; payload: Record<string, unknown> | null; run_id: number | null }[];
+  events: { kind: string; payload: Record<string, unknown> | null; run_id: number | null; created_at: number }[];
   runs: { id: number; status: string; outcome: string | null; summary: string | null; metadata: Record<string, unknown> | null; ended_at: number | null }[];
 }

@@ -4,9 +4,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
-import { runCliAgent } from "../cli-agent.js";
+import { runCliAgent, statefulTranslator } from "../cli-agent.js";
 import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
-import { type ClaudeState, initialClaudeState, translateClaudeLine } from "./translate.js";
+import { initialClaudeState, translateClaudeLine } from "./translate.js";
 
 export interface ClaudeOptions {
   command: readonly string[];
@@ -75,20 +75,13 @@ export class ClaudeCodeAgent implements AgentAdapter {
       HERMES_BRIDGE_TASK_ID: input.taskId,
     };
     if (process.getuid?.() === 0 && this.o.permissionMode === "bypassPermissions") env.IS_SANDBOX = "1";
-    let state: ClaudeState = initialClaudeState("task");
     return runCliAgent({
       argv: claudeArgv(this.o, mcp, input.prompt),
-      cwd: input.workspace,
       env,
-      runDir: input.runDir,
-      signal: input.signal,
+      input,
       killGraceMs: this.o.killGraceMs,
       outputCapBytes: this.o.outputCapBytes,
-      translate: (line) => {
-        const r = translateClaudeLine(state, line, this.o.clock.now());
-        state = r.state;
-        return { events: r.events, terminal: state.resultSeen };
-      },
+      translate: statefulTranslator(initialClaudeState("task"), (s, line) => translateClaudeLine(s, line, this.o.clock.now()), (s) => s.resultSeen),
     });
   }
 }

@@ -4,9 +4,9 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
-import { runCliAgent } from "../cli-agent.js";
+import { runCliAgent, statefulTranslator } from "../cli-agent.js";
 import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
-import { type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
+import { initialCodexState, translateCodexLine } from "./translate.js";
 
 export interface CodexOptions {
   command: readonly string[];
@@ -67,20 +67,13 @@ export class CodexAgent implements AgentAdapter {
     mkdirSync(this.o.home, { recursive: true, mode: 0o700 }); // per-seat login and sessions; the CLI refuses a missing one
     const tools = input.tools;
     if (!tools) throw new Error("the codex agent needs the task tools");
-    let state: CodexState = initialCodexState();
     return runCliAgent({
       argv: codexArgv(this.o, { ...input, prompt: `${this.o.protocol}\n\n${input.prompt}` }, tools),
-      cwd: input.workspace,
       env: { ...agentEnv(this.o.parentEnv, this.o.passEnv, this.o.env), CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
-      runDir: input.runDir,
-      signal: input.signal,
+      input,
       killGraceMs: this.o.killGraceMs,
       outputCapBytes: this.o.outputCapBytes,
-      translate: (line) => {
-        const r = translateCodexLine(state, line, this.o.clock.now());
-        state = r.state;
-        return { events: r.events, terminal: state.terminal !== null };
-      },
+      translate: statefulTranslator(initialCodexState(), (s, line) => translateCodexLine(s, line, this.o.clock.now()), (s) => s.terminal !== null),
     });
   }
 }
