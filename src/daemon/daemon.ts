@@ -22,7 +22,7 @@ import { RunLauncher } from "./launcher.js";
 import { pickupLatencySeconds } from "./pickup.js";
 import { recover } from "./recovery.js";
 import { SeatState } from "./seat.js";
-import { type StatusSnapshot, iso, writeStatusFile } from "./status.js";
+import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
 export interface DaemonDeps {
   config: Config;
@@ -179,34 +179,18 @@ export class Daemon extends EventEmitter {
   }
 
   status(): StatusSnapshot {
-    const now = this.d.clock.now();
-    const paused = this.seat.paused();
-    this.d.metrics?.seatPaused.set(paused ? 1 : 0);
-    this.d.metrics?.inFlight.set(this.launcher.inflight.size);
-    const backlog = this.d.outbox.backlog();
-    this.d.metrics?.outboxBacklog.set(backlog);
-    return {
-      at: new Date(now).toISOString(),
-      seat: { assignee: this.d.config.assignee, paused, pausedUntil: paused ? (iso(this.seat.pausedUntil()) ?? "until an operator fixes it") : null, reason: paused ? this.seat.reason : null },
-      boards: this.d.config.boards,
+    return buildSnapshot({
+      now: this.d.clock.now(),
+      config: this.d.config,
+      seat: this.seat,
+      metrics: this.d.metrics,
+      inflight: [...this.launcher.inflight.values()],
+      outbox: this.d.outbox,
       healthy: this.healthy(),
       stopping: this.stopping,
-      runs: [...this.launcher.inflight.values()].map((r) => ({
-        board: r.board,
-        task: r.taskId,
-        runId: r.runId,
-        traceId: r.traceId,
-        phase: r.phase,
-        ageSeconds: Math.round((now - r.startedAt) / 1000),
-        lastHeartbeat: iso(r.lastHeartbeat),
-        deadline: iso(r.deadline || null),
-        adopted: r.adopted,
-        lastNote: r.run?.lastNote ?? null,
-      })),
-      outbox: { backlog, path: this.d.outbox.path },
       orphans: this.orphans,
-      lastErrors: [...this.errors],
-    };
+      lastErrors: this.errors,
+    });
   }
 
   private writeStatus(): void {

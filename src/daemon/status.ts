@@ -1,6 +1,11 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Config } from "../config/schema.js";
+import type { Metrics } from "../observe/metrics.js";
+import type { Outbox } from "../outbox/outbox.js";
+import type { InFlight } from "./launcher.js";
+import type { SeatState } from "./seat.js";
 
 export interface StatusSnapshot {
   at: string;
@@ -33,4 +38,48 @@ export function writeStatusFile(stateDir: string, s: StatusSnapshot): void {
 
 export function iso(ms: number | null): string | null {
   return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
+}
+
+export interface SnapshotInput {
+  now: number;
+  config: Config;
+  seat: SeatState;
+  metrics: Metrics | undefined;
+  inflight: InFlight[];
+  outbox: Outbox;
+  healthy: boolean;
+  stopping: boolean;
+  orphans: { board: string; taskId: string }[];
+  lastErrors: { at: string; what: string }[];
+}
+
+/** The snapshot, refreshing the gauges that are read rather than counted. */
+export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
+  const paused = i.seat.paused();
+  const backlog = i.outbox.backlog();
+  i.metrics?.seatPaused.set(paused ? 1 : 0);
+  i.metrics?.inFlight.set(i.inflight.length);
+  i.metrics?.outboxBacklog.set(backlog);
+  return {
+    at: new Date(i.now).toISOString(),
+    seat: { assignee: i.config.assignee, paused, pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null, reason: paused ? i.seat.reason : null },
+    boards: i.config.boards,
+    healthy: i.healthy,
+    stopping: i.stopping,
+    runs: i.inflight.map((r) => ({
+      board: r.board,
+      task: r.taskId,
+      runId: r.runId,
+      traceId: r.traceId,
+      phase: r.phase,
+      ageSeconds: Math.round((i.now - r.startedAt) / 1000),
+      lastHeartbeat: iso(r.lastHeartbeat),
+      deadline: iso(r.deadline || null),
+      adopted: r.adopted,
+      lastNote: r.run?.lastNote ?? null,
+    })),
+    outbox: { backlog, path: i.outbox.path },
+    orphans: i.orphans,
+    lastErrors: [...i.lastErrors],
+  };
 }
