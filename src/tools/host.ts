@@ -11,26 +11,26 @@ import type { Redactor } from "../result/redact.js";
 import { BlockTemplateSchema } from "../result/template.js";
 import type { OutcomeRequest } from "../agents/port.js";
 
-export const TOOL_NAMES = ["show", "heartbeat", "comment", "complete", "block"] as const;
+export const TOOL_NAMES = ["kanban_show", "kanban_heartbeat", "kanban_comment", "kanban_complete", "kanban_block"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export const TOOL_SCHEMAS = {
-  show: z.object({}),
-  heartbeat: z.object({ note: z.string().max(2000).describe("short progress note") }),
-  comment: z.object({ body: z.string().min(1).max(20_000).describe("a fact worth keeping on the task (not thoughts)") }),
-  complete: z.object({
+  kanban_show: z.object({}),
+  kanban_heartbeat: z.object({ note: z.string().max(2000).describe("short progress note") }),
+  kanban_comment: z.object({ body: z.string().min(1).max(20_000).describe("a fact worth keeping on the task (not thoughts)") }),
+  kanban_complete: z.object({
     summary: z.string().min(1).describe("for humans: what was done"),
     result: AgentResultSchema.describe("for machines: {ok, status, items, metrics, note, artifacts, error}"),
   }),
-  block: BlockTemplateSchema,
+  kanban_block: BlockTemplateSchema,
 } as const;
 
 export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
-  show: "Read this task: title, body, comments, prior runs.",
-  heartbeat: "Report progress at a milestone (keeps the claim visibly alive).",
-  comment: "Add a comment with a fact others need. Never secrets.",
-  complete: "Finish: ask to complete the task. Applied after you exit, once the bridge's checks pass.",
-  block: "Finish: ask to block the task with the five-field template (cause, what_happened, options, recommendation, next_action).",
+  kanban_show: "Read this task: title, body, comments, prior runs.",
+  kanban_heartbeat: "Report progress at a milestone (keeps the claim visibly alive).",
+  kanban_comment: "Add a comment with a fact others need. Never secrets.",
+  kanban_complete: "Finish: ask to complete the task. Applied after you exit, once the bridge's checks pass.",
+  kanban_block: "Finish: ask to block the task with the five-field template (cause, what_happened, options, recommendation, next_action).",
 };
 
 export type ToolAnswer = { ok: true; text: string } | { ok: false; error: string };
@@ -74,26 +74,26 @@ export class ToolHost {
   private async act(tool: ToolName, a: Record<string, unknown>): Promise<ToolAnswer> {
     const { board, lease, redactor } = this.d;
     switch (tool) {
-      case "show": {
+      case "kanban_show": {
         const d = await board.show(lease.taskId);
         const doc = { task: d.task, comments: d.comments, parents: d.parents, prior_runs: d.runs.filter((r) => r.id !== lease.runId) };
         return { ok: true, text: JSON.stringify(doc, null, 2) };
       }
-      case "heartbeat": {
+      case "kanban_heartbeat": {
         const note = redactor.redact(String(a.note));
         await board.heartbeat(lease, note);
         this.d.onNote?.(note);
         return { ok: true, text: "recorded" };
       }
-      case "comment": {
+      case "kanban_comment": {
         await this.ensureOwned();
         await board.comment(lease.taskId, this.d.author, redactor.redact(String(a.body)));
         return { ok: true, text: "comment added" };
       }
-      case "complete":
+      case "kanban_complete":
         this.request = { kind: "complete", summary: String(a.summary), result: a.result };
         return { ok: true, text: "completion recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
-      case "block":
+      case "kanban_block":
         this.request = { kind: "block", block: a as never };
         return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };
     }

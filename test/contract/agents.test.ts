@@ -40,9 +40,9 @@ agentConformance("local-llm", {
     const blockArgs = '{"cause":"spec undecided","what_happened":"x","options":["a"],"recommendation":"a","next_action":"pick"}';
     const mock = await OpenAiMock.start(
       s === "success"
-        ? [{ chunks: [call(0, "c1", "task_complete", good), finish("tool_calls")] }]
+        ? [{ chunks: [call(0, "c1", "kanban_complete", good), finish("tool_calls")] }]
         : s === "block"
-          ? [{ chunks: [call(0, "c1", "task_block", blockArgs), finish("tool_calls")] }]
+          ? [{ chunks: [call(0, "c1", "kanban_block", blockArgs), finish("tool_calls")] }]
           : s === "crash"
             ? [{ status: 500, body: { error: { message: "model crashed" } } }]
             : [{ hangAfter: [text("thinking")] }],

@@ -22,13 +22,13 @@ const GOOD_RESULT = { ok: true, status: "ok", items: 1, metrics: { created: 1 },
 const BAD_BLOCK = { cause: "spec undecided", what_happened: "The spec has two answers.", options: ["A", "B"], recommendation: "A" };
 const GOOD_BLOCK = { ...BAD_BLOCK, next_action: "Pick A or B in a comment, then unblock." };
 const COMPLETE: ScriptedTurn[] = [
-  { blocks: [{ text: "Starting." }, { tool: "mcp__task__heartbeat", input: { note: "starting work" } }] },
-  { blocks: [{ tool: "mcp__task__complete", input: { summary: "Did the task.", result: GOOD_RESULT } }] },
+  { blocks: [{ text: "Starting." }, { tool: "mcp__task__kanban_heartbeat", input: { note: "starting work" } }] },
+  { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Did the task.", result: GOOD_RESULT } }] },
   { blocks: [{ text: "Done." }] },
 ];
 const BLOCK: ScriptedTurn[] = [
-  { blocks: [{ tool: "mcp__task__block", input: BAD_BLOCK }] },
-  { blocks: [{ tool: "mcp__task__block", input: GOOD_BLOCK }] },
+  { blocks: [{ tool: "mcp__task__kanban_block", input: BAD_BLOCK }] },
+  { blocks: [{ tool: "mcp__task__kanban_block", input: GOOD_BLOCK }] },
   { blocks: [{ text: "Blocked." }] },
 ];
 
@@ -118,7 +118,7 @@ describe("real Claude Code CLI", () => {
   });
 
   it("a max-turns stop blocks for a human", async () => {
-    const { doc } = await claude([{ blocks: [{ tool: "mcp__task__heartbeat", input: { note: "one" } }] }, { blocks: [{ tool: "mcp__task__heartbeat", input: { note: "two" } }] }], { maxTurns: 1 });
+    const { doc } = await claude([{ blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "one" } }] }, { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "two" } }] }], { maxTurns: 1 });
     expect(reasonOf(doc)).toMatch(/^cause: human decision needed$/m);
     expect(reasonOf(doc)).toMatch(/ran out of turns/);
   });

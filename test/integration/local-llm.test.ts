@@ -30,7 +30,7 @@ describe("local-LLM agent", () => {
       {
         chunks: [
           text("Starting."),
-          call(0, "call_1", "task_heartbeat", '{"no'),
+          call(0, "call_1", "kanban_heartbeat", '{"no'),
           call(0, undefined, undefined, 'te":"writing the file"}'),
           call(1, "call_2", "write_file", '{"path":"hello.txt",'),
           call(1, undefined, undefined, '"content":"hi\\n"}'),
@@ -41,7 +41,7 @@ describe("local-LLM agent", () => {
       {
         // Ollama-style: no index, and finish_reason "stop" although a tool was called
         chunks: [
-          call(undefined, "c3", "task_complete", '{"summary":"wrote hello.txt","result":{"ok":true,"status":"ok","items":1}}'),
+          call(undefined, "c3", "kanban_complete", '{"summary":"wrote hello.txt","result":{"ok":true,"status":"ok","items":1}}'),
           finish("stop"),
           usage(150, 30),
         ],
@@ -61,10 +61,10 @@ describe("local-LLM agent", () => {
 
   it("a bad block template comes back as a tool error; the good one blocks", async () => {
     const { doc } = await runWith([
-      { chunks: [call(0, "b1", "task_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A"}'), finish("tool_calls")] },
+      { chunks: [call(0, "b1", "kanban_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A"}'), finish("tool_calls")] },
       {
         chunks: [
-          call(0, "b2", "task_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A","next_action":"pick one"}'),
+          call(0, "b2", "kanban_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A","next_action":"pick one"}'),
           finish("tool_calls"),
         ],
       },
@@ -74,7 +74,7 @@ describe("local-LLM agent", () => {
     expect(r).toMatch(/^cause: spec undecided$/m);
     const second = llm?.requests[1] as { messages: { role: string; content: string }[] } | undefined;
     const toolAnswer = second?.messages.findLast((m) => m.role === "tool");
-    expect(toolAnswer?.content).toMatch(/^error: invalid block arguments: next_action/);
+    expect(toolAnswer?.content).toMatch(/^error: invalid kanban_block arguments: next_action/);
   });
 
   it.each([

@@ -29,7 +29,7 @@ type Msg = Record<string, unknown>;
 export function toolSpecs(): unknown[] {
   const task = TOOL_NAMES.map((n) => ({
     type: "function",
-    function: { name: `task_${n}`, description: TOOL_DESCRIPTIONS[n], parameters: z.toJSONSchema(TOOL_SCHEMAS[n], { io: "input" }) },
+    function: { name: n, description: TOOL_DESCRIPTIONS[n], parameters: z.toJSONSchema(TOOL_SCHEMAS[n], { io: "input" }) },
   }));
   return [...task, ...WORKSPACE_TOOL_SPECS.map((t) => ({ type: "function", function: t }))];
 }
@@ -101,11 +101,11 @@ export class LocalLlmAgent implements AgentAdapter {
           q.push({ type: "tool", name: c.name });
           let content: string;
           if (!c.parsed.ok) content = `error: the arguments of ${c.name} are not a JSON object`;
-          else if (c.name.startsWith("task_")) {
-            const a = await tools.call(c.name.slice("task_".length), c.parsed.value);
+          else if (c.name.startsWith("kanban_")) {
+            const a = await tools.call(c.name, c.parsed.value);
             content = a.ok ? a.text : `error: ${a.error}`;
-            if (a.ok && (c.name === "task_complete" || c.name === "task_block")) finished = true;
-            if (a.ok && c.name === "task_heartbeat") q.push({ type: "progress", note: String(c.parsed.value.note ?? "") });
+            if (a.ok && (c.name === "kanban_complete" || c.name === "kanban_block")) finished = true;
+            if (a.ok && c.name === "kanban_heartbeat") q.push({ type: "progress", note: String(c.parsed.value.note ?? "") });
           } else {
             content = await runWorkspaceTool(c.name, c.parsed.value, { root: input.workspace, allowCommands: this.o.allowCommands, commandTimeoutMs: this.o.commandTimeoutMs, outputCap: this.o.outputCap, env: this.o.env, signal: input.signal }).catch(
               (err: unknown) => `error: ${(err as Error).message}`,
