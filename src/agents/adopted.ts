@@ -18,16 +18,20 @@ export interface AdoptedProcess {
   /** The run directory of the earlier bridge process (stdout.log / stderr.log are followed). */
   runDir: string;
   name: string;
+  /** The agent talks to the task tools (they are served again for it). */
+  usesTools?: boolean;
 }
 
 export class AdoptedAgent implements AgentAdapter {
   readonly name: string;
+  readonly usesTools: boolean;
   constructor(
     private readonly p: AdoptedProcess,
     private readonly pollMs = 500,
     private readonly killGraceMs = 5000,
   ) {
     this.name = p.name;
+    this.usesTools = p.usesTools === true;
   }
 
   run(input: AgentRunInput): AsyncIterable<AgentEvent> {

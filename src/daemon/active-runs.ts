@@ -18,6 +18,8 @@ export interface ActiveRun {
   resultFile: string;
   runDir: string;
   agent: string;
+  /** The run's task-tools socket and token (0600 file): an adopted CLI agent reconnects to it. */
+  tools?: { path: string; token: string } | null;
 }
 
 export class ActiveRuns {

@@ -64,7 +64,16 @@ export class RunLauncher {
     this.inflight.delete(RunLauncher.key(board, taskId));
   }
 
-  launch(o: { board: Board; lease: Lease; detail: TaskDetail | null; agent: AgentAdapter; traceId: string; deadline: number; adoptedRunDir?: string }): void {
+  launch(o: {
+    board: Board;
+    lease: Lease;
+    detail: TaskDetail | null;
+    agent: AgentAdapter;
+    traceId: string;
+    deadline: number;
+    adoptedRunDir?: string;
+    toolsEndpoint?: { path: string; token: string } | undefined;
+  }): void {
     const { board, lease, traceId } = o;
     const c = this.d.config;
     const key = RunLauncher.key(board.slug, lease.taskId);
@@ -97,7 +106,8 @@ export class RunLauncher {
         this.d.emit("heartbeat", { taskId: lease.taskId, runId: lease.runId });
       },
       onHeartbeatFailure: () => this.d.metrics?.heartbeatFailures.inc({ board: board.slug }),
-      onStarted: ({ pid, resultFile, runDir }) => {
+      ...(o.toolsEndpoint ? { toolsEndpoint: o.toolsEndpoint } : {}),
+      onStarted: ({ pid, resultFile, runDir, tools }) => {
         if (o.adoptedRunDir === undefined) {
           this.d.active.write({
             board: board.slug,
@@ -114,6 +124,7 @@ export class RunLauncher {
             resultFile,
             runDir,
             agent: o.agent.name,
+            tools,
           });
         }
         // Logged after the journal write: from here on a crash of the bridge is recoverable.

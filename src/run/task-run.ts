@@ -56,7 +56,9 @@ export interface TaskRunDeps {
   onHeartbeat?: () => void;
   onAgentEvent?: (e: AgentEvent) => void;
   /** The agent process is up: enough to find it again after a bridge restart. */
-  onStarted?: (info: { pid: number; resultFile: string; runDir: string }) => void;
+  onStarted?: (info: { pid: number; resultFile: string; runDir: string; tools: { path: string; token: string } | null }) => void;
+  /** An adopted run's tools endpoint: served again at the same path with the same token. */
+  toolsEndpoint?: { path: string; token: string };
   onHeartbeatFailure?: () => void;
   author?: string;
   redactor?: Redactor;
@@ -186,7 +188,8 @@ export class TaskRun {
         ...(tools ? { tools: { socketPath: tools.server.path, token: tools.server.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
       })) {
         this.d.onAgentEvent?.(e);
-        if (e.type === "started" && e.pid !== undefined) this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir });
+        if (e.type === "started" && e.pid !== undefined)
+          this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir, tools: tools ? { path: tools.server.path, token: tools.server.token } : null });
         this.onEvent(e, facts, stop);
       }
       if (tools) {
@@ -230,7 +233,8 @@ export class TaskRun {
         this.lastNote = n;
       },
     });
-    const server = new ToolSocketServer(join(dir, "tools.sock"), host);
+    const ep = this.d.toolsEndpoint;
+    const server = ep ? new ToolSocketServer(ep.path, host, ep.token) : new ToolSocketServer(join(dir, "tools.sock"), host);
     await server.listen();
     return { host, server };
   }

@@ -14,14 +14,18 @@ export interface ToolRequest {
 }
 
 export class ToolSocketServer {
-  readonly token = randomBytes(24).toString("hex");
+  readonly token: string;
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
 
+  /** `token` is given only to serve an adopted run again (its MCP server still holds the old one). */
   constructor(
     readonly path: string,
     private readonly host: ToolHost,
-  ) {}
+    token?: string,
+  ) {
+    this.token = token ?? randomBytes(24).toString("hex");
+  }
 
   async listen(): Promise<void> {
     rmSync(this.path, { force: true });

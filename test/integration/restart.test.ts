@@ -1,7 +1,7 @@
 // The real CLI as a long-running process: SIGKILL mid-run then restart (agent alive → adopted,
 // agent dead → blocked), and the signals an operator sends (first drains, second aborts).
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
@@ -17,7 +17,7 @@ interface Daemon {
   waitFor(pred: (l: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-function startDaemon(e: Emu, extra: string[] = [], configFile?: string): Daemon {
+function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv: Record<string, string> = {}, agentFromConfig = false): Daemon {
   const lines: Record<string, unknown>[] = [];
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let pid = 0;
@@ -30,7 +30,7 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string): Daemon 
     "--assignee", SEAT,
     "--hermes", `${process.execPath} ${e.command[1]}`,
     "--hermes-home", e.home,
-    "--agent-command", `${process.execPath} ${AGENT}`,
+    ...(agentFromConfig ? [] : ["--agent-command", `${process.execPath} ${AGENT}`]),
     "--state-dir", join(e.dir, "state"),
     "--ttl", "120",
     "--heartbeat-interval", "1",
@@ -39,7 +39,7 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string): Daemon 
   ];
   const result = runProcess({
     argv,
-    env: { PATH: process.env.PATH ?? "", HOME: e.dir },
+    env: { PATH: process.env.PATH ?? "", HOME: e.dir, ...extraEnv },
     onSpawn: (p) => {
       pid = p;
     },
@@ -71,6 +71,7 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string): Daemon 
 }
 
 const started = (l: Record<string, unknown>) => l.msg === "agent started";
+const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 
 describe("restart recovery and signals (real processes)", () => {
   it("a run whose agent survives a SIGKILLed daemon is adopted and completes", async () => {
@@ -91,6 +92,25 @@ describe("restart recovery and signals (real processes)", () => {
     expect(d.runs).toHaveLength(1);
     expect(d.runs[0]?.summary).toBe("finished after the bridge restarted");
     expect(agent.pid).toBeTypeOf("number");
+  });
+
+  it("an adopted Claude Code run reaches its task tools again and completes", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("mcp survivor", { assignee: SEAT, body: "x" });
+    const cfg = join(emu.dir, "claude.yaml");
+    writeFileSync(cfg, `agent: {kind: claude-code, command: ["${process.execPath}", "${FAKE_CLI}"], passEnv: [FAKE_CLI, FAKE_SCRIPT], killGraceSeconds: 1}\n`);
+    const env = { FAKE_CLI: "claude", FAKE_SCRIPT: "wait-then-complete" };
+    const first = startDaemon(emu, [], cfg, env, true);
+    await first.waitFor(started);
+    process.kill(first.pid, "SIGKILL");
+    await first.result;
+    const second = startDaemon(emu, ["--once"], cfg, env, true);
+    await second.waitFor((l) => l.msg === "adopting a run that survived a bridge restart");
+    writeFileSync(join((await emu.show(id)).task.workspace_path ?? "", "go"), "");
+    expect((await second.result).exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs.map((r) => r.summary)).toEqual(["completed after the bridge came back"]);
   });
 
   it("a run whose agent died with the daemon is blocked on restart, fenced on its run", async () => {
