@@ -1,7 +1,9 @@
 // Shared run loop for CLI agents that print JSON lines (Claude Code, Codex): spawn in the workspace
 // with stdin closed, output to files (adoptable), lines → pure translator → events, and a grace
 // period after the terminal line before the process group is killed (both CLIs can linger).
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { BridgeError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
 import { EventQueue } from "./events.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
@@ -15,6 +17,16 @@ export interface CliAgentRun {
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
   translate: (line: string) => { events: AgentEvent[]; terminal: boolean };
   lingerMs?: number;
+}
+
+/**
+ * What every tool-using CLI run needs first: its per-seat home (login + sessions; both CLIs refuse a
+ * missing one) and the run's task tools.
+ */
+export function prepareSeatRun(input: AgentRunInput, seatDir: string, agent: string): NonNullable<AgentRunInput["tools"]> {
+  mkdirSync(seatDir, { recursive: true, mode: 0o700 });
+  if (!input.tools) throw new BridgeError("agent_needs_tools", `the ${agent} agent needs the task tools (run ${input.runId ?? "?"} of ${input.taskId})`);
+  return input.tools;
 }
 
 /** Wraps a pure (state, line) → (state, events) translator into the stateful callback runCliAgent takes. */

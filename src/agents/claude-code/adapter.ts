@@ -1,10 +1,10 @@
 // Claude Code: `claude -p --output-format stream-json --verbose` with a per-run MCP config for the
 // task tools (agent-cli-contracts.md §1.2, §1.8). stdin closed, cwd = workspace, per-seat
 // CLAUDE_CONFIG_DIR, MCP_CONNECTION_NONBLOCKING=0 so the tools exist at turn 1, TZ=UTC.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
-import { runCliAgent, statefulTranslator } from "../cli-agent.js";
+import { prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
 import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
 import { initialClaudeState, translateClaudeLine } from "./translate.js";
 
@@ -58,9 +58,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncIterable<AgentEvent> {
-    mkdirSync(this.o.configDir, { recursive: true, mode: 0o700 }); // per-seat login and sessions; the CLI refuses a missing one
-    const tools = input.tools;
-    if (!tools) throw new Error("the claude-code agent needs the task tools");
+    const tools = prepareSeatRun(input, this.o.configDir, this.name);
     const mcp = join(input.runDir, "mcp.json");
     const [cmd = "node", ...args] = this.o.toolsCommand;
     const toolsEnv = { HERMES_BRIDGE_TOOLS_SOCKET: tools.socketPath, HERMES_BRIDGE_TOOLS_TOKEN: tools.token };

@@ -1,10 +1,9 @@
 // Codex: `codex exec --json --skip-git-repo-check -C <ws> -s <sandbox>` with the task tools as a
 // required MCP server given by -c overrides (agent-cli-contracts.md §2.2, §2.7). Codex does not
 // pass its environment to MCP servers: the socket and token go in mcp_servers.task.env.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
-import { runCliAgent, statefulTranslator } from "../cli-agent.js";
+import { prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
 import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
 import { initialCodexState, translateCodexLine } from "./translate.js";
 
@@ -64,9 +63,7 @@ export class CodexAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncIterable<AgentEvent> {
-    mkdirSync(this.o.home, { recursive: true, mode: 0o700 }); // per-seat login and sessions; the CLI refuses a missing one
-    const tools = input.tools;
-    if (!tools) throw new Error("the codex agent needs the task tools");
+    const tools = prepareSeatRun(input, this.o.home, this.name);
     return runCliAgent({
       argv: codexArgv(this.o, { ...input, prompt: `${this.o.protocol}\n\n${input.prompt}` }, tools),
       env: { ...agentEnv(this.o.parentEnv, this.o.passEnv, this.o.env), CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
