@@ -79,9 +79,30 @@ export class ToolSocketClient {
   constructor(
     private readonly path: string,
     private readonly token: string,
+    private readonly restartWaitMs = 60_000,
   ) {}
 
-  private connect(): Promise<Socket> {
+  /**
+   * A refused connection on an existing socket file means the bridge is restarting (it left the file
+   * behind when it died and will serve the run again after adopting it): wait for it. A missing file
+   * means the run has ended — except for the moment the file is being re-created.
+   */
+  private async connect(): Promise<Socket> {
+    const started = performance.now();
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.connectOnce();
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const waited = performance.now() - started;
+        const retry = (code === "ECONNREFUSED" && waited < this.restartWaitMs) || (code === "ENOENT" && waited < 1000);
+        if (!retry) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+  }
+
+  private connectOnce(): Promise<Socket> {
     if (this.sock && !this.sock.destroyed) return Promise.resolve(this.sock);
     return new Promise((resolve, reject) => {
       const s = createConnection(this.path, () => resolve(s));
