@@ -21,8 +21,20 @@ const EMU = [process.execPath, join(ROOT, "dist", "emulator", "bin.js")];
 const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Call { start: number; end: number; verb: string; task: string | null; code: number }
-interface Side { name: "bridge" | "naive"; lane: string; log: string; pid: number; proc: Promise<RunResult> }
+interface Call {
+  start: number;
+  end: number;
+  verb: string;
+  task: string | null;
+  code: number;
+}
+interface Side {
+  name: "bridge" | "naive";
+  lane: string;
+  log: string;
+  pid: number;
+  proc: Promise<RunResult>;
+}
 
 function calls(s: Side, from = 0, to = Number.POSITIVE_INFINITY): Call[] {
   let text = "";
@@ -31,7 +43,11 @@ function calls(s: Side, from = 0, to = Number.POSITIVE_INFINITY): Call[] {
   } catch {
     return [];
   }
-  return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as Call).filter((c) => c.start >= from && c.start < to);
+  return text
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Call)
+    .filter((c) => c.start >= from && c.start < to);
 }
 
 async function main(): Promise<void> {
@@ -55,35 +71,69 @@ async function main(): Promise<void> {
       const state = join(dir, `state-${gen}`);
       mkdirSync(state, { recursive: true });
       const cfg = join(dir, `bridge-${gen}.yaml`);
-      writeFileSync(cfg, [
-        "boards: [bench]",
-        `assignee: ${lane}`,
-        `hermes: {command: ${JSON.stringify(EMU)}, home: "${home}", env: {HERMES_EMULATOR_CALL_LOG: "${log}"}}`,
-        `agent: {kind: command, command: ${JSON.stringify(AGENT)}}`,
-        `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
-        `concurrency: ${concurrency}`,
-        `stateDir: "${state}"`,
-        "log: {level: error, format: json}",
-      ].join("\n"));
-      side.proc = runProcess({ argv: [process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg], env: { ...env, HOME: dir }, onSpawn: (p) => { side.pid = p; } });
+      writeFileSync(
+        cfg,
+        [
+          "boards: [bench]",
+          `assignee: ${lane}`,
+          `hermes: {command: ${JSON.stringify(EMU)}, home: "${home}", env: {HERMES_EMULATOR_CALL_LOG: "${log}"}}`,
+          `agent: {kind: command, command: ${JSON.stringify(AGENT)}}`,
+          `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
+          `concurrency: ${concurrency}`,
+          `stateDir: "${state}"`,
+          "log: {level: error, format: json}",
+        ].join("\n"),
+      );
+      side.proc = runProcess({
+        argv: [process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg],
+        env: { ...env, HOME: dir },
+        onSpawn: (p) => {
+          side.pid = p;
+        },
+      });
     } else {
       side.proc = runProcess({
         argv: [process.execPath, join(ROOT, "bench", "naive-bridge.mjs")],
-        env: { ...env, HERMES_EMULATOR_CALL_LOG: log, NAIVE_HERMES: JSON.stringify(EMU), NAIVE_AGENT: JSON.stringify(AGENT), NAIVE_BOARD: "bench", NAIVE_ASSIGNEE: lane, NAIVE_CONCURRENCY: String(concurrency), NAIVE_HB_MS: String(CFG.hbMs) },
-        onSpawn: (p) => { side.pid = p; },
+        env: {
+          ...env,
+          HERMES_EMULATOR_CALL_LOG: log,
+          NAIVE_HERMES: JSON.stringify(EMU),
+          NAIVE_AGENT: JSON.stringify(AGENT),
+          NAIVE_BOARD: "bench",
+          NAIVE_ASSIGNEE: lane,
+          NAIVE_CONCURRENCY: String(concurrency),
+          NAIVE_HB_MS: String(CFG.hbMs),
+        },
+        onSpawn: (p) => {
+          side.pid = p;
+        },
       });
     }
     return side;
   };
   const stop = async (...sides: Side[]) => {
-    for (const s of sides) try { process.kill(s.pid, "SIGTERM"); } catch { /* gone */ }
+    for (const s of sides)
+      try {
+        process.kill(s.pid, "SIGTERM");
+      } catch {
+        /* gone */
+      }
     await Promise.all(sides.map((s) => s.proc));
   };
   const waitDone = async (s: Side, ids: string[], timeoutMs: number) => {
     const until = Date.now() + timeoutMs;
     while (Date.now() < until) {
-      const done = new Set(calls(s).filter((c) => c.verb === "complete" && c.code === 0).map((c) => c.task));
-      if (ids.every((i) => done.has(i))) return Math.max(...calls(s).filter((c) => c.verb === "complete" && c.code === 0 && ids.includes(c.task ?? "")).map((c) => c.end));
+      const done = new Set(
+        calls(s)
+          .filter((c) => c.verb === "complete" && c.code === 0)
+          .map((c) => c.task),
+      );
+      if (ids.every((i) => done.has(i)))
+        return Math.max(
+          ...calls(s)
+            .filter((c) => c.verb === "complete" && c.code === 0 && ids.includes(c.task ?? ""))
+            .map((c) => c.end),
+        );
       await sleep(200);
     }
     throw new Error(`${s.name}: tasks not done within ${timeoutMs} ms`);
@@ -121,7 +171,11 @@ async function main(): Promise<void> {
         made.push(await create(s.lane, "BENCH:noop"));
         await sleep(1500 + Math.random() * 1500);
       }
-      await waitDone(s, made.map((m) => m.id), 60_000);
+      await waitDone(
+        s,
+        made.map((m) => m.id),
+        60_000,
+      );
       const claims = calls(s).filter((c) => c.verb === "claim" && c.code === 0);
       for (const m of made) {
         const c = claims.find((x) => x.task === m.id);
@@ -156,7 +210,10 @@ async function main(): Promise<void> {
       sides.map(async (s) => {
         const t = await create(s.lane, `BENCH:flood:${CFG.floodS}`);
         await waitDone(s, [t.id], (CFG.floodS + 60) * 1000);
-        const beats = calls(s).filter((c) => c.verb === "heartbeat" && c.task === t.id).map((c) => c.start).sort((a, b) => a - b);
+        const beats = calls(s)
+          .filter((c) => c.verb === "heartbeat" && c.task === t.id)
+          .map((c) => c.start)
+          .sort((a, b) => a - b);
         const late = beats.slice(1).map((b, i) => Math.max(0, b - (beats[i] ?? b) - CFG.hbMs));
         add("heartbeat lateness max, ms", s.name, Math.max(0, ...late));
         add("heartbeat lateness p99, ms", s.name, percentile(late, 99));
@@ -176,7 +233,10 @@ async function main(): Promise<void> {
   writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\n${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians)\n`);
   console.log(`| metric | bridge | naive | bridge / naive |\n|---|---|---|---|`);
-  for (const r of table) console.log(`| ${r.metric} | ${r.bridge}${"bridge_p95" in r ? ` (p95 ${r.bridge_p95})` : ""} | ${r.naive}${"naive_p95" in r ? ` (p95 ${r.naive_p95})` : ""} | ${r.ratio ?? "-"} |`);
+  for (const r of table)
+    console.log(
+      `| ${r.metric} | ${r.bridge}${"bridge_p95" in r ? ` (p95 ${r.bridge_p95})` : ""} | ${r.naive}${"naive_p95" in r ? ` (p95 ${r.naive_p95})` : ""} | ${r.ratio ?? "-"} |`,
+    );
   rmSync(dir, { recursive: true, force: true });
 }
 

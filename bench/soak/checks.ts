@@ -28,7 +28,12 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
   try {
     const tasks = db.prepare("SELECT id, status FROM tasks").all() as { id: string; status: string }[];
     const events = db.prepare("SELECT task_id, run_id, kind, payload FROM task_events ORDER BY id").all() as Ev[];
-    const runs = db.prepare("SELECT id, task_id, status, outcome FROM task_runs").all() as { id: number; task_id: string; status: string; outcome: string | null }[];
+    const runs = db.prepare("SELECT id, task_id, status, outcome FROM task_runs").all() as {
+      id: number;
+      task_id: string;
+      status: string;
+      outcome: string | null;
+    }[];
     const statuses: Record<string, number> = {};
     for (const t of tasks) statuses[t.status] = (statuses[t.status] ?? 0) + 1;
     const terminalKinds = new Set(["completed", "blocked", "block_loop_detected", "dependency_wait"]);
@@ -43,8 +48,15 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
     // A synthesized run (status 'completed') is what an unfenced complete leaves behind.
     for (const r of runs) if (r.status === "completed") closedWithoutLease.push(`${r.task_id}:synthesized-run=${r.id}`);
     const closedTwice = [...terminalByRun].filter(([, n]) => n > 1).map(([run]) => `run ${run}`);
-    const badBlocks = events.filter((e) => e.kind === "blocked" && !hasAllFields(String((JSON.parse(e.payload ?? "{}") as { reason?: string }).reason ?? ""))).map((e) => `${e.task_id}:run=${e.run_id}`);
-    const dump = JSON.stringify([db.prepare("SELECT * FROM task_comments").all(), db.prepare("SELECT * FROM task_runs").all(), events, db.prepare("SELECT id, title, body, result FROM tasks").all()]);
+    const badBlocks = events
+      .filter((e) => e.kind === "blocked" && !hasAllFields(String((JSON.parse(e.payload ?? "{}") as { reason?: string }).reason ?? "")))
+      .map((e) => `${e.task_id}:run=${e.run_id}`);
+    const dump = JSON.stringify([
+      db.prepare("SELECT * FROM task_comments").all(),
+      db.prepare("SELECT * FROM task_runs").all(),
+      events,
+      db.prepare("SELECT id, title, body, result FROM tasks").all(),
+    ]);
     const secretsFound = secrets.filter((s) => dump.includes(s));
     const reclaimedRuns = new Set(events.filter((e) => e.kind === "reclaimed").map((e) => e.run_id));
     const outboxRuns = new Set(outboxes.map((o) => o.runId));
@@ -71,7 +83,12 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
 export function history(dbPath: string, taskId: string): string[] {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const rows = db.prepare("SELECT run_id, kind, payload, created_at FROM task_events WHERE task_id = ? ORDER BY id").all(taskId) as { run_id: number | null; kind: string; payload: string | null; created_at: number }[];
+    const rows = db.prepare("SELECT run_id, kind, payload, created_at FROM task_events WHERE task_id = ? ORDER BY id").all(taskId) as {
+      run_id: number | null;
+      kind: string;
+      payload: string | null;
+      created_at: number;
+    }[];
     return rows.map((r) => `${new Date(r.created_at * 1000).toISOString().slice(11, 19)} run=${r.run_id ?? "-"} ${r.kind} ${(r.payload ?? "").slice(0, 160)}`);
   } finally {
     db.close();

@@ -96,7 +96,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
           "assignee: soak-lane",
           `hermes: {command: ["${process.execPath}", "${EMU}"], home: "${home}", callTimeoutSeconds: 4, env: {HERMES_EMULATOR_FAULTS: "*:transient@0.2,*:exit0err@0.03,*:hang@0.005"}, retry: {retries: 4, minDelayMs: 100, maxDelayMs: 1000, deadlineSeconds: 30}}`,
           `agent: {kind: command, command: ["${process.execPath}", "${AGENT}"], passEnv: [FIXTURE_SECRET], killGraceSeconds: 1}`,
-          "claim: {ttlSeconds: 16, safetySeconds: 6}",
+          "claim: {ttlSeconds: 30, safetySeconds: 20}",
           "heartbeat: {intervalSeconds: 2}",
           "concurrency: 2",
           "discovery: {sweepSeconds: 2, debounceMs: 50, watchRestartMaxSeconds: 2}",
@@ -168,15 +168,23 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const a = audit(dbPath, [SECRET, "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789", "hunter2hunter2"], entries);
     const f = failures(a);
     const problem = [...a.neverClosed, ...a.closedWithoutLease].map((s) => s.split(":")[0] ?? "");
-    const sampleIds = problem.length ? problem.slice(0, 3) : (new Database(dbPath, { readonly: true }).prepare("SELECT task_id FROM task_runs GROUP BY task_id ORDER BY COUNT(*) DESC LIMIT 2").all() as { task_id: string }[]).map((x) => x.task_id);
+    const sampleIds = problem.length
+      ? problem.slice(0, 3)
+      : (
+          new Database(dbPath, { readonly: true }).prepare("SELECT task_id FROM task_runs GROUP BY task_id ORDER BY COUNT(*) DESC LIMIT 2").all() as {
+            task_id: string;
+          }[]
+        ).map((x) => x.task_id);
     const sample = sampleIds.map((t) => ({ task: t, history: history(dbPath, t) }));
     return { seed: o.seed, audit: a, failures: f, chaos, outbox, durationMs: Math.round(performance.now() - started), sample };
   } finally {
-    for (const d of daemons) if (d.pid) try {
-      process.kill(d.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    for (const d of daemons)
+      if (d.pid)
+        try {
+          process.kill(d.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
     await hook.close();
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
   }

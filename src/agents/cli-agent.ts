@@ -1,22 +1,37 @@
-// Shared run loop for CLI agents that print JSON lines (Claude Code, Codex): spawn in the workspace
-// with stdin closed, output to files (adoptable), lines → pure translator → events, and a grace
-// period after the terminal line before the process group is killed (both CLIs can linger).
+// Shared run loop for CLI agents that print JSON lines (Claude Code, Codex) and for the command agent:
+// spawn in the workspace with stdin closed (or the prompt), output to files (adoptable), lines → a
+// pure translator → events, SIGINT on wrap-up, the kill ladder on a hard stop, the group reaped after
+// the exit, and the pump's watchdogs (silence; a final line followed by no exit).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BridgeError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
-import { EventQueue } from "./events.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
+import { type AgentEnd, endOf, pump } from "./pump.js";
+
+/** What every process-based adapter shares (from config `agent.*`). */
+export interface ProcessAgentOptions {
+  /** The agent's environment (the one policy: agents/env.ts), before per-run additions. */
+  baseEnv: Readonly<Record<string, string>>;
+  killGraceMs: number;
+  outputCapBytes: number;
+  stallMs: number;
+  afterResultMs: number;
+}
 
 export interface CliAgentRun {
   argv: string[];
   env: Record<string, string>;
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal">;
-  killGraceMs: number;
-  outputCapBytes: number;
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal" | "wrapUp">;
+  o: ProcessAgentOptions;
+  /** Text on stdin (then closed); without it stdin is /dev/null. */
+  stdin?: string;
+  /** The polite stop (default SIGINT: Claude Code and Codex persist their session on it). */
+  politeSignal?: NodeJS.Signals;
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
   translate: (line: string) => { events: AgentEvent[]; terminal: boolean };
-  lingerMs?: number;
+  /** After the exit: more events (e.g. from an outcome file). */
+  after?: (end: AgentEnd) => Promise<AgentEvent[]>;
 }
 
 /**
@@ -43,53 +58,31 @@ export function statefulTranslator<S>(
   };
 }
 
-export function runCliAgent(o: CliAgentRun): AsyncIterable<AgentEvent> {
-  const { workspace, runDir } = o.input;
-  const signal = o.input.signal;
-  const q = new EventQueue();
-  const linger = new AbortController();
-  const onOuter = () => linger.abort(signal.reason);
-  if (signal.aborted) onOuter();
-  else signal.addEventListener("abort", onOuter, { once: true });
-  let lingerTimer: NodeJS.Timeout | undefined;
-  void (async () => {
-    try {
-      const res = await runProcess({
-        argv: o.argv,
-        cwd: workspace,
-        env: o.env,
-        signal: linger.signal,
-        captureLimit: o.outputCapBytes,
-        killGraceMs: o.killGraceMs,
-        cleanup: false,
-        outputFiles: { stdout: join(runDir, "stdout.log"), stderr: join(runDir, "stderr.log"), maxBytes: Math.max(o.outputCapBytes, 1024 * 1024) },
-        onSpawn: (pid) => q.push({ type: "started", pid }),
-        onStdoutLine: (line) => {
-          const r = o.translate(line);
-          for (const e of r.events) q.push(e);
-          if (r.terminal && !lingerTimer) {
-            lingerTimer = setTimeout(() => linger.abort(new Error("lingered after its terminal line")), o.lingerMs ?? 30_000);
-            lingerTimer.unref();
-          }
-        },
-      });
-      const lingered = res.reason === "aborted" && !signal.aborted;
-      q.push({
-        type: "finished",
-        // Killed only for lingering after a clean terminal line: that is an exit, not a failure.
-        exitCode: lingered ? 0 : res.exitCode,
-        signal: lingered ? null : res.signal,
-        reason: lingered ? "exited" : res.reason,
-        abortReason: res.abortReason,
-        stdoutTail: res.stdout.slice(-4000),
-        stderrTail: (res.spawnError ? `${res.spawnError.message}\n` : "") + res.stderr.slice(-4000),
-        outputBytes: res.stdoutTotal,
-      });
-    } finally {
-      if (lingerTimer) clearTimeout(lingerTimer);
-      signal.removeEventListener("abort", onOuter);
-      q.close();
-    }
-  })();
-  return q.drain();
+export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
+  const { workspace, runDir } = r.input;
+  return pump({ signal: r.input.signal, stallMs: r.o.stallMs, afterResultMs: r.o.afterResultMs }, async (p) => {
+    const res = await runProcess({
+      argv: r.argv,
+      cwd: workspace,
+      env: r.env,
+      input: r.stdin,
+      signal: p.signal,
+      polite: r.input.wrapUp,
+      ...(r.politeSignal ? { politeSignal: r.politeSignal } : {}),
+      captureLimit: r.o.outputCapBytes,
+      killGraceMs: r.o.killGraceMs,
+      cleanup: false,
+      reapGroup: true,
+      outputFiles: { stdout: join(runDir, "stdout.log"), stderr: join(runDir, "stderr.log"), maxBytes: Math.max(r.o.outputCapBytes, 1024 * 1024) },
+      onSpawn: (pid) => p.emit({ type: "started", pid }),
+      onStdoutLine: (line) => {
+        const t = r.translate(line);
+        for (const e of t.events) p.emit(e);
+        if (t.terminal) p.terminal();
+      },
+    });
+    const end = endOf(res);
+    if (r.after && res.reason !== "spawn_failed") for (const e of await r.after(end)) p.emit(e);
+    return end;
+  });
 }

@@ -1,27 +1,37 @@
-// The one factory: config `agent.kind` → AgentAdapter.
+// The one factory: config `agent.kind` → AgentAdapter. Adapters are loaded lazily (a seat loads only
+// the one it runs, and the MCP SDK only where it is needed).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.js";
 import { bundledFile } from "../config/paths.js";
+import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
-import { ClaudeCodeAgent } from "./claude-code/adapter.js";
-import { CodexAgent } from "./codex/adapter.js";
-import { CommandAgent } from "./command/adapter.js";
-import { LocalLlmAgent } from "./local-llm/adapter.js";
-import { type AgentAdapter, agentEnv } from "./port.js";
+import type { ProcessAgentOptions } from "./cli-agent.js";
+import { agentEnv } from "./env.js";
+import type { AgentAdapter } from "./port.js";
 
 /** argv that starts `hermes-bridge task-tools` from the installed package. */
 export function toolsCommand(): string[] {
   return [process.execPath, bundledFile("dist", "cli", "main.js"), "task-tools"];
 }
 
-export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock): AgentAdapter {
+export async function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, redactor: Redactor): Promise<AgentAdapter> {
   const a = c.agent;
-  const common = { env: a.env, passEnv: a.passEnv, parentEnv: env, killGraceMs: a.killGraceSeconds * 1000, outputCapBytes: a.outputCapBytes };
+  const baseEnv = agentEnv(env, a.passEnv, a.env);
+  const common: ProcessAgentOptions = {
+    baseEnv,
+    killGraceMs: a.killGraceSeconds * 1000,
+    outputCapBytes: a.outputCapBytes,
+    stallMs: a.stallSeconds * 1000,
+    afterResultMs: a.afterResultSeconds * 1000,
+  };
   switch (a.kind) {
-    case "command":
-      return new CommandAgent({ command: a.command, env: a.env, passEnv: a.passEnv, outputCapBytes: a.outputCapBytes, killGraceMs: a.killGraceSeconds * 1000, parentEnv: env });
-    case "claude-code":
+    case "command": {
+      const { CommandAgent } = await import("./command/adapter.js");
+      return new CommandAgent({ ...common, command: a.command });
+    }
+    case "claude-code": {
+      const { ClaudeCodeAgent } = await import("./claude-code/adapter.js");
       return new ClaudeCodeAgent({
         ...common,
         command: a.command,
@@ -34,9 +44,23 @@ export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock): Ag
         toolsCommand: toolsCommand(),
         clock,
       });
-    case "codex":
-      return new CodexAgent({ ...common, command: a.command, sandbox: a.sandbox, model: a.model, home: a.home ?? join(c.stateDir, "codex"), extraConfig: a.config, toolsCommand: toolsCommand(), protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"), clock });
-    case "local-llm":
+    }
+    case "codex": {
+      const { CodexAgent } = await import("./codex/adapter.js");
+      return new CodexAgent({
+        ...common,
+        command: a.command,
+        sandbox: a.sandbox,
+        model: a.model,
+        home: a.home ?? join(c.stateDir, "codex"),
+        extraConfig: a.config,
+        toolsCommand: toolsCommand(),
+        protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"),
+        clock,
+      });
+    }
+    case "local-llm": {
+      const { LocalLlmAgent } = await import("./local-llm/adapter.js");
       return new LocalLlmAgent({
         baseUrl: a.baseUrl,
         model: a.model,
@@ -49,8 +73,12 @@ export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock): Ag
         allowCommands: a.allowCommands,
         commandTimeoutMs: a.commandTimeoutSeconds * 1000,
         outputCap: a.outputCapBytes,
-        env: agentEnv(env, a.passEnv, a.env),
+        env: baseEnv,
+        stallMs: common.stallMs,
+        historyMaxChars: a.historyMaxChars,
+        redact: (m) => redactor.redactDeep(m),
       });
+    }
   }
 }
 

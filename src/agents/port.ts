@@ -1,7 +1,10 @@
 // The AgentAdapter port: a run is an async iterable of typed events; one factory picks the adapter.
+// Every adapter's run() is an async generator built on the one pump (pump.ts): it always ends with
+// exactly one `finished` event, whatever happened, and cleans up in `finally`.
 import type { BlockTemplateInput } from "../result/template.js";
 
-export type TerminationReason = "exited" | "timeout" | "aborted" | "spawn_failed";
+/** How the agent's process (or loop) ended. `stalled`: stopped by the silence watchdog. */
+export type TerminationReason = "exited" | "timeout" | "aborted" | "stalled" | "spawn_failed";
 
 export type OutcomeRequest =
   | { kind: "complete"; summary: string; result: unknown }
@@ -9,11 +12,23 @@ export type OutcomeRequest =
   | { kind: "invalid"; error: string }
   | { kind: "unreadable"; error: string };
 
+/** Usage of the run as absolute totals so far (each event replaces the last). */
+export interface Usage {
+  tokens?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  costUsd?: number;
+  turns?: number;
+  model?: string;
+}
+
 export type AgentEvent =
-  | { type: "started"; pid?: number; sessionId?: string }
+  | { type: "started"; pid?: number }
+  /** The agent's resumable session handle (Claude session_id, Codex thread_id, …) is known. */
+  | { type: "session"; id: string }
+  /** The session given in `resume` could not be resumed; nothing was done with it. */
+  | { type: "resume_failed"; message: string }
   | { type: "progress"; note: string }
   | { type: "tool"; name: string }
-  | { type: "usage"; tokens?: { input: number; output: number }; costUsd?: number }
+  | { type: "usage"; usage: Usage }
   | { type: "limit"; kind: string; resetsAt: number | null; message: string }
   | { type: "auth_failed"; message: string }
   /** The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). */
@@ -32,39 +47,44 @@ export type AgentEvent =
       outputBytes: number;
     };
 
+export type FinishedEvent = Extract<AgentEvent, { type: "finished" }>;
+
+/** A run that continues an earlier one of the same task: the session and the continuation prompt. */
+export interface ResumeInput {
+  session: string;
+  /** The continuation prompt (prompts/continue.md, rendered): why the last run was cut, what is new. */
+  prompt: string;
+}
+
 export interface AgentRunInput {
   taskId: string;
   runId: number | null;
   workspace: string;
+  /** The first-run prompt (task prompt); with `resume`, the continuation prompt replaces it. */
   prompt: string;
-  /** JSON file with the task, comments, parents, prior runs and the `context` text. */
+  resume?: ResumeInput;
+  /** JSON file with the task, comments, parents, prior runs, the `context` text and any resume info. */
   contextFile: string;
   /** Where the agent writes its outcome. */
   resultFile: string;
-  /** The run's private directory (output files live here). */
+  /** The run's private directory (output files live here); removed after the run. */
   runDir: string;
+  /** The task's durable directory in the state dir (saved local-LLM history lives here). */
+  sessionDir: string;
   /** The run's task tools, when the adapter asked for them (usesTools). */
   tools?: { socketPath: string; token: string; call(name: string, args: unknown): Promise<{ ok: true; text: string } | { ok: false; error: string }> };
+  /** Hard stop: kill the agent (SIGTERM → SIGKILL of its process group). */
   signal: AbortSignal;
+  /** Polite stop (graceful cut): SIGINT for the CLIs so they persist the session, between steps for a loop. */
+  wrapUp: AbortSignal;
 }
 
 export interface AgentAdapter {
   readonly name: string;
-  readonly model?: string;
+  readonly model?: string | undefined;
   /** True when the agent talks to the task tools (MCP for CLI agents, in-process for local LLMs). */
   readonly usesTools?: boolean;
+  /** True when a later run can continue this agent's session (`resume` in the input is honoured). */
+  readonly resumable?: boolean;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;
-}
-
-/** The environment every agent starts from: an allow-list, never the bridge's own secrets. */
-export const AGENT_BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM"];
-
-export function agentEnv(parent: NodeJS.ProcessEnv, passEnv: readonly string[], set: Readonly<Record<string, string>>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const k of [...AGENT_BASE_ENV, ...passEnv]) {
-    if (/^HERMES_(HOME|KANBAN_|PROFILE|DELEGATED)/.test(k)) continue;
-    const v = parent[k];
-    if (v !== undefined) env[k] = v;
-  }
-  return { ...env, ...set };
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { request } from "undici";
 import type { Config } from "../config/schema.js";
 import { runProcess } from "../process/runner.js";
-import { agentEnv } from "./port.js";
+import { agentEnv } from "./env.js";
 
 export interface PreflightResult {
   ok: boolean;
@@ -18,15 +18,24 @@ export async function preflight(c: Config, env: NodeJS.ProcessEnv): Promise<Pref
   if (a.kind === "command") return { ok: true, detail: "command agent: nothing to check", fix: "" };
   if (a.kind === "local-llm") {
     try {
-      const res = await request(`${a.baseUrl.replace(/\/+$/, "")}/models`, { headersTimeout: 5000, bodyTimeout: 5000, headers: a.apiKeyEnv && env[a.apiKeyEnv] ? { authorization: `Bearer ${env[a.apiKeyEnv]}` } : {} });
+      const res = await request(`${a.baseUrl.replace(/\/+$/, "")}/models`, {
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
+        headers: a.apiKeyEnv && env[a.apiKeyEnv] ? { authorization: `Bearer ${env[a.apiKeyEnv]}` } : {},
+      });
       const body = await res.body.text();
       const ok = res.statusCode === 200 && body.includes(a.model);
-      return { ok, detail: ok ? `${a.baseUrl} serves ${a.model}` : `${a.baseUrl}/models answered ${res.statusCode} without ${a.model}`, fix: "start the model server and pull the model (Ollama: ollama pull <model>)" };
+      return {
+        ok,
+        detail: ok ? `${a.baseUrl} serves ${a.model}` : `${a.baseUrl}/models answered ${res.statusCode} without ${a.model}`,
+        fix: "start the model server and pull the model (Ollama: ollama pull <model>)",
+      };
     } catch (err) {
       return { ok: false, detail: `${a.baseUrl} unreachable: ${(err as Error).message}`, fix: "start the model server or fix agent.baseUrl" };
     }
   }
-  if (a.kind === "codex" && a.config.some((kv) => kv.startsWith("model_provider="))) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
+  if (a.kind === "codex" && a.config.some((kv) => kv.startsWith("model_provider=")))
+    return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
   const claude = a.kind === "claude-code";
   const dir = claude ? (a.configDir ?? join(c.stateDir, "claude")) : (a.home ?? join(c.stateDir, "codex"));
   const home: Record<string, string> = claude ? { CLAUDE_CONFIG_DIR: dir } : { CODEX_HOME: dir };

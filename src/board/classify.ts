@@ -1,23 +1,28 @@
-// Exit code + stderr → typed error (hermes-cli-contract.md §1.3, hazard 20).
+// Exit code + stderr → typed error (hermes-cli-contract.md §1.3; v0.14 exited 0 on failures).
 import type { RunResult } from "../process/runner.js";
 import {
   type BoardError,
   type BoardErrorData,
   BoardNotFound,
+  CliUnavailable,
   NotClaimable,
   Rejected,
   TaskNotFound,
   Transient,
   UsageError,
-} from "./errors.js";
+} from "../errors/board.js";
 
 export function stderrTail(stderr: string, max = 400): string {
-  const lines = stderr.trim().split("\n").filter((l) => l.trim().length > 0);
+  const lines = stderr
+    .trim()
+    .split("\n")
+    .filter((l) => l.trim().length > 0);
   const tail = lines.slice(-3).join(" | ");
   return tail.length > max ? `…${tail.slice(tail.length - max)}` : tail;
 }
 
-const TRANSIENT_RE = /database is locked|database table is locked|disk I\/O error|unable to open database|Resource temporarily unavailable|Connection (?:reset|refused|closed|timed out)|Broken pipe|Temporary failure/i;
+const TRANSIENT_RE =
+  /database is locked|database table is locked|disk I\/O error|unable to open database|Resource temporarily unavailable|Connection (?:reset|refused|closed|timed out)|Broken pipe|Temporary failure/i;
 
 /** Returns the error a finished CLI call stands for, or null when it succeeded. */
 export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "stderrTail">): BoardError | null {
@@ -27,6 +32,9 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   if (res.reason === "spawn_failed") {
     const msg = res.spawnError?.message ?? "spawn failed";
     if (/E2BIG/.test(msg)) return new UsageError({ ...data, cause: res.spawnError }, "argument list too long (E2BIG)");
+    const code = res.spawnError?.code;
+    if (code === "ENOENT" || code === "EACCES" || code === "ENOTDIR")
+      return new CliUnavailable({ ...data, cause: res.spawnError }, `'${res.argv[0] ?? "?"}' cannot be started (${code})`);
     return new Transient({ ...data, cause: res.spawnError }, `could not start the hermes command: ${msg}`);
   }
   if (res.signal) return new Transient(data, `killed by ${res.signal}`);
@@ -49,6 +57,6 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
 }
 
 /** `cannot heartbeat|complete|block <id>`: state or fencing — the adapter must look at the task to tell. */
-export function isLeaseBoundRefusal(err: BoardError): boolean {
+export function isLeaseBoundRefusal(err: unknown): err is Rejected {
   return err instanceof Rejected && /cannot (heartbeat|complete|block) /.test(err.stderrTail ?? "");
 }

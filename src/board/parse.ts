@@ -1,6 +1,7 @@
 // Output parsers (zod): tolerant of unknown keys; unknown statuses/outcomes map to "unknown".
 import { z } from "zod";
-import type { RunOutcome, Task, TaskDetail, TaskStatus, WatchLine } from "./port.js";
+import { BridgeError } from "../errors/index.js";
+import type { Attachment, RunOutcome, Task, TaskDetail, TaskStatus, WatchLine } from "./port.js";
 
 const STATUSES = new Set<TaskStatus>(["triage", "todo", "scheduled", "ready", "running", "blocked", "review", "done", "archived"]);
 const OUTCOMES = new Set<RunOutcome>([
@@ -17,8 +18,16 @@ const OUTCOMES = new Set<RunOutcome>([
   "scheduled",
 ]);
 
-const nullableStr = z.string().nullable().optional().transform((v) => v ?? null);
-const nullableNum = z.number().nullable().optional().transform((v) => v ?? null);
+const nullableStr = z
+  .string()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? null);
+const nullableNum = z
+  .number()
+  .nullable()
+  .optional()
+  .transform((v) => v ?? null);
 const record = z.record(z.string(), z.unknown());
 
 const TaskSchema = z
@@ -28,15 +37,26 @@ const TaskSchema = z
     body: nullableStr,
     assignee: nullableStr,
     status: z.string().transform((s): TaskStatus => (STATUSES.has(s as TaskStatus) ? (s as TaskStatus) : "unknown")),
-    priority: z.number().nullable().optional().transform((v) => v ?? 0),
+    priority: z
+      .number()
+      .nullable()
+      .optional()
+      .transform((v) => v ?? 0),
     tenant: nullableStr,
     workspace_kind: nullableStr,
     workspace_path: nullableStr,
+    branch_name: nullableStr,
+    project_id: nullableStr,
+    max_runtime_seconds: nullableNum,
     created_at: nullableNum,
     started_at: nullableNum,
     completed_at: nullableNum,
     result: nullableStr,
-    skills: z.array(z.string()).nullable().optional().transform((v) => v ?? []),
+    skills: z
+      .array(z.string())
+      .nullable()
+      .optional()
+      .transform((v) => v ?? []),
   })
   .transform(
     (t): Task => ({
@@ -49,11 +69,14 @@ const TaskSchema = z
       tenant: t.tenant,
       workspaceKind: t.workspace_kind,
       workspacePath: t.workspace_path,
+      branchName: t.branch_name,
+      projectId: t.project_id,
       createdAt: t.created_at,
       startedAt: t.started_at,
       completedAt: t.completed_at,
       result: t.result,
       skills: t.skills,
+      maxRuntimeSeconds: t.max_runtime_seconds,
     }),
   );
 
@@ -63,7 +86,16 @@ const ShowSchema = z.looseObject({
   parents: z.array(z.string()).optional().default([]),
   children: z.array(z.string()).optional().default([]),
   comments: z
-    .array(z.looseObject({ author: z.string().nullable().transform((a) => a ?? ""), body: z.string(), created_at: z.number() }))
+    .array(
+      z.looseObject({
+        author: z
+          .string()
+          .nullable()
+          .transform((a) => a ?? ""),
+        body: z.string(),
+        created_at: z.number(),
+      }),
+    )
     .optional()
     .default([]),
   events: z
@@ -90,7 +122,11 @@ const ShowSchema = z.looseObject({
           .transform((o): RunOutcome | null => (o == null ? null : OUTCOMES.has(o as RunOutcome) ? (o as RunOutcome) : "unknown")),
         summary: nullableStr,
         error: nullableStr,
-        metadata: record.nullable().optional().catch(null).transform((m) => m ?? null),
+        metadata: record
+          .nullable()
+          .optional()
+          .catch(null)
+          .transform((m) => m ?? null),
         started_at: nullableNum,
         ended_at: nullableNum,
       }),
@@ -99,10 +135,13 @@ const ShowSchema = z.looseObject({
     .default([]),
 });
 
-export class OutputParseError extends Error {
-  constructor(what: string, cause: unknown, readonly sample: string) {
-    super(`could not parse ${what}: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause });
-    this.name = "OutputParseError";
+export class OutputParseError extends BridgeError {
+  constructor(
+    what: string,
+    cause: unknown,
+    readonly sample: string,
+  ) {
+    super("output_unparsable", `could not parse ${what}: ${cause instanceof Error ? cause.message.split("\n")[0] : String(cause)}`, { cause });
   }
 }
 
@@ -180,14 +219,15 @@ export function parseWatchLine(raw: string): WatchLine {
   };
 }
 
-/** The open run of a task as far as show --json tells: the running run, else the last `claimed` event. */
-export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {
-  const running = [...detail.runs].reverse().find((r) => r.status === "running" && r.endedAt === null);
-  const claimed = [...detail.events].reverse().find((e) => e.kind === "claimed");
-  const payload = claimed?.payload ?? null;
-  const payloadRun = typeof payload?.run_id === "number" ? payload.run_id : null;
-  const lock = typeof payload?.lock === "string" ? payload.lock : null;
-  const expires = typeof payload?.expires === "number" ? payload.expires : null;
-  if (running) return { runId: running.id, lock: payloadRun === running.id ? lock : null, expires: payloadRun === running.id ? expires : null };
-  return { runId: null, lock: null, expires: null };
+/** `Attached <name> to <id> (attachment <n>, <bytes> bytes)`. */
+export function parseAttach(text: string, taskId: string): Attachment {
+  const m = /^Attached (.+) to (\S+) \(attachment (\d+), (\d+) bytes\)\s*$/m.exec(text);
+  if (!m || m[2] !== taskId) throw new OutputParseError("attach output", new Error(`no "Attached … to ${taskId} (attachment N, B bytes)" line`), text);
+  return { filename: m[1] ?? "", id: Number(m[3]), size: Number(m[4]) };
+}
+
+/** `Max runtime: <n>s` of `context` (0.20.0 shows the task's max runtime nowhere else). */
+export function maxRuntimeFromContext(text: string): number | null {
+  const m = /^Max runtime:\s*(\d+)s\s*$/m.exec(text);
+  return m ? Number(m[1]) : null;
 }

@@ -1,17 +1,10 @@
 // The Board port: the only way the bridge speaks to a Hermes Kanban board, in domain verbs.
-// Nothing else is expressible (no generic "run any verb").
+// Nothing else is expressible (no generic "run any verb"). Every verb takes an AbortSignal.
+import type { Lease } from "../lease/lease.js";
 
-export type TaskStatus =
-  | "triage"
-  | "todo"
-  | "scheduled"
-  | "ready"
-  | "running"
-  | "blocked"
-  | "review"
-  | "done"
-  | "archived"
-  | "unknown";
+export type { Lease } from "../lease/lease.js";
+
+export type TaskStatus = "triage" | "todo" | "scheduled" | "ready" | "running" | "blocked" | "review" | "done" | "archived" | "unknown";
 
 export interface Task {
   id: string;
@@ -23,11 +16,15 @@ export interface Task {
   tenant: string | null;
   workspaceKind: string | null;
   workspacePath: string | null;
+  branchName: string | null;
+  projectId: string | null;
   createdAt: number | null;
   startedAt: number | null;
   completedAt: number | null;
   result: string | null;
   skills: string[];
+  /** Only when the CLI's JSON carries it (0.20.0 does not: it is read from `context`). */
+  maxRuntimeSeconds: number | null;
 }
 
 export interface TaskEvent {
@@ -73,21 +70,6 @@ export interface TaskDetail {
   runs: TaskRunRecord[];
 }
 
-/** What the bridge holds after a successful claim. Every lease-bound call is fenced on runId. */
-export interface Lease {
-  board: string;
-  taskId: string;
-  /** null only when the run id could not be read after the claim (calls are then unfenced). */
-  runId: number | null;
-  lock: string | null;
-  workspace: string;
-  /** Epoch ms, from the bridge's clock, taken just before the claim call. */
-  claimedAt: number;
-  /** Epoch ms as the board reported it (claimed event `expires`), or claimedAt + ttl. */
-  expiresAt: number;
-  ttlSeconds: number;
-}
-
 export interface WatchLine {
   raw: string;
   /** Parsed fields when the line has the documented shape; null for banners and noise. */
@@ -96,10 +78,16 @@ export interface WatchLine {
 
 export type BlockKind = "needs_input" | "capability" | "transient" | "dependency";
 
+/** What this Hermes can do, read once from `--version` and the `--help` of the verbs used. */
 export interface Capabilities {
+  version: string | null;
   blockKinds: BlockKind[];
-  /** Verbs (of those the bridge uses) that accept --json. */
-  jsonVerbs: string[];
+  /** `attach` exists (deliverables of a claimed task). */
+  attach: boolean;
+  /** A CLI heartbeat can renew the claim (`heartbeat --ttl`): the run's deadline follows the expiry. */
+  heartbeatExtends: boolean;
+  /** Each TTL reclaim counts as a failure (later upstream): two cuts by expiry auto-block the task. */
+  reclaimCountsAsFailure: boolean;
 }
 
 /** The kinds the bridge may send (DESIGN: never `dependency`, it loops back to ready). */
@@ -118,19 +106,27 @@ export interface CreateTaskInput {
   workspace?: string;
 }
 
+export interface Attachment {
+  id: number;
+  filename: string;
+  size: number;
+}
+
 export interface Board {
   readonly slug: string;
-  listReady(q: { assignee: string }): Promise<Task[]>;
+  listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;
   /** Tasks of the assignee the board shows as running (restart reconciliation). */
-  listRunning(q: { assignee: string }): Promise<Task[]>;
+  listRunning(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;
   watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine>;
-  show(taskId: string): Promise<TaskDetail>;
-  context(taskId: string): Promise<string>;
-  claim(taskId: string, ttlSeconds: number): Promise<{ lease: Lease; detail: TaskDetail | null }>;
-  heartbeat(lease: Lease, note?: string): Promise<void>;
-  comment(taskId: string, author: string, text: string): Promise<void>;
-  complete(lease: Lease, close: { summary: string; metadata: Record<string, unknown> }): Promise<CloseOutcome>;
-  block(lease: Lease, close: { reason: string; kind?: CloseBlockKind }): Promise<CloseOutcome>;
-  createIdempotent(input: CreateTaskInput): Promise<Task>;
-  capabilities(): Promise<Capabilities>;
+  show(taskId: string, signal?: AbortSignal): Promise<TaskDetail>;
+  context(taskId: string, signal?: AbortSignal): Promise<string>;
+  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<{ lease: Lease; detail: TaskDetail | null }>;
+  heartbeat(lease: Lease, note?: string, signal?: AbortSignal): Promise<void>;
+  comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void>;
+  /** A file (a path the CLI can read) attached to a task this lease holds; ownership is checked first. */
+  attach(lease: Lease, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;
+  complete(lease: Lease, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<CloseOutcome>;
+  block(lease: Lease, close: { reason: string; kind?: CloseBlockKind }, signal?: AbortSignal): Promise<CloseOutcome>;
+  createIdempotent(input: CreateTaskInput, signal?: AbortSignal): Promise<Task>;
+  capabilities(signal?: AbortSignal): Promise<Capabilities>;
 }

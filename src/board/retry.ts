@@ -1,6 +1,8 @@
-// Retry policy for board calls: only Transient errors, jittered exponential backoff, overall deadline.
+// Retry policy for board calls: everything but a PermanentError (a definitive answer, a bug of the
+// call, a lost lease) is retried, with jittered exponential backoff, under an overall deadline.
 import pRetry from "p-retry";
-import { Transient } from "./errors.js";
+import { isPermanent } from "../errors/index.js";
+import { AbortedError } from "../time/clock.js";
 
 export interface RetryPolicy {
   retries: number;
@@ -15,8 +17,9 @@ export const DEFAULT_RETRY: RetryPolicy = { retries: 4, minDelayMs: 500, maxDela
 export function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
-  opts: { signal?: AbortSignal; onRetry?: (err: Error, attempt: number) => void } = {},
+  opts: { signal?: AbortSignal | undefined; onRetry?: (err: Error, attempt: number) => void } = {},
 ): Promise<T> {
+  const retryable = (error: Error) => !isPermanent(error) && !(error instanceof AbortedError) && !opts.signal?.aborted;
   return pRetry(fn, {
     retries: policy.retries,
     minTimeout: policy.minDelayMs,
@@ -25,9 +28,9 @@ export function withRetry<T>(
     randomize: true,
     maxRetryTime: policy.deadlineMs,
     signal: opts.signal,
-    shouldRetry: ({ error }) => error instanceof Transient,
+    shouldRetry: ({ error }) => retryable(error),
     onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-      if (error instanceof Transient && retriesLeft > 0) opts.onRetry?.(error, attemptNumber);
+      if (retryable(error) && retriesLeft > 0) opts.onRetry?.(error, attemptNumber);
     },
   });
 }

@@ -10,7 +10,6 @@ import { bundledFile } from "../config/paths.js";
 import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { silentLogger } from "../log/logger.js";
-import type { RunReport } from "../run/task-run.js";
 import { systemClock } from "../time/clock.js";
 
 const SEEDS = [
@@ -34,14 +33,14 @@ export async function demoCommand(o: { keep: boolean }, print: (s: string) => vo
         assignee: "demo-seat",
         hermes: { command: emulator, home },
         agent: { kind: "command", command: [process.execPath, bundledFile("examples", "demo-agent.mjs")] },
-        claim: { ttlSeconds: 12, safetySeconds: 1 },
+        claim: { ttlSeconds: 30, safetySeconds: 2 },
         heartbeat: { intervalSeconds: 1 },
         discovery: { watch: false },
         stateDir: join(dir, "state"),
         shutdown: { graceSeconds: 5 },
       },
     });
-    const b = build(config, env, silentLogger);
+    const b = await build(config, env, silentLogger);
     const board = b.boards[0] as HermesCliBoard;
     const titles = new Map<string, string>();
     for (const s of SEEDS) {
@@ -49,19 +48,21 @@ export async function demoCommand(o: { keep: boolean }, print: (s: string) => vo
       titles.set(t.id, t.title);
     }
     print(`Demo board 'demo' in ${home} with ${SEEDS.length} tasks; seat 'demo-seat' runs the scripted demo agent.\n\n`);
-    const daemon = new Daemon({ config, ...b, clock: systemClock, log: silentLogger, once: true });
+    const daemon = new Daemon({ ...b, once: true });
     const t0 = systemClock.now();
     let expired = false;
     const stamp = () => `${((systemClock.now() - t0) / 1000).toFixed(1).padStart(5)}s`;
-    daemon.on("claimed", (e: { taskId: string; runId: number | null }) => {
+    daemon.on("claimed", (e) => {
       print(`${stamp()}  claimed   ${e.taskId}  run ${e.runId}  ${titles.get(e.taskId) ?? ""}\n`);
       if (!expired && titles.get(e.taskId) === SEEDS[2]?.title) {
         expired = true;
         void expireClaim(emulator, home, e.taskId, print, stamp);
       }
     });
-    daemon.on("heartbeat", (e: { taskId: string }) => print(`${stamp()}  heartbeat ${e.taskId}\n`));
-    daemon.on("run:closed", (r: RunReport) => print(`${stamp()}  ${r.decision.padEnd(9)} ${r.taskId}  run ${r.runId}  → ${r.close}${r.cause ? ` (cause: ${r.cause})` : ""}\n`));
+    daemon.on("heartbeat", (e) => print(`${stamp()}  heartbeat ${e.taskId}\n`));
+    daemon.on("run:closed", (r) =>
+      print(`${stamp()}  ${r.decision.padEnd(9)} ${r.taskId}  run ${r.runId}  → ${r.close}${r.cause ? ` (cause: ${r.cause})` : ""}\n`),
+    );
     await daemon.start();
     await daemon.done;
     print("\nTask                                   Status    Runs  Last outcome\n");
@@ -70,8 +71,16 @@ export async function demoCommand(o: { keep: boolean }, print: (s: string) => vo
       const last = d.runs[d.runs.length - 1];
       print(`${`${id} ${title}`.slice(0, 38).padEnd(38)} ${d.task.status.padEnd(9)} ${String(d.runs.length).padEnd(5)} ${last?.outcome ?? "-"}\n`);
     }
-    print(`\nLook next: the block reasons (five-line template) with\n  HERMES_HOME=${home} node ${emulator[1]} kanban --board demo show <id> --json\n`);
-    print(`Outbox: ${b.outbox.path} (${b.outbox.backlog()} open)\n`);
+    const open = b.outbox.open();
+    print(`\nOutbox: ${open.length} open entr${open.length === 1 ? "y" : "ies"}`);
+    print(
+      open.some((e) => e.state === "lease_lost")
+        ? " — the run that lost its lease: its result was not applied (a later run redid the task); with no webhook configured the entry stays listed for an operator (`hermes-bridge outbox list`).\n"
+        : ".\n",
+    );
+    if (o.keep)
+      print(`\nLook next: the block reasons (five-line template) with\n  HERMES_HOME=${home} node ${emulator[1]} kanban --board demo show <id> --json\n`);
+    else print("\nRun `hermes-bridge demo --keep` to keep the board and look at the block reasons afterwards.\n");
     return 0;
   } finally {
     if (!o.keep) rmSync(dir, { recursive: true, force: true });

@@ -1,13 +1,20 @@
-// `hermes-bridge doctor`: a table of checks, each failure with its fix; exit 1 if any fails.
-import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+// `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
+// with where each came from; exit 1 if any check fails.
+import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
-import { BoardNotFound } from "../board/index.js";
+import { preflight } from "../agents/preflight.js";
+import { BoardNotFound, type Capabilities } from "../board/index.js";
 import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { buildBoards } from "../daemon/build.js";
+import { buildBoards, gitRunner } from "../daemon/build.js";
+import { settingsTable } from "../daemon/settings.js";
 import { ConfigError, describeError } from "../errors/index.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
-import { preflight } from "../agents/preflight.js";
+import { redactUrl } from "../result/redact.js";
+import { stateDirProblem } from "../state/dir.js";
+import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
+import { workspaceChecks } from "./doctor-workspace.js";
 
 export interface Check {
   name: string;
@@ -35,87 +42,165 @@ function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {
   return (env.PATH ?? "").split(delimiter).some((d) => d && ok(join(d, cmd)));
 }
 
-export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promise<Check[]> {
+const pass = (name: string, detail: string): Check => ({ name, ok: true, detail, fix: "" });
+const fail = (name: string, detail: string, fix: string): Check => ({ name, ok: false, detail, fix });
+
+export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promise<{ checks: Check[]; config: Config | null }> {
   let c: Config;
   try {
     c = loadConfig({ file: o.config, env, flags: o.flags });
   } catch (err) {
     const detail = err instanceof ConfigError ? err.issues.map((i) => `${i.path}: ${i.message}`).join("; ") : describeError(err);
-    return [{ name: "config", ok: false, detail, fix: "correct the keys named (see config.example.yaml)" }];
+    return { checks: [fail("config", detail, "correct the keys named (see config.example.yaml)")], config: null };
   }
-  const checks: Check[] = [{ name: "config", ok: true, detail: `${o.config ?? "(flags/env only)"} is valid`, fix: "" }];
+  const checks: Check[] = [pass("config", `${o.config ?? "(flags/env only)"} is valid`)];
   const boards = buildBoards(c, env);
-  const first = boards[0];
+  let caps: Capabilities | null = null;
   try {
-    const caps = first ? await first.capabilities() : null;
-    checks.push({ name: "hermes command", ok: true, detail: `${c.hermes.command.join(" ")} answers; block --kind: ${caps?.blockKinds.length ? caps.blockKinds.join("|") : "not supported (older Hermes)"}`, fix: "" });
+    caps = (await boards[0]?.capabilities()) ?? null;
+    const kinds = caps?.blockKinds.length ? caps.blockKinds.join("|") : "not supported (older Hermes)";
+    checks.push(
+      pass(
+        "hermes command",
+        `${c.hermes.command.join(" ")} answers (Hermes ${caps?.version ?? "?"}); block --kind: ${kinds}; attach: ${caps?.attach ? "yes" : "no"}`,
+      ),
+    );
   } catch (err) {
-    checks.push({ name: "hermes command", ok: false, detail: describeError(err), fix: "install Hermes ≥ 0.20 or set hermes.command (e.g. [\"ssh\", \"board-host\", \"hermes\"])" });
+    checks.push(fail("hermes command", describeError(err), 'install Hermes ≥ 0.20 or set hermes.command (e.g. ["ssh", "board-host", "hermes"])'));
   }
   for (const b of boards) {
     try {
       const ready = await b.listReady({ assignee: c.assignee });
-      checks.push({ name: `board ${b.slug}`, ok: true, detail: `reachable; ${ready.length} ready for ${c.assignee}`, fix: "" });
+      checks.push(pass(`board ${b.slug}`, `reachable; ${ready.length} ready for ${c.assignee}`));
     } catch (err) {
-      checks.push({ name: `board ${b.slug}`, ok: false, detail: describeError(err), fix: err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : "check hermes.command, HERMES_HOME and the board host" });
+      checks.push(
+        fail(
+          `board ${b.slug}`,
+          describeError(err),
+          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : "check hermes.command, HERMES_HOME and the board host",
+        ),
+      );
     }
   }
-  const home = c.hermes.home ?? env.HERMES_HOME;
-  const isProfile = c.assignee === "default" || (home !== undefined && existsSync(join(home, "profiles", c.assignee)));
-  checks.push({
-    name: "assignee",
-    ok: !isProfile,
-    detail: isProfile ? `'${c.assignee}' is a Hermes profile: the gateway would spawn Hermes workers for its tasks` : `'${c.assignee}' is not a Hermes profile`,
-    fix: isProfile ? "choose a lane name that is not a profile (e.g. claude-seat-1)" : "",
-  });
+  checks.push(assigneeCheck(c, env));
   checks.push(await agentCheck(c, env));
-  try {
-    mkdirSync(c.stateDir, { recursive: true, mode: 0o700 });
-    const probe = join(c.stateDir, `.doctor-${process.pid}`);
-    writeFileSync(probe, "ok");
-    rmSync(probe);
-    checks.push({ name: "state dir", ok: true, detail: `${c.stateDir} writable`, fix: "" });
-  } catch (err) {
-    checks.push({ name: "state dir", ok: false, detail: describeError(err), fix: "set stateDir to a writable directory" });
-  }
-  if (!c.webhook.url) checks.push({ name: "webhook", ok: true, detail: "not configured: failed closes are only journaled in the outbox", fix: "" });
-  else if (o.sendTestAlert) {
+  checks.push(stateDirCheck(c));
+  checks.push(await socketCheck(env));
+  checks.push(...(await workspaceChecks(c, env, boards, gitRunner(env))));
+  checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
+  return { checks, config: c };
+}
+
+function assigneeCheck(c: Config, env: NodeJS.ProcessEnv): Check {
+  const home = c.hermes.home ?? env.HERMES_HOME;
+  let isProfile = c.assignee === "default";
+  if (home !== undefined) {
     try {
-      await new WebhookAlerter({ url: c.webhook.url, secret: c.webhook.secretEnv ? env[c.webhook.secretEnv] : undefined, timeoutMs: c.webhook.timeoutSeconds * 1000, retries: 0 }).send({
-        event: "test",
-        board: c.boards[0] ?? "",
-        task_id: "",
-        run_id: null,
-        trace_id: "doctor",
-        intended_close: null,
-        error: null,
-        at: new Date().toISOString(),
-      });
-      checks.push({ name: "webhook", ok: true, detail: "test alert delivered", fix: "" });
-    } catch (err) {
-      checks.push({ name: "webhook", ok: false, detail: describeError(err), fix: "check webhook.url and that the receiver answers 2xx" });
+      accessSync(join(home, "profiles", c.assignee));
+      isProfile = true;
+    } catch {
+      // not a profile
     }
-  } else checks.push({ name: "webhook", ok: true, detail: "URL well formed (use --send-test-alert to deliver one)", fix: "" });
-  return checks;
+  }
+  return isProfile
+    ? fail(
+        "assignee",
+        `'${c.assignee}' is a Hermes profile: the gateway would spawn Hermes workers for its tasks`,
+        "choose a lane name that is not a profile (e.g. claude-seat-1)",
+      )
+    : pass("assignee", `'${c.assignee}' is not a Hermes profile`);
 }
 
 async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   const a = c.agent;
   if (a.kind !== "local-llm") {
     const cmd = a.command[0] ?? "";
-    if (!onPath(cmd, env)) return { name: "agent", ok: false, detail: `${cmd} not found or not executable`, fix: "install the agent or fix agent.command" };
-    if (a.kind === "command") return { name: "agent", ok: true, detail: `${cmd} found`, fix: "" };
+    if (!onPath(cmd, env)) return fail("agent", `${cmd} not found or not executable`, "install the agent or fix agent.command");
+    if (a.kind === "command") return pass("agent", `${cmd} found`);
   }
   const p = await preflight(c, env);
-  return { name: "agent", ok: p.ok, detail: p.detail, fix: p.ok ? "" : p.fix };
+  return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
 }
 
-export async function doctorCommand(o: DoctorOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
-  const checks = await runChecks(o, env);
+function stateDirCheck(c: Config): Check {
+  try {
+    mkdirSync(c.stateDir, { recursive: true, mode: 0o700 });
+    const problem = stateDirProblem(c.stateDir);
+    if (problem) return fail("state dir", `${c.stateDir} ${problem}`, `chmod 700 ${c.stateDir} (and own it as this user), or choose another stateDir`);
+    const probe = join(c.stateDir, `.doctor-${process.pid}`);
+    writeFileSync(probe, "ok", { mode: 0o600 });
+    rmSync(probe);
+    return pass("state dir", `${c.stateDir} writable, private (0700, ours)`);
+  } catch (err) {
+    return fail("state dir", describeError(err), "set stateDir to a writable directory");
+  }
+}
+
+/** A task-tools socket can be made and served where runs will put it. */
+async function socketCheck(env: NodeJS.ProcessEnv): Promise<Check> {
+  let path = "";
+  try {
+    path = newSocketPath(env);
+    if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES)
+      return fail("tool sockets", `${path} is longer than ${MAX_SOCKET_PATH_BYTES} bytes`, "set XDG_RUNTIME_DIR or TMPDIR to a short directory");
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => resolve());
+    });
+    await new Promise<void>((r) => server.close(() => r()));
+    return pass("tool sockets", `per-run sockets in private dirs like ${path}`);
+  } catch (err) {
+    return fail(
+      "tool sockets",
+      `cannot serve a task-tools socket at ${path}: ${describeError(err)}`,
+      "make XDG_RUNTIME_DIR (or TMPDIR) a writable directory with a short path",
+    );
+  } finally {
+    if (path) removeSocketDir(path);
+  }
+}
+
+async function webhookCheck(c: Config, env: NodeJS.ProcessEnv, send: boolean): Promise<Check> {
+  if (!c.webhook.url) return pass("webhook", "not configured: failed closes are only journaled in the outbox");
+  const signed = c.webhook.secretEnv ? `signed with ${c.webhook.secretEnv}` : "unsigned (no webhook.secretEnv)";
+  if (!send) return pass("webhook", `${redactUrl(c.webhook.url)}, ${signed} (use --send-test-alert to deliver one)`);
+  try {
+    await new WebhookAlerter({
+      url: c.webhook.url,
+      secret: c.webhook.secretEnv ? env[c.webhook.secretEnv] : undefined,
+      timeoutMs: c.webhook.timeoutSeconds * 1000,
+      retries: 0,
+    }).send({
+      event: "test",
+      board: c.boards[0] ?? "",
+      task_id: "",
+      run_id: null,
+      trace_id: "doctor",
+      intended_close: null,
+      error: null,
+      at: new Date().toISOString(),
+    });
+    return pass("webhook", `test alert delivered (${signed})`);
+  } catch (err) {
+    return fail("webhook", describeError(err), "check webhook.url and that the receiver answers 2xx");
+  }
+}
+
+export async function doctorCommand(
+  o: DoctorOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
+  const { checks, config } = await runChecks(o, env);
   print(`${"CHECK".padEnd(16)} ${"RESULT".padEnd(6)} DETAIL\n`);
   for (const ch of checks) {
     print(`${ch.name.padEnd(16)} ${(ch.ok ? "ok" : "FAIL").padEnd(6)} ${ch.detail}\n`);
     if (!ch.ok) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
+  }
+  if (config) {
+    print(`\n${"SETTING".padEnd(26)} ${"VALUE".padEnd(40)} FROM\n`);
+    for (const s of settingsTable(config)) print(`${s.key.padEnd(26)} ${s.value.slice(0, 40).padEnd(40)} ${s.source}\n`);
   }
   return checks.every((ch) => ch.ok) ? 0 : 1;
 }

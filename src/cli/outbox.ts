@@ -1,8 +1,11 @@
-// `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them.
-import { loadConfig } from "../config/load.js";
-import { build } from "../daemon/build.js";
+// `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them. Needs no
+// agent settings. Text is shown with control characters escaped.
+import { loadOpsConfig } from "../config/load.js";
+import { buildOps } from "../daemon/build.js";
 import { createLogger } from "../log/logger.js";
-import { replayOutbox } from "../run/replay.js";
+import { replayOutbox } from "../outbox/replay.js";
+import { termSafe } from "../result/text.js";
+import { ensureStateDir } from "../state/dir.js";
 
 export interface OutboxOptions {
   config?: string;
@@ -11,9 +14,10 @@ export interface OutboxOptions {
 }
 
 function setup(o: OutboxOptions, env: NodeJS.ProcessEnv) {
-  const config = loadConfig({ file: o.config, env, flags: o.flags });
+  const config = loadOpsConfig({ file: o.config, env, flags: o.flags });
+  ensureStateDir(config.stateDir);
   const log = createLogger({ level: "warn", format: "json", destination: process.stderr });
-  return build(config, env, log);
+  return buildOps(config, env, log);
 }
 
 export function outboxList(o: OutboxOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): number {
@@ -29,15 +33,27 @@ export function outboxList(o: OutboxOptions, env: NodeJS.ProcessEnv = process.en
   }
   print(`${"STATE".padEnd(11)} ${"BOARD/TASK".padEnd(28)} ${"RUN".padEnd(5)} ${"INTENT".padEnd(9)} ${"WHEN".padEnd(24)} ERROR\n`);
   for (const e of entries)
-    print(`${e.state.padEnd(11)} ${`${e.board}/${e.taskId}`.padEnd(28)} ${String(e.runId ?? "-").padEnd(5)} ${e.intent.type.padEnd(9)} ${e.updatedAt.padEnd(24)} ${(e.error ?? "").slice(0, 100)}\n`);
+    print(
+      `${e.state.padEnd(11)} ${`${e.board}/${e.taskId}`.padEnd(28)} ${String(e.runId ?? "-").padEnd(5)} ${e.intent.type.padEnd(9)} ${e.updatedAt.padEnd(24)} ${termSafe(e.error ?? "", 100)}\n`,
+    );
   return 0;
 }
 
-export async function outboxReplay(o: OutboxOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function outboxReplay(
+  o: OutboxOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
   const b = setup(o, env);
+  b.alerts.start();
   const items = await replayOutbox(b.outbox, b.closer);
+  const delivered = await b.alerts.drain(60_000);
+  await b.alerts.stop();
   for (const i of items) print(`${i.entry.board}/${i.entry.taskId} run ${i.entry.runId ?? "-"} ${i.entry.intent.type}: ${i.result}\n`);
   if (items.length === 0) print("nothing to replay\n");
-  const bad = items.filter((i) => i.result === "dead" || i.result === "failed" || i.result === "alert_failed").length;
-  return bad > 0 ? 1 : 0;
+  if (!delivered) print("some alerts are still waiting for the webhook: they are sent by the next run or replay\n");
+  const still = b.outbox
+    .open()
+    .filter((e) => items.some((i) => i.entry.id === e.id) && (e.state === "dead" || e.state === "failed" || (e.state === "lease_lost" && !e.alerted)));
+  return still.length > 0 ? 1 : 0;
 }

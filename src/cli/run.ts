@@ -1,12 +1,14 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
-import { loadConfig } from "../config/load.js";
 import { preflight } from "../agents/preflight.js";
+import { loadConfig } from "../config/load.js";
 import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
-import { ExitError } from "../errors/index.js";
+import { effectiveSettings } from "../daemon/settings.js";
+import { CliUnavailable } from "../errors/board.js";
+import { ConfigError, ExitError } from "../errors/index.js";
 import { createLogger } from "../log/logger.js";
 import { HttpServer } from "../observe/http.js";
-import { systemClock } from "../time/clock.js";
+import { ensureStateDir } from "../state/dir.js";
 
 export interface RunOptions {
   config?: string;
@@ -16,10 +18,11 @@ export interface RunOptions {
 
 export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const config = loadConfig({ file: o.config, env, flags: o.flags });
+  ensureStateDir(config.stateDir);
   const log = createLogger({ level: config.log.level, format: config.log.format });
-  const b = build(config, env, log);
+  const b = await build(config, env, log);
   b.outbox.compact();
-  const daemon = new Daemon({ config, ...b, clock: systemClock, log, once: o.once === true, preflight: () => preflight(config, env) });
+  const daemon = new Daemon({ ...b, once: o.once === true, preflight: () => preflight(config, env) });
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals += 1;
@@ -29,12 +32,12 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const http = new HttpServer(daemon, b.metrics);
-  let failed = 0;
-  daemon.on("run:closed", (r: { close: string }) => {
-    if (r.close === "failed" || r.close === "dead") failed += 1;
+  let notClosed = 0;
+  daemon.on("run:closed", (r) => {
+    if (r.close === "failed" || r.close === "dead" || r.close === "not_attempted") notClosed += 1;
   });
   try {
-    log.info({ boards: config.boards, assignee: config.assignee, agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
     if (config.http.port !== undefined) {
       const port = await http.listen(config.http.port, config.http.host);
       log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/healthz, /metrics, /status)");
@@ -42,6 +45,8 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     await daemon.start();
     await daemon.done;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if (err instanceof CliUnavailable) throw new ExitError(2, `${err.message}`, { cause: err });
     throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
   } finally {
     await http.close();
@@ -49,6 +54,6 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     process.off("SIGTERM", onSignal);
   }
   const backlog = b.outbox.backlog();
-  log.info({ outbox_backlog: backlog, close_failures: failed }, "hermes-kanban-bridge stopped");
-  return failed > 0 ? 1 : 0;
+  log.info({ outbox_backlog: backlog, close_failures: notClosed }, "hermes-kanban-bridge stopped");
+  return notClosed > 0 ? 1 : 0;
 }

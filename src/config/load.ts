@@ -1,37 +1,24 @@
-// Config = defaults < YAML file < HERMES_BRIDGE_* env < flags, validated once by zod.
+// Config = defaults < YAML file < HERMES_BRIDGE_* env < flags, validated once by zod. Every value the
+// user set is remembered with how it was set (provenance), so an error can name the flag, variable or
+// file key, and `doctor` can print where each effective value came from.
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parse as parseYaml } from "yaml";
-import { splitCommand } from "./command.js";
+import type { z } from "zod";
 import { ConfigError } from "../errors/index.js";
-import { type Config, ConfigSchema } from "./schema.js";
+import { splitCommand } from "./command.js";
+import { FLAGS, type FlagKind, envNameFor } from "./flags.js";
+import { type Config, ConfigSchema, type OpsConfig, OpsConfigSchema, type Provenance } from "./schema.js";
+import { timingIssues } from "./timing.js";
 
-/** Flag / env name → config path, value conversion. Same names for `--flag` and HERMES_BRIDGE_FLAG. */
-const OVERRIDES: Record<string, { path: string[]; as: "list" | "argv" | "number" | "string" }> = {
-  board: { path: ["boards"], as: "list" },
-  assignee: { path: ["assignee"], as: "string" },
-  author: { path: ["author"], as: "string" },
-  hermes: { path: ["hermes", "command"], as: "argv" },
-  "hermes-home": { path: ["hermes", "home"], as: "string" },
-  agent: { path: ["agent", "kind"], as: "string" },
-  "agent-command": { path: ["agent", "command"], as: "argv" },
-  concurrency: { path: ["concurrency"], as: "number" },
-  ttl: { path: ["claim", "ttlSeconds"], as: "number" },
-  "heartbeat-interval": { path: ["heartbeat", "intervalSeconds"], as: "number" },
-  "state-dir": { path: ["stateDir"], as: "string" },
-  "webhook-url": { path: ["webhook", "url"], as: "string" },
-  "log-level": { path: ["log", "level"], as: "string" },
-  "log-format": { path: ["log", "format"], as: "string" },
-  "http-port": { path: ["http", "port"], as: "number" },
-};
+export { envNameFor, ENV_PREFIX } from "./flags.js";
 
-export const ENV_PREFIX = "HERMES_BRIDGE_";
-
-export function envNameFor(flag: string): string {
-  return ENV_PREFIX + flag.toUpperCase().replace(/-/g, "_");
-}
-
-function convert(raw: string, as: "list" | "argv" | "number" | "string", where: string): unknown {
-  if (as === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+function convert(raw: string, as: FlagKind, where: string): unknown {
+  if (as === "list")
+    return raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (as === "number") {
     const n = Number(raw);
     return raw.trim() !== "" && Number.isFinite(n) ? n : raw;
@@ -46,7 +33,7 @@ function convert(raw: string, as: "list" | "argv" | "number" | "string", where: 
   return raw;
 }
 
-function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
+function setPath(obj: Record<string, unknown>, path: readonly string[], value: unknown): void {
   let cur = obj;
   for (const key of path.slice(0, -1)) {
     const next = cur[key];
@@ -57,12 +44,33 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown): 
   if (last) cur[last] = value;
 }
 
+/** Deep merge of plain objects (arrays and scalars replace). */
+function merge(into: Record<string, unknown>, from: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(from)) {
+    const cur = into[k];
+    if (v && typeof v === "object" && !Array.isArray(v) && cur && typeof cur === "object" && !Array.isArray(cur))
+      merge(cur as Record<string, unknown>, v as Record<string, unknown>);
+    else into[k] = structuredClone(v);
+  }
+}
+
+/** Leaf paths of a YAML document (maps of maps; records like agent.env count as leaves below their key). */
+function leafPaths(obj: Record<string, unknown>, prefix: string[] = []): string[][] {
+  const out: string[][] = [];
+  for (const [k, v] of Object.entries(obj)) {
+    const p = [...prefix, k];
+    if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length > 0) out.push(p, ...leafPaths(v as Record<string, unknown>, p));
+    else out.push(p);
+  }
+  return out;
+}
+
 export interface LoadOptions {
   file?: string | undefined;
   env?: NodeJS.ProcessEnv;
   /** Flag values by flag name (without dashes), strings as typed on the command line. */
   flags?: Record<string, string | undefined>;
-  /** Base object below the file (used by the demo's embedded default). */
+  /** Base object below the file (used by the demo's embedded default and by tests). */
   base?: Record<string, unknown>;
 }
 
@@ -84,34 +92,124 @@ export function readConfigFile(file: string): Record<string, unknown> {
   return doc as Record<string, unknown>;
 }
 
-export function loadConfig(o: LoadOptions): Config {
+/** The raw object (all layers merged) and how each value the user set was set. */
+function layered(o: LoadOptions): { raw: Record<string, unknown>; given: Record<string, string> } {
   const raw: Record<string, unknown> = structuredClone(o.base ?? {});
-  if (o.file) Object.assign(raw, readConfigFile(o.file));
-  // `board: x` in YAML is accepted for `boards: [x]`.
-  if (typeof raw.board === "string" && raw.boards === undefined) {
-    raw.boards = [raw.board];
-    delete raw.board;
+  const given: Record<string, string> = {};
+  if (o.file) {
+    const doc = readConfigFile(o.file);
+    // `board: x` in YAML is accepted for `boards: [x]`.
+    if (doc.board !== undefined && doc.boards === undefined) {
+      doc.boards = doc.board;
+      delete doc.board;
+    }
+    merge(raw, doc);
+    for (const p of leafPaths(doc)) given[p.join(".")] = `${p.join(".")} in ${basename(o.file)}`;
   }
   const env = o.env ?? {};
-  for (const [flag, spec] of Object.entries(OVERRIDES)) {
-    const name = envNameFor(flag);
+  for (const f of FLAGS) {
+    const name = envNameFor(f.name);
     const v = env[name];
-    if (v !== undefined && v !== "") setPath(raw, spec.path, convert(v, spec.as, name));
+    if (v === undefined || v === "") continue;
+    setPath(raw, f.path, convert(v, f.as, name));
+    given[f.path.join(".")] = `${name}=${v}`;
   }
-  for (const [flag, spec] of Object.entries(OVERRIDES)) {
-    const v = o.flags?.[flag];
-    if (v !== undefined) setPath(raw, spec.path, convert(v, spec.as, `--${flag}`));
+  for (const f of FLAGS) {
+    const v = o.flags?.[f.name];
+    if (v === undefined) continue;
+    setPath(raw, f.path, convert(v, f.as, `--${f.name}`));
+    given[f.path.join(".")] = `--${f.name} ${v}`;
   }
   // `agent.kind` defaults to the generic command agent.
-  if (raw.agent && typeof raw.agent === "object" && !Array.isArray(raw.agent) && (raw.agent as Record<string, unknown>).kind === undefined)
-    (raw.agent as Record<string, unknown>).kind = "command";
-  const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success)
-    throw new ConfigError(
-      parsed.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message })),
-      { cause: parsed.error },
-    );
+  const agent = raw.agent;
+  if (agent && typeof agent === "object" && !Array.isArray(agent) && (agent as Record<string, unknown>).kind === undefined)
+    (agent as Record<string, unknown>).kind = "command";
+  return { raw, given };
+}
+
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j += 1) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i += 1)
+    for (let j = 1; j <= b.length; j += 1) {
+      const row = d[i] as number[];
+      const prev = d[i - 1] as number[];
+      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+  return (d[a.length] as number[])[b.length] as number;
+}
+
+/** Keys zod would have accepted at `path` (for did-you-mean). */
+function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let cur: unknown = schema;
+  const unwrap = (s: unknown): unknown => {
+    let x = s as {
+      def?: { type?: string; innerType?: unknown; in?: unknown; schema?: unknown; out?: unknown; options?: unknown[] };
+      shape?: Record<string, unknown>;
+    };
+    for (let i = 0; i < 10 && x?.def && !x.shape; i += 1) x = (x.def.innerType ?? x.def.in ?? x.def.schema ?? x.def.out) as typeof x;
+    return x;
+  };
+  for (const key of path) {
+    const s = unwrap(cur) as { shape?: Record<string, unknown> } | undefined;
+    cur = s?.shape?.[String(key)];
+    if (cur === undefined) return [];
+  }
+  const s = unwrap(cur) as { shape?: Record<string, unknown>; def?: { options?: unknown[] } } | undefined;
+  if (s?.shape) return Object.keys(s.shape);
+  const options = (cur as { def?: { options?: unknown[] } } | undefined)?.def?.options ?? s?.def?.options ?? [];
+  return [...new Set(options.flatMap((o) => Object.keys((unwrap(o) as { shape?: Record<string, unknown> }).shape ?? {})))];
+}
+
+function issuesOf(err: z.ZodError, schema: z.ZodType, given: Record<string, string>): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  for (const i of err.issues) {
+    if (i.code === "unrecognized_keys") {
+      const known = knownKeys(schema, i.path);
+      for (const key of i.keys) {
+        const best = known.map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0];
+        const hint = best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? ` — did you mean '${best.k}'?` : "";
+        out.push({ path: [...i.path.map(String), key].join("."), message: `unknown key${hint}` });
+      }
+      continue;
+    }
+    const path = i.path.map(String).join(".");
+    const how = given[path];
+    out.push({ path, message: how && !how.startsWith(path) ? `${i.message} (set by ${how})` : i.message });
+  }
+  return out;
+}
+
+function checked<T>(schema: z.ZodType<T>, raw: Record<string, unknown>, given: Record<string, string>): T {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error, schema, given), { cause: parsed.error });
   return parsed.data;
 }
 
-export const OVERRIDE_FLAGS = Object.keys(OVERRIDES);
+/** Config checks that need the environment: a webhook secret that is named must exist. */
+function envIssues(c: { webhook: { secretEnv?: string | undefined } }, env: NodeJS.ProcessEnv): { path: string; message: string }[] {
+  const name = c.webhook.secretEnv;
+  if (name && !env[name])
+    return [
+      {
+        path: "webhook.secretEnv",
+        message: `names ${name}, which is not set (or empty): alerts would go out unsigned; set ${name} or remove webhook.secretEnv`,
+      },
+    ];
+  return [];
+}
+
+export function loadConfig(o: LoadOptions): Config {
+  const { raw, given } = layered(o);
+  const c = checked(ConfigSchema, raw, given) as Config;
+  const issues = [...timingIssues(c, given), ...envIssues(c, o.env ?? {})];
+  if (issues.length > 0) throw new ConfigError(issues);
+  const provenance: Provenance = { given };
+  return { ...c, provenance };
+}
+
+/** For `status` and `outbox`: everything but the agent (which they never start). */
+export function loadOpsConfig(o: LoadOptions): OpsConfig {
+  const { raw, given } = layered(o);
+  return { ...checked(OpsConfigSchema, raw, given), provenance: { given } };
+}

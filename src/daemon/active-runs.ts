@@ -1,29 +1,47 @@
 // The journal of active runs (restart recovery): one small JSON file per run in flight, written
-// atomically when the agent starts, removed after the close.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// atomically when the agent starts, removed after the close. Parsed with zod on read, and an entry
+// whose paths lead outside the state dir (or whose tools socket is not one the bridge makes) is
+// quarantined: recovery reads and removes only what the bridge itself wrote.
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { z } from "zod";
+import { readSmallFile } from "../state/read.js";
+import { isInside } from "../state/dir.js";
+import { quarantine } from "../state/quarantine.js";
+import { isRunSocketPath } from "../tools/socket-path.js";
 
-export interface ActiveRun {
-  board: string;
-  task: string;
-  runId: number | null;
-  traceId: string;
-  pid: number;
-  pidStart: string | null;
-  pgid: number;
-  workspace: string;
-  deadline: number;
-  claimedAt: number;
-  ttlSeconds: number;
-  resultFile: string;
-  runDir: string;
-  agent: string;
+const ActiveRunSchema = z.object({
+  board: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/),
+  task: z.string().regex(/^t_[0-9a-f]+$/),
+  runId: z.number().int().nullable(),
+  traceId: z.string().min(1).max(100),
+  pid: z.number().int().positive(),
+  pidStart: z.string().nullable(),
+  pgid: z.number().int().positive(),
+  /** The board's path of the workspace (the lease) and where the agent runs on this host. */
+  workspace: z.string(),
+  localWorkspace: z.string(),
+  deadline: z.number(),
+  claimedAt: z.number(),
+  ttlSeconds: z.number(),
+  resultFile: z.string(),
+  runDir: z.string(),
+  agent: z.string(),
   /** The run's task-tools socket and token (0600 file): an adopted CLI agent reconnects to it. */
-  tools?: { path: string; token: string } | null;
-}
+  tools: z
+    .object({ path: z.string(), token: z.string().min(16) })
+    .nullable()
+    .optional(),
+});
+
+export type ActiveRun = z.output<typeof ActiveRunSchema>;
 
 export class ActiveRuns {
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    /** Where run directories live (an entry's runDir must be inside). */
+    private readonly runsDir: string,
+  ) {}
 
   private file(board: string, task: string): string {
     return join(this.dir, `${board}__${task}.json`);
@@ -40,16 +58,43 @@ export class ActiveRuns {
     rmSync(this.file(board, task), { force: true });
   }
 
-  list(): ActiveRun[] {
+  /** Why an entry cannot be trusted, or null. */
+  private problem(r: ActiveRun, name: string): string | null {
+    if (name !== `${r.board}__${r.task}.json`) return "its name does not match its board and task";
+    if (dirname(r.runDir) !== this.runsDir || !isInside(this.runsDir, r.runDir)) return `runDir ${r.runDir} is not a run directory of this state dir`;
+    if (!isInside(r.runDir, r.resultFile)) return `resultFile ${r.resultFile} is outside its run directory`;
+    if (r.tools && !isRunSocketPath(r.tools.path)) return `tools socket ${r.tools.path} is not a bridge socket path`;
+    return null;
+  }
+
+  async list(): Promise<ActiveRun[]> {
     if (!existsSync(this.dir)) return [];
     const out: ActiveRun[] = [];
     for (const name of readdirSync(this.dir)) {
       if (!name.endsWith(".json")) continue;
-      try {
-        out.push(JSON.parse(readFileSync(join(this.dir, name), "utf8")) as ActiveRun);
-      } catch {
-        rmSync(join(this.dir, name), { force: true });
+      const f = join(this.dir, name);
+      const text = await readSmallFile(f, 64 * 1024);
+      if ("error" in text) {
+        quarantine(f, text.error);
+        continue;
       }
+      let parsed: ReturnType<typeof ActiveRunSchema.safeParse>;
+      try {
+        parsed = ActiveRunSchema.safeParse(JSON.parse(text.text ?? ""));
+      } catch {
+        quarantine(f, "not JSON");
+        continue;
+      }
+      if (!parsed.success) {
+        quarantine(f, `not an active-run entry (${parsed.error.issues[0]?.path.join(".") ?? "?"}: ${parsed.error.issues[0]?.message ?? "invalid"})`);
+        continue;
+      }
+      const bad = this.problem(parsed.data, name);
+      if (bad) {
+        quarantine(f, bad);
+        continue;
+      }
+      out.push(parsed.data);
     }
     return out;
   }

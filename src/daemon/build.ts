@@ -1,30 +1,44 @@
-// Composition root: config → boards, agent, outbox, alerter, closer. No I/O until used.
+// Composition root: config → boards, agent, outbox, alert sender, closer, workspaces, session
+// journal, run factories. No I/O until used (the agent adapter is loaded on demand).
 import { join } from "node:path";
+import { agentEnv } from "../agents/env.js";
 import { createAgent, promptFileFor } from "../agents/factory.js";
-import { type AgentAdapter, agentEnv } from "../agents/port.js";
+import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
-import type { Config } from "../config/schema.js";
+import { bundledFile } from "../config/paths.js";
+import type { Config, OpsConfig } from "../config/schema.js";
+import { SessionJournal } from "../continuity/journal.js";
 import type { Logger } from "../log/logger.js";
 import { Metrics } from "../observe/metrics.js";
+import { AlertSender } from "../outbox/alerts.js";
+import { Closer, markAlert } from "../outbox/closer.js";
 import { Outbox } from "../outbox/outbox.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
+import { runProcess } from "../process/runner.js";
 import { Redactor } from "../result/redact.js";
-import { Closer } from "../run/closer.js";
+import type { UploadSpec } from "../run/deliverables.js";
+import { defaultFactories } from "../run/factories.js";
 import { loadTemplate } from "../run/prompt.js";
 import { type Clock, systemClock } from "../time/clock.js";
+import type { GitRunner } from "../workspace/checkout.js";
+import { LocalWorkspaces, workspaceSettings } from "../workspace/resolve.js";
+import { ActiveRuns } from "./active-runs.js";
+import type { RunServices } from "./launcher.js";
 
-export interface Built {
+export interface Ops {
   boards: Board[];
-  agent: AgentAdapter;
   outbox: Outbox;
+  alerts: AlertSender;
   closer: Closer;
   redactor: Redactor;
-  promptTemplate: string;
   metrics: Metrics;
-  gateEnv: Record<string, string>;
 }
 
-export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
+export interface Built extends Ops, Omit<RunServices, "metrics"> {
+  agent: AgentAdapter;
+}
+
+export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
   return c.boards.map(
     (slug) =>
       new HermesCliBoard({
@@ -33,7 +47,12 @@ export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clo
         env: { parent: env, passEnv: c.hermes.passEnv, set: { ...c.hermes.env, ...(c.hermes.home ? { HERMES_HOME: c.hermes.home } : {}) }, author: c.author },
         timeoutMs: c.hermes.callTimeoutSeconds * 1000,
         textCapBytes: c.hermes.textCapBytes,
-        retry: { retries: c.hermes.retry.retries, minDelayMs: c.hermes.retry.minDelayMs, maxDelayMs: c.hermes.retry.maxDelayMs, deadlineMs: c.hermes.retry.deadlineSeconds * 1000 },
+        retry: {
+          retries: c.hermes.retry.retries,
+          minDelayMs: c.hermes.retry.minDelayMs,
+          maxDelayMs: c.hermes.retry.maxDelayMs,
+          deadlineMs: c.hermes.retry.deadlineSeconds * 1000,
+        },
         clock,
         onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
         ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs) } : {}),
@@ -41,22 +60,30 @@ export function buildBoards(c: Config, env: NodeJS.ProcessEnv, log?: Logger, clo
   );
 }
 
-export function buildAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock = systemClock): AgentAdapter {
-  return createAgent(c, env, clock);
-}
-
-export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Built {
+/** What `outbox` and the daemon share: boards, outbox, alerts, closer (no agent). */
+export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Ops {
   const metrics = new Metrics();
   const boards = buildBoards(c, env, log, clock, metrics);
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
-  const secretNames = [...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])];
-  const redactor = Redactor.fromEnv(secretNames, env);
-  const outbox = new Outbox(join(c.stateDir), () => new Date(clock.now()));
+  const redactor = Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment);
+  const now = () => new Date(clock.now());
+  const outbox = new Outbox(c.stateDir, now);
   const alerter = new WebhookAlerter({
     url: c.webhook.url,
     secret: c.webhook.secretEnv ? env[c.webhook.secretEnv] : undefined,
     timeoutMs: c.webhook.timeoutSeconds * 1000,
     retries: c.webhook.retries,
+  });
+  const alerts = new AlertSender({
+    alerter,
+    dir: c.stateDir,
+    queueSize: c.webhook.queueSize,
+    now,
+    onDelivered: (p) => markAlert(outbox, p, true),
+    onDead: (p, err) => {
+      markAlert(outbox, p, false, err);
+      log.error({ task_id: p.task_id, trace_id: p.trace_id, err }, "alert not delivered: entry kept as a dead letter");
+    },
   });
   const closer = new Closer({
     board: (slug) => {
@@ -65,12 +92,50 @@ export function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clo
       return b;
     },
     outbox,
-    alerter,
+    alerts: { canDeliver: c.webhook.url !== undefined, enqueue: (p) => alerts.enqueue(p) },
     redactor,
     author: c.author,
     seat: c.assignee,
-    now: () => new Date(clock.now()),
+    now,
     log: (level, msg, data) => log[level](data, msg),
   });
-  return { boards, agent: buildAgent(c, env, clock), outbox, closer, redactor, promptTemplate: loadTemplate(promptFileFor(c)), metrics, gateEnv: agentEnv(env, c.agent.passEnv, c.agent.env) };
+  return { boards, outbox, alerts, closer, redactor, metrics };
+}
+
+/** git for checkout mode, with the bridge's environment (credentials stay with the bridge). */
+export function gitRunner(env: NodeJS.ProcessEnv): GitRunner {
+  const gitEnv = { ...bridgeEnv(env), GIT_TERMINAL_PROMPT: "0" };
+  return async (args, o = {}) => {
+    const r = await runProcess({ argv: ["git", ...args], cwd: o.cwd, env: gitEnv, timeoutMs: 300_000, signal: o.signal, captureLimit: 1024 * 1024 });
+    return { ok: r.reason === "exited" && r.exitCode === 0, out: r.stdout, err: r.stderr || (r.spawnError?.message ?? "") };
+  };
+}
+
+export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Promise<Built> {
+  const ops = buildOps(c, env, log, clock);
+  const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
+  const upload: UploadSpec | undefined = c.workspace.uploadCommand
+    ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
+    : undefined;
+  return {
+    ...ops,
+    config: c,
+    clock,
+    log,
+    agent: await createAgent(c, env, clock, ops.redactor),
+    prompts: { task: loadTemplate(promptFileFor(c)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
+    active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
+    journal: new SessionJournal(join(c.stateDir, "sessions")),
+    workspaces: new LocalWorkspaces(workspaceSettings(c, env), gitRunner(env)),
+    gateEnv,
+    make: defaultFactories(clock, env),
+    upload,
+  };
+}
+
+/** The bridge's own environment for its own tools (git, the upload command) — never given to agents. */
+function bridgeEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^HERMES_/.test(k)) out[k] = v;
+  return out;
 }

@@ -1,59 +1,55 @@
-// The Daemon handle: discovery → claim → run, one seat limit across boards, restart recovery,
-// two-phase shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do).
+// The Daemon handle: composes the scheduler (what to claim, when), the launcher (runs in flight) and
+// the seat (limit, pauses); claims a task with the TTL it needs; restart recovery; two-phase
+// shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). Events are
+// typed (DaemonEvents).
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentAdapter } from "../agents/port.js";
-import { type Board, BoardNotFound, NotClaimable, TaskNotFound, UsageError } from "../board/index.js";
-import type { Config } from "../config/schema.js";
-import { readyTaskFromLine, superviseWatch } from "../discovery/watcher.js";
+import { type Board, NotClaimable, TaskNotFound, maxRuntimeFromContext } from "../board/index.js";
+import { timingFor, ttlForTask } from "../config/timing.js";
+import { Scheduler } from "../discovery/scheduler.js";
 import { describeError } from "../errors/index.js";
-import type { Logger } from "../log/logger.js";
-import type { Metrics } from "../observe/metrics.js";
+import type { AlertSender } from "../outbox/alerts.js";
 import type { Outbox } from "../outbox/outbox.js";
-import { Redactor } from "../result/redact.js";
-import type { Closer } from "../run/closer.js";
-import { replayOutbox } from "../run/replay.js";
+import { replayOutbox } from "../outbox/replay.js";
 import type { RunReport } from "../run/task-run.js";
-import { type Clock, backoffDelay, sleepUnlessAborted } from "../time/clock.js";
-import { ActiveRuns } from "./active-runs.js";
-import { RunLauncher } from "./launcher.js";
+import { ensureStateDir } from "../state/dir.js";
+import { takeQuarantined } from "../state/quarantine.js";
+import { sleepUnlessAborted } from "../time/clock.js";
+import { type RunServices, RunLauncher } from "./launcher.js";
 import { pickupLatencySeconds } from "./pickup.js";
 import { recover } from "./recovery.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
-export interface DaemonDeps {
-  config: Config;
+export interface DaemonEvents {
+  claimed: [{ board: string; taskId: string; runId: number | null; traceId: string; ttlSeconds: number }];
+  heartbeat: [{ taskId: string; runId: number | null }];
+  "run:closed": [RunReport & { board: string }];
+  "seat:paused": [{ until: string | null; reason: string | null }];
+  "seat:resumed": [];
+}
+
+export interface DaemonDeps extends RunServices {
   boards: Board[];
   agent: AgentAdapter;
-  closer: Closer;
   outbox: Outbox;
-  clock: Clock;
-  log: Logger;
-  promptTemplate: string;
-  metrics?: Metrics;
-  /** Environment for verification commands (the agent's allow-list); none = empty PATH-less env. */
-  gateEnv?: Record<string, string>;
-  redactor?: Redactor;
+  alerts: AlertSender;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
   preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
   once?: boolean;
 }
 
-export class Daemon extends EventEmitter {
+export class Daemon extends EventEmitter<DaemonEvents> {
   readonly seat: SeatState;
   readonly launcher: RunLauncher;
+  readonly scheduler: Scheduler;
   private readonly loopAc = new AbortController();
   private readonly runsAc = new AbortController();
-  private readonly scanning = new Set<string>();
-  private readonly rescan = new Set<string>();
-  private readonly wakeTimers = new Map<string, NodeJS.Timeout>();
-  private readonly failures = new Map<string, number>();
-  private readonly emptyScan = new Map<string, boolean>();
   private readonly lastOk = new Map<string, number>();
   private readonly errors: { at: string; what: string }[] = [];
+  private readonly quarantined: { file: string; why: string; at: string }[] = [];
   private orphans: { board: string; taskId: string }[] = [];
   private stopping = false;
   private started = false;
@@ -63,28 +59,46 @@ export class Daemon extends EventEmitter {
 
   constructor(private readonly d: DaemonDeps) {
     super();
-    this.seat = new SeatState(d.clock, d.config.seat.limitMarginSeconds * 1000);
+    const c = d.config;
+    this.seat = new SeatState(d.clock, c.seat.limitMarginSeconds * 1000, SeatState.fileIn(c.stateDir));
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
-    this.launcher = new RunLauncher({
-      config: d.config,
-      closer: d.closer,
-      clock: d.clock,
-      log: d.log,
-      promptTemplate: d.promptTemplate,
-      active: new ActiveRuns(join(d.config.stateDir, "active")),
-      shutdown: this.runsAc.signal,
-      metrics: d.metrics,
-      emit: (event, payload) => {
-        if (event === "slot:free") {
-          for (const b of this.d.boards) this.wake(b, 0);
-          this.checkIdle();
-        } else this.emit(event, payload);
-      },
+    this.launcher = new RunLauncher(d, this.runsAc.signal, {
+      onHeartbeat: (taskId, runId) => this.emit("heartbeat", { taskId, runId }),
       onClosed: (board, report) => this.finished(board, report),
-      gateEnv: d.gateEnv ?? {},
-      redactor: d.redactor ?? new Redactor(),
+      onSlotFree: () => {
+        void this.scheduler.slotFreed();
+        this.checkIdle();
+      },
+    });
+    this.scheduler = new Scheduler({
+      boards: d.boards,
+      assignee: c.assignee,
+      clock: d.clock,
+      discovery: c.discovery,
+      once: d.once === true,
+      capacity: () => c.concurrency - this.launcher.inflight.size,
+      paused: () => this.seat.paused(),
+      busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
+      claim: (board, taskId) => this.tryClaim(board, taskId),
+      onScan: (board, r) => {
+        if (r.ok) this.lastOk.set(board, d.clock.now());
+        else {
+          this.noteError(`scan ${board}: ${r.error}`);
+          d.log.warn({ board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
+        }
+        this.checkIdle();
+      },
+      onWatchError: (board, err, ms) => {
+        this.noteError(`watch ${board}: ${err}`);
+        d.log.warn({ board, err, restart_in_ms: ms }, "watch ended; restarting");
+      },
+      onFatal: (board, err) => {
+        d.log.fatal({ board, err: describeError(err) }, "board unusable: stopping");
+        this.settle.reject(err);
+        void this.stop();
+      },
     });
   }
 
@@ -93,9 +107,12 @@ export class Daemon extends EventEmitter {
   }
 
   async start(): Promise<void> {
-    mkdirSync(this.d.config.stateDir, { recursive: true, mode: 0o700 });
+    const c = this.d.config;
+    ensureStateDir(c.stateDir);
+    await this.seat.load();
+    this.d.alerts.start();
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
-    const rec = await recover({ active: new ActiveRuns(join(this.d.config.stateDir, "active")), boards, closer: this.d.closer, launcher: this.launcher, assignee: this.d.config.assignee, clock: this.d.clock, log: this.d.log });
+    const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
     this.orphans = rec.orphans;
     const replayed = await replayOutbox(this.d.outbox, this.d.closer, (e) => e.state === "pending").catch((err: unknown) => {
       this.noteError(`outbox replay at start: ${describeError(err)}`);
@@ -108,33 +125,15 @@ export class Daemon extends EventEmitter {
         this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
         this.noteError(`agent pre-flight failed: ${p.detail}`);
         this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
-      }
+      } else this.seat.clearAuth();
     }
+    if (this.seat.paused()) {
+      this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
+      this.schedulePauseEnd();
+    }
+    this.reportQuarantined();
     this.started = true;
-    const c = this.d.config;
-    for (const board of this.d.boards) {
-      if (!this.d.once && c.discovery.watch) {
-        void superviseWatch({
-          board,
-          assignee: c.assignee,
-          signal: this.loopAc.signal,
-          clock: this.d.clock,
-          maxBackoffMs: c.discovery.watchRestartMaxSeconds * 1000,
-          onLine: (line) => {
-            const id = readyTaskFromLine(line);
-            if (id) void this.tryClaim(board, id).catch(() => this.wake(board, 0));
-            this.wake(board);
-          },
-          onRestart: () => this.wake(board, 0),
-          onError: (err, ms) => {
-            this.noteError(`watch ${board.slug}: ${err}`);
-            this.d.log.warn({ board: board.slug, err, restart_in_ms: ms }, "watch ended; restarting");
-          },
-        });
-      }
-      if (!this.d.once) void this.sweep(board);
-      this.wake(board, 0);
-    }
+    this.scheduler.start();
     if (!this.d.once) void this.statusLoop();
   }
 
@@ -142,14 +141,16 @@ export class Daemon extends EventEmitter {
   stop(): Promise<void> {
     this.stopPromise ??= (async () => {
       this.stopping = true;
+      this.scheduler.stop();
       this.loopAc.abort(new Error("stopping"));
-      for (const t of this.wakeTimers.values()) clearTimeout(t);
-      this.wakeTimers.clear();
       const graceAc = new AbortController();
       const allDone = Promise.allSettled([...this.launcher.promises]).then(() => graceAc.abort());
       const graceExpired = await sleepUnlessAborted(this.d.config.shutdown.graceSeconds * 1000, graceAc.signal);
       if (graceExpired) this.runsAc.abort(new Error("shutdown grace period over"));
       await allDone;
+      // Alerts of the last closes get a short chance; undelivered ones stay journaled for the next start.
+      await this.d.alerts.drain(5000);
+      await this.d.alerts.stop();
       this.writeStatus();
       this.settle.resolve();
     })();
@@ -162,15 +163,6 @@ export class Daemon extends EventEmitter {
     return this.stop();
   }
 
-  wake(board: Board, delayMs = this.d.config.discovery.debounceMs): void {
-    if (this.stopping || this.wakeTimers.has(board.slug)) return;
-    const t = setTimeout(() => {
-      this.wakeTimers.delete(board.slug);
-      void this.scan(board);
-    }, delayMs);
-    this.wakeTimers.set(board.slug, t);
-  }
-
   /** Healthy = started, not stopping, and every board answered a call recently. */
   healthy(): boolean {
     if (!this.started || this.stopping) return false;
@@ -181,16 +173,55 @@ export class Daemon extends EventEmitter {
   status(): StatusSnapshot {
     return buildSnapshot({
       now: this.d.clock.now(),
+      pid: process.pid,
       config: this.d.config,
       seat: this.seat,
       metrics: this.d.metrics,
       inflight: [...this.launcher.inflight.values()],
       outbox: this.d.outbox,
+      alertsBacklog: this.d.alerts.backlog,
       healthy: this.healthy(),
       stopping: this.stopping,
       orphans: this.orphans,
+      quarantined: this.quarantined,
       lastErrors: this.errors,
     });
+  }
+
+  /** Claims one task with the TTL it needs and starts its run. False when it was not ours to take. */
+  async tryClaim(board: Board, taskId: string): Promise<boolean> {
+    const key = RunLauncher.key(board.slug, taskId);
+    const c = this.d.config;
+    if (this.stopping || this.launcher.inflight.has(key) || c.concurrency - this.launcher.inflight.size <= 0 || this.seat.paused()) return false;
+    this.launcher.reserve(board.slug, taskId);
+    let contextText: string | null = null;
+    let claim: Awaited<ReturnType<Board["claim"]>>;
+    let ttl = c.claim.ttlSeconds;
+    try {
+      // The task's max runtime sizes the claim; 0.20.0 shows it only in `context`, read before the claim.
+      contextText = await board.context(taskId, this.loopAc.signal).catch((err: unknown) => {
+        if (err instanceof TaskNotFound) throw err;
+        return null;
+      });
+      ttl = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
+      claim = await board.claim(taskId, ttl, this.loopAc.signal);
+    } catch (err) {
+      this.launcher.release(board.slug, taskId);
+      if (err instanceof NotClaimable || err instanceof TaskNotFound) return false;
+      throw err;
+    }
+    this.lastOk.set(board.slug, this.d.clock.now());
+    const { lease, detail } = claim;
+    const timing = timingFor(c, ttl);
+    const traceId = randomUUID();
+    const deadline = lease.claimedAt + timing.runSeconds * 1000;
+    this.d.metrics?.claims.inc({ board: board.slug });
+    const pickup = detail ? pickupLatencySeconds(detail, lease.claimedAt) : null;
+    if (pickup !== null) this.d.metrics?.pickupLatency.observe({ board: board.slug }, pickup);
+    this.d.log.info({ board: board.slug, task_id: taskId, run_id: lease.runId, trace_id: traceId, ttl_s: ttl, pickup_s: pickup }, "claimed");
+    this.emit("claimed", { board: board.slug, taskId, runId: lease.runId, traceId, ttlSeconds: ttl });
+    this.launcher.launch({ board, lease, detail, contextText, agent: this.d.agent, traceId, timing, deadline });
+    return true;
   }
 
   private writeStatus(): void {
@@ -202,8 +233,18 @@ export class Daemon extends EventEmitter {
   }
 
   private async statusLoop(): Promise<void> {
-    do this.writeStatus();
-    while (await sleepUnlessAborted(5000, this.loopAc.signal));
+    do {
+      this.reportQuarantined();
+      this.writeStatus();
+    } while (await sleepUnlessAborted(5000, this.loopAc.signal));
+  }
+
+  private reportQuarantined(): void {
+    for (const q of takeQuarantined()) {
+      this.quarantined.push({ file: q.file, why: q.why, at: q.at });
+      this.noteError(`bad state file ${q.file}: ${q.why}${q.movedTo ? ` (moved to ${q.movedTo})` : ""}`);
+      this.d.log.error({ file: q.file, moved_to: q.movedTo, why: q.why }, "state file not trusted: quarantined");
+    }
   }
 
   private noteError(what: string): void {
@@ -211,97 +252,36 @@ export class Daemon extends EventEmitter {
     if (this.errors.length > 20) this.errors.shift();
   }
 
-  private async sweep(board: Board): Promise<void> {
-    while (await sleepUnlessAborted(this.d.config.discovery.sweepSeconds * 1000, this.loopAc.signal)) this.wake(board, 0);
-  }
-
-  private capacity(): number {
-    return this.d.config.concurrency - this.launcher.inflight.size;
-  }
-
-  private async scan(board: Board): Promise<void> {
-    if (this.scanning.has(board.slug)) {
-      this.rescan.add(board.slug);
-      return;
-    }
-    this.scanning.add(board.slug);
-    try {
-      if (this.stopping || this.capacity() <= 0 || this.seat.paused()) {
-        // Not looked at: unknown, so `once` cannot finish on this board's account yet.
-        this.emptyScan.set(board.slug, this.seat.paused() && this.launcher.inflight.size === 0);
-        return;
-      }
-      const tasks = await board.listReady({ assignee: this.d.config.assignee });
-      this.lastOk.set(board.slug, this.d.clock.now());
-      let claimed = 0;
-      for (const t of tasks) {
-        if (this.stopping || this.capacity() <= 0 || this.seat.paused()) break;
-        if (await this.tryClaim(board, t.id)) claimed += 1;
-      }
-      this.failures.set(board.slug, 0);
-      this.emptyScan.set(board.slug, claimed === 0);
-    } catch (err) {
-      const n = (this.failures.get(board.slug) ?? 0) + 1;
-      this.failures.set(board.slug, n);
-      const delay = backoffDelay(n, { baseMs: 1000, maxMs: 60_000 });
-      this.noteError(`scan ${board.slug}: ${describeError(err)}`);
-      this.d.log.warn({ board: board.slug, err: describeError(err), retry_in_ms: delay }, "scan failed; backing off");
-      this.emptyScan.set(board.slug, false);
-      if (err instanceof BoardNotFound || err instanceof UsageError) {
-        // A missing board or a rejected call will not fix itself: stop with the reason.
-        this.d.log.fatal({ board: board.slug, err: describeError(err) }, "board unusable: stopping");
-        this.settle.reject(err);
-        void this.stop();
-      } else if (this.d.once && n >= 5) this.settle.reject(new Error(`board ${board.slug} kept failing: ${describeError(err)}`, { cause: err }));
-      else this.wake(board, delay);
-    } finally {
-      this.scanning.delete(board.slug);
-      if (this.rescan.delete(board.slug)) this.wake(board, 0);
-      this.checkIdle();
-    }
-  }
-
-  /** Claims one task and starts its run. False when it was not ours to take (lost race, gone). */
-  async tryClaim(board: Board, taskId: string): Promise<boolean> {
-    const key = RunLauncher.key(board.slug, taskId);
-    if (this.stopping || this.launcher.inflight.has(key) || this.capacity() <= 0 || this.seat.paused()) return false;
-    const c = this.d.config;
-    this.launcher.reserve(board.slug, taskId);
-    let claim: Awaited<ReturnType<Board["claim"]>>;
-    try {
-      claim = await board.claim(taskId, c.claim.ttlSeconds);
-    } catch (err) {
-      this.launcher.release(board.slug, taskId);
-      if (err instanceof NotClaimable || err instanceof TaskNotFound) return false;
-      throw err;
-    }
-    this.lastOk.set(board.slug, this.d.clock.now());
-    const { lease, detail } = claim;
-    const traceId = randomUUID();
-    const deadline = lease.claimedAt + (c.claim.ttlSeconds - c.claim.safetySeconds) * 1000;
-    this.d.metrics?.claims.inc({ board: board.slug });
-    const pickup = detail ? pickupLatencySeconds(detail, lease.claimedAt) : null;
-    if (pickup !== null) this.d.metrics?.pickupLatency.observe({ board: board.slug }, pickup);
-    this.d.log.info({ board: board.slug, task_id: taskId, run_id: lease.runId, trace_id: traceId, pickup_s: pickup }, "claimed");
-    this.emit("claimed", { board: board.slug, taskId, runId: lease.runId, traceId });
-    this.launcher.launch({ board, lease, detail, agent: this.d.agent, traceId, deadline });
-    return true;
-  }
-
   private finished(board: Board, r: RunReport): void {
     const level = r.close === "applied" || r.close === "already_applied" ? "info" : "warn";
-    this.d.log[level]({ board: board.slug, task_id: r.taskId, run_id: r.runId, trace_id: r.traceId, decision: r.decision, close: r.close, cause: r.cause, duration_ms: r.durationMs }, "run finished");
+    this.d.log[level](
+      {
+        board: board.slug,
+        task_id: r.taskId,
+        run_id: r.runId,
+        trace_id: r.traceId,
+        decision: r.decision,
+        close: r.close,
+        cause: r.cause,
+        cut: r.cut,
+        resumed: r.resumed,
+        duration_ms: r.durationMs,
+      },
+      "run finished",
+    );
     if (r.close === "failed" || r.close === "dead") this.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
     if (r.limit) {
       this.seat.pauseUntil(r.limit.resetsAt, `usage limit (${r.limit.kind})`);
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
+      this.emit("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
       this.schedulePauseEnd();
     }
     if (r.authFailed) {
       this.seat.pauseForAuth();
       this.d.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication");
+      this.emit("seat:paused", { until: null, reason: this.seat.reason });
     }
-    this.emit("run:closed", r);
+    this.emit("run:closed", { ...r, board: board.slug });
   }
 
   /** Wakes the boards when a usage-limit pause ends. */
@@ -312,17 +292,25 @@ export class Daemon extends EventEmitter {
       if (!elapsed) return;
       this.d.log.info({}, "seat pause over: claiming again");
       this.emit("seat:resumed");
-      for (const b of this.d.boards) this.wake(b, 0);
+      this.scheduler.resume();
     });
   }
 
   private checkIdle(): void {
-    if (!this.d.once || this.launcher.inflight.size > 0 || this.scanning.size > 0 || this.wakeTimers.size > 0) return;
-    if (this.d.boards.every((b) => this.emptyScan.get(b.slug) === true)) {
+    if (!this.d.once || this.launcher.inflight.size > 0 || this.scheduler.busy) return;
+    if (this.d.boards.every((b) => this.scheduler.idleBoards.has(b.slug))) {
       this.stopping = true;
+      this.scheduler.stop();
       this.loopAc.abort();
-      this.writeStatus();
-      this.settle.resolve();
+      void (async () => {
+        await this.d.alerts.drain(5000);
+        await this.d.alerts.stop();
+        this.writeStatus();
+        this.settle.resolve();
+      })();
     }
   }
 }
+
+export const STATE_FILES = { status: "status.json", runs: "runs", active: "active", sessions: "sessions" } as const;
+export const stateDirOf = (c: { stateDir: string }, what: keyof typeof STATE_FILES) => join(c.stateDir, STATE_FILES[what]);

@@ -1,17 +1,24 @@
-// RunLauncher: starts TaskRuns, keeps the in-flight table, the active-run journal and the metrics.
+// RunLauncher: starts TaskRuns with the seat's shared services, keeps the in-flight table, the
+// active-run journal (restart recovery) and the run metrics. A run that fails outside its protocol is
+// still reported (and its slot freed).
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, Lease, TaskDetail } from "../board/index.js";
+import type { Board, Lease, TaskDetail } from "../board/port.js";
 import type { Config } from "../config/schema.js";
+import type { Timing } from "../config/timing.js";
+import type { SessionJournal } from "../continuity/journal.js";
 import { describeError } from "../errors/index.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
+import type { Closer } from "../outbox/closer.js";
 import { processStartTime } from "../process/liveness.js";
 import type { Redactor } from "../result/redact.js";
-import type { Closer } from "../run/closer.js";
+import type { UploadSpec } from "../run/deliverables.js";
+import type { RunFactories } from "../run/factories.js";
 import { type RunPhase, type RunReport, TaskRun } from "../run/task-run.js";
 import type { Clock } from "../time/clock.js";
+import type { WorkspaceProvider } from "../workspace/port.js";
 import type { ActiveRuns } from "./active-runs.js";
 
 export interface InFlight {
@@ -27,27 +34,51 @@ export interface InFlight {
   adopted: boolean;
 }
 
-export interface LauncherDeps {
+/** What every run of the seat shares. */
+export interface RunServices {
   config: Config;
   closer: Closer;
   clock: Clock;
   log: Logger;
-  promptTemplate: string;
+  prompts: { task: string; resume: string };
   active: ActiveRuns;
-  shutdown: AbortSignal;
-  metrics: Metrics | undefined;
-  emit: (event: string, payload: unknown) => void;
-  onClosed: (board: Board, report: RunReport) => void;
-  /** Environment for verification commands (the agent's allow-list). */
+  journal: SessionJournal;
+  workspaces: WorkspaceProvider;
   gateEnv: Record<string, string>;
   redactor: Redactor;
+  make: RunFactories;
+  upload?: UploadSpec | undefined;
+  metrics?: Metrics | undefined;
+}
+
+export interface LaunchInput {
+  board: Board;
+  lease: Lease;
+  detail: TaskDetail | null;
+  contextText: string | null;
+  agent: AgentAdapter;
+  traceId: string;
+  timing: Timing;
+  deadline: number;
+  /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
+  adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
+}
+
+export interface LauncherHooks {
+  onHeartbeat(taskId: string, runId: number | null): void;
+  onClosed(board: Board, report: RunReport): void;
+  onSlotFree(): void;
 }
 
 export class RunLauncher {
   readonly inflight = new Map<string, InFlight>();
   readonly promises = new Set<Promise<void>>();
 
-  constructor(private readonly d: LauncherDeps) {}
+  constructor(
+    private readonly s: RunServices,
+    private readonly shutdown: AbortSignal,
+    private readonly hooks: LauncherHooks,
+  ) {}
 
   static key(board: string, taskId: string): string {
     return `${board}/${taskId}`;
@@ -55,7 +86,18 @@ export class RunLauncher {
 
   /** Reserves a slot before the claim call so concurrent claims cannot exceed the seat limit. */
   reserve(board: string, taskId: string): InFlight {
-    const slot: InFlight = { board, taskId, runId: null, traceId: "", run: null, startedAt: this.d.clock.now(), deadline: 0, lastHeartbeat: null, phase: "claiming", adopted: false };
+    const slot: InFlight = {
+      board,
+      taskId,
+      runId: null,
+      traceId: "",
+      run: null,
+      startedAt: this.s.clock.now(),
+      deadline: 0,
+      lastHeartbeat: null,
+      phase: "claiming",
+      adopted: false,
+    };
     this.inflight.set(RunLauncher.key(board, taskId), slot);
     return slot;
   }
@@ -64,71 +106,72 @@ export class RunLauncher {
     this.inflight.delete(RunLauncher.key(board, taskId));
   }
 
-  launch(o: {
-    board: Board;
-    lease: Lease;
-    detail: TaskDetail | null;
-    agent: AgentAdapter;
-    traceId: string;
-    deadline: number;
-    adoptedRunDir?: string;
-    toolsEndpoint?: { path: string; token: string } | undefined;
-  }): void {
+  launch(o: LaunchInput): void {
     const { board, lease, traceId } = o;
-    const c = this.d.config;
+    const c = this.s.config;
     const key = RunLauncher.key(board.slug, lease.taskId);
     const slot = this.inflight.get(key) ?? this.reserve(board.slug, lease.taskId);
-    Object.assign(slot, { runId: lease.runId, traceId, deadline: o.deadline, adopted: o.adoptedRunDir !== undefined });
+    Object.assign(slot, { runId: lease.runId, traceId, deadline: o.deadline, adopted: o.adopted !== undefined });
     const ids = { board: board.slug, task_id: lease.taskId, run_id: lease.runId, trace_id: traceId };
     const run = new TaskRun({
       board,
       lease,
       detail: o.detail,
+      contextText: o.contextText,
       agent: o.agent,
-      closer: this.d.closer,
-      clock: this.d.clock,
+      closer: this.s.closer,
+      clock: this.s.clock,
       seat: c.assignee,
-      traceId,
-      heartbeatMs: c.heartbeat.intervalSeconds * 1000,
-      deadline: o.deadline,
-      runsDir: join(c.stateDir, "runs"),
-      promptTemplate: this.d.promptTemplate,
-      shutdown: this.d.shutdown,
-      gate: { config: c.gate, env: this.d.gateEnv },
       author: c.author,
-      redactor: this.d.redactor,
-      onPhase: (phase) => {
-        slot.phase = phase;
-        this.d.log.debug({ ...ids, phase }, "phase");
-      },
-      onHeartbeat: () => {
-        slot.lastHeartbeat = this.d.clock.now();
-        this.d.emit("heartbeat", { taskId: lease.taskId, runId: lease.runId });
-      },
-      onHeartbeatFailure: () => this.d.metrics?.heartbeatFailures.inc({ board: board.slug }),
-      ...(o.toolsEndpoint ? { toolsEndpoint: o.toolsEndpoint } : {}),
-      onStarted: ({ pid, resultFile, runDir, tools }) => {
-        if (o.adoptedRunDir === undefined) {
-          this.d.active.write({
-            board: board.slug,
-            task: lease.taskId,
-            runId: lease.runId,
-            traceId,
-            pid,
-            pidStart: processStartTime(pid),
-            pgid: pid,
-            workspace: lease.workspace,
-            deadline: o.deadline,
-            claimedAt: lease.claimedAt,
-            ttlSeconds: lease.ttlSeconds,
-            resultFile,
-            runDir,
-            agent: o.agent.name,
-            tools,
-          });
-        }
-        // Logged after the journal write: from here on a crash of the bridge is recoverable.
-        this.d.log.info({ ...ids, pid, adopted: o.adoptedRunDir !== undefined }, "agent started");
+      traceId,
+      timing: o.timing,
+      deadline: o.deadline,
+      killGraceMs: c.agent.killGraceSeconds * 1000,
+      runsDir: join(c.stateDir, "runs"),
+      prompts: this.s.prompts,
+      shutdown: this.shutdown,
+      continuity: { journal: this.s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
+      workspaces: this.s.workspaces,
+      gate: { config: c.gate, env: this.s.gateEnv },
+      upload: this.s.upload,
+      redactor: this.s.redactor,
+      make: this.s.make,
+      ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
+      hooks: {
+        onPhase: (phase) => {
+          slot.phase = phase;
+          this.s.log.debug({ ...ids, phase }, "phase");
+        },
+        onHeartbeat: () => {
+          slot.lastHeartbeat = this.s.clock.now();
+          this.hooks.onHeartbeat(lease.taskId, lease.runId);
+        },
+        onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
+        onLog: (level, msg, data) => this.s.log[level]({ ...ids, ...(data ?? {}) }, msg),
+        onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
+          if (o.adopted === undefined) {
+            this.s.active.write({
+              board: board.slug,
+              task: lease.taskId,
+              runId: lease.runId,
+              traceId,
+              pid,
+              pidStart: processStartTime(pid),
+              pgid: pid,
+              workspace: lease.workspace,
+              localWorkspace: workspace,
+              deadline: o.deadline,
+              claimedAt: lease.claimedAt,
+              ttlSeconds: lease.ttlSeconds,
+              resultFile,
+              runDir,
+              agent: o.agent.name,
+              tools,
+            });
+          }
+          // Logged after the journal write: from here on a crash of the bridge is recoverable.
+          this.s.log.info({ ...ids, agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
+        },
       },
     });
     slot.run = run;
@@ -136,21 +179,34 @@ export class RunLauncher {
       .run()
       .then((report) => {
         this.record(board, report);
-        this.d.onClosed(board, report);
+        this.hooks.onClosed(board, report);
       })
-      .catch((err: unknown) => this.d.log.fatal({ ...ids, err: describeError(err) }, "run failed outside the protocol"))
+      .catch((err: unknown) => {
+        this.s.log.fatal({ ...ids, err: describeError(err) }, "run failed outside the protocol");
+        this.hooks.onClosed(board, {
+          taskId: lease.taskId,
+          agent: o.agent.name,
+          runId: lease.runId,
+          traceId,
+          decision: "block",
+          close: "not_attempted",
+          resumed: false,
+          usage: null,
+          durationMs: this.s.clock.now() - slot.startedAt,
+        });
+      })
       .finally(async () => {
-        this.d.active.remove(board.slug, lease.taskId);
-        if (o.adoptedRunDir) await rm(o.adoptedRunDir, { recursive: true, force: true }).catch(() => undefined);
+        this.s.active.remove(board.slug, lease.taskId);
+        if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
         this.inflight.delete(key);
         this.promises.delete(p);
-        this.d.emit("slot:free", board);
+        this.hooks.onSlotFree();
       });
     this.promises.add(p);
   }
 
   private record(board: Board, r: RunReport): void {
-    const m = this.d.metrics;
+    const m = this.s.metrics;
     if (!m) return;
     const b = board.slug;
     m.runDuration.observe({ board: b, decision: r.decision }, r.durationMs / 1000);
@@ -158,5 +214,7 @@ export class RunLauncher {
     else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board: b, result: r.close });
     else if (r.decision === "complete") m.completes.inc({ board: b });
     else if (r.decision === "block") m.blocks.inc({ board: b, cause: r.cause ?? "unknown" });
+    if (r.resumed) m.resumes.inc({ board: b });
+    m.usage(this.s.config.assignee, r.agent, r.usage);
   }
 }

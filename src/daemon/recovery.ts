@@ -1,16 +1,23 @@
-// Restart recovery: every run the journal says was in flight is adopted (agent alive, deadline
-// ahead) or blocked fenced on its recorded run id (agent gone, or past its deadline → killed).
-// Running tasks of this seat with no journal entry are only reported.
-import { readFile, rm } from "node:fs/promises";
+// Restart recovery: every run the journal says was in flight is adopted (agent alive, deadline ahead)
+// or blocked, fenced on its recorded run id (agent gone, or past its deadline → stopped). The session
+// journal records the cut ("crash"), so the next claim resumes the agent's session. Only what the
+// bridge wrote is read or removed (active-runs.ts checks every path). Running tasks of this seat
+// with no journal entry are only reported.
+import { rm } from "node:fs/promises";
 import { AdoptedAgent } from "../agents/adopted.js";
-import type { Board, Lease } from "../board/index.js";
+import type { AgentAdapter } from "../agents/port.js";
+import type { Board, Lease } from "../board/port.js";
+import type { Config } from "../config/schema.js";
+import { timingFor } from "../config/timing.js";
+import type { SessionJournal } from "../continuity/journal.js";
 import { describeError } from "../errors/index.js";
 import type { Logger } from "../log/logger.js";
+import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
-import { killGroup } from "../process/runner.js";
+import { terminateGroup } from "../process/terminate.js";
 import { renderBlock } from "../result/template.js";
-import type { Closer } from "../run/closer.js";
-import { type Clock, sleepUnlessAborted } from "../time/clock.js";
+import { readSmallFile } from "../state/read.js";
+import type { Clock } from "../time/clock.js";
 import type { ActiveRun, ActiveRuns } from "./active-runs.js";
 import type { RunLauncher } from "./launcher.js";
 
@@ -19,7 +26,9 @@ export interface RecoveryDeps {
   boards: Map<string, Board>;
   closer: Closer;
   launcher: RunLauncher;
-  assignee: string;
+  journal: SessionJournal;
+  config: Config;
+  agent: AgentAdapter;
   clock: Clock;
   log: Logger;
 }
@@ -31,13 +40,23 @@ export interface RecoveryReport {
 }
 
 function leaseOf(r: ActiveRun): Lease {
-  return { board: r.board, taskId: r.task, runId: r.runId, lock: null, workspace: r.workspace, claimedAt: r.claimedAt, expiresAt: r.claimedAt + r.ttlSeconds * 1000, ttlSeconds: r.ttlSeconds };
+  return {
+    board: r.board,
+    taskId: r.task,
+    runId: r.runId,
+    lock: null,
+    workspace: r.workspace,
+    claimedAt: r.claimedAt,
+    expiresAt: r.claimedAt + r.ttlSeconds * 1000,
+    ttlSeconds: r.ttlSeconds,
+  };
 }
 
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   const report: RecoveryReport = { adopted: [], blocked: [], orphans: [] };
   const known = new Set<string>();
-  for (const r of d.active.list()) {
+  const c = d.config;
+  for (const r of await d.active.list()) {
     known.add(`${r.board}/${r.task}`);
     const board = d.boards.get(r.board);
     if (!board) {
@@ -45,7 +64,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       continue;
     }
     const alive = sameProcessAlive(r.pid, r.pidStart);
-    const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId, pid: r.pid };
+    const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId, agent_pid: r.pid };
     if (alive && d.clock.now() < r.deadline) {
       d.log.warn(ids, "adopting a run that survived a bridge restart");
       d.launcher.reserve(r.board, r.task);
@@ -53,32 +72,58 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
         board,
         lease: leaseOf(r),
         detail: null,
-        agent: new AdoptedAgent({ pid: r.pid, startTime: r.pidStart, resultFile: r.resultFile, runDir: r.runDir, name: r.agent, usesTools: Boolean(r.tools) }),
-        toolsEndpoint: r.tools ?? undefined,
+        contextText: "",
+        agent: new AdoptedAgent(
+          {
+            pid: r.pid,
+            startTime: r.pidStart,
+            resultFile: r.resultFile,
+            runDir: r.runDir,
+            name: r.agent,
+            usesTools: Boolean(r.tools),
+            politeSignal: r.agent === "command" ? "SIGTERM" : "SIGINT",
+          },
+          { killGraceMs: c.agent.killGraceSeconds * 1000, stallMs: c.agent.stallSeconds * 1000 },
+        ),
         traceId: r.traceId,
+        timing: timingFor(c, r.ttlSeconds),
         deadline: r.deadline,
-        adoptedRunDir: r.runDir,
+        adopted: { runDir: r.runDir, workspace: r.localWorkspace, tools: r.tools ?? null },
       });
       report.adopted.push(r.task);
       continue;
     }
-    if (alive) {
-      killGroup(r.pgid, "SIGTERM");
-      await sleepUnlessAborted(2000);
-      if (sameProcessAlive(r.pid, r.pidStart)) killGroup(r.pgid, "SIGKILL");
-    }
-    const known_ = await readFile(r.resultFile, "utf8").then((t) => ` Its outcome file said: ${t.slice(0, 600)}`, () => " It left no outcome file.");
+    if (alive) await terminateGroup(r.pgid, { graceMs: c.agent.killGraceSeconds * 1000, gone: () => !sameProcessAlive(r.pid, r.pidStart) });
+    const outcome = await readSmallFile(r.resultFile, 64 * 1024);
+    const left = "text" in outcome && outcome.text !== null ? ` Its outcome file said: ${outcome.text.slice(0, 600)}` : " It left no outcome file.";
+    const rec = await d.journal.get(r.board, r.task);
+    const session = rec?.session ? ` The agent's session ${rec.session} is kept: unblock to continue; the next run of this seat resumes it.` : "";
     const reason = renderBlock({
       cause: "environment",
-      what_happened: `bridge restarted mid-run: run ${r.runId ?? "?"} (trace ${r.traceId}, agent ${r.agent}, pid ${r.pid}) ${alive ? "was still running past its deadline and was stopped" : "had lost its agent process"} when the bridge for seat ${d.assignee} came back.${known_}`,
-      options: ["unblock to retry", "check the workspace and complete by hand if the work is done"],
-      recommendation: "Look at the workspace; if the work is incomplete, unblock to retry.",
-      next_action: `Inspect ${r.workspace}, then unblock or complete this task.`,
+      what_happened: `bridge restarted mid-run: run ${r.runId ?? "?"} (trace ${r.traceId}, agent ${r.agent}, pid ${r.pid}) ${alive ? "was still running past its deadline and was stopped" : "had lost its agent process"} when the bridge for seat ${c.assignee} came back.${left}${session}`,
+      options: ["unblock to continue where it stopped", "check the workspace and complete by hand if the work is done"],
+      recommendation: "Unblock to continue: the workspace keeps the agent's changes.",
+      next_action: `Inspect ${r.localWorkspace}, then unblock or complete this task.`,
     });
     try {
       const res = await d.closer.close(leaseOf(r), { type: "block", reason, kind: "capability" }, r.traceId);
       d.log.warn({ ...ids, close: res.result }, "blocked a run interrupted by a bridge restart");
       report.blocked.push(r.task);
+      if (rec)
+        d.journal.put({
+          ...rec,
+          runs: rec.runs + 1,
+          lastRun: {
+            runId: r.runId,
+            traceId: r.traceId,
+            cut: "crash",
+            at: new Date(d.clock.now()).toISOString(),
+            note: null,
+            changedFiles: [],
+            commentsSeen: rec.lastRun?.commentsSeen ?? 0,
+            summary: null,
+          },
+        });
     } catch (err) {
       d.log.error({ ...ids, err: describeError(err) }, "could not journal the restart block");
     }
@@ -87,7 +132,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   }
   for (const board of d.boards.values()) {
     try {
-      for (const t of await board.listRunning({ assignee: d.assignee })) {
+      for (const t of await board.listRunning({ assignee: c.assignee })) {
         if (known.has(`${board.slug}/${t.id}`)) continue;
         report.orphans.push({ board: board.slug, taskId: t.id });
         d.log.warn({ board: board.slug, task_id: t.id }, "task running for this seat with no journal entry: reported, not touched");

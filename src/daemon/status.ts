@@ -9,6 +9,8 @@ import type { SeatState } from "./seat.js";
 
 export interface StatusSnapshot {
   at: string;
+  /** The daemon's process id (status tells a stale file from a running daemon with it). */
+  pid: number;
   seat: { assignee: string; paused: boolean; pausedUntil: string | null; reason: string | null };
   boards: string[];
   healthy: boolean;
@@ -25,8 +27,9 @@ export interface StatusSnapshot {
     adopted: boolean;
     lastNote: string | null;
   }[];
-  outbox: { backlog: number; path: string };
+  outbox: { backlog: number; path: string; alertsQueued: number };
   orphans: { board: string; taskId: string }[];
+  quarantined: { file: string; why: string; at: string }[];
   lastErrors: { at: string; what: string }[];
 }
 
@@ -42,6 +45,9 @@ export function iso(ms: number | null): string | null {
 
 export interface SnapshotInput {
   now: number;
+  pid: number;
+  alertsBacklog: number;
+  quarantined: { file: string; why: string; at: string }[];
   config: Config;
   seat: SeatState;
   metrics: Metrics | undefined;
@@ -62,7 +68,13 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.outboxBacklog.set(backlog);
   return {
     at: new Date(i.now).toISOString(),
-    seat: { assignee: i.config.assignee, paused, pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null, reason: paused ? i.seat.reason : null },
+    pid: i.pid,
+    seat: {
+      assignee: i.config.assignee,
+      paused,
+      pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
+      reason: paused ? i.seat.reason : null,
+    },
     boards: i.config.boards,
     healthy: i.healthy,
     stopping: i.stopping,
@@ -78,8 +90,9 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       adopted: r.adopted,
       lastNote: r.run?.lastNote ?? null,
     })),
-    outbox: { backlog, path: i.outbox.path },
+    outbox: { backlog, path: i.outbox.path, alertsQueued: i.alertsBacklog },
     orphans: i.orphans,
+    quarantined: [...i.quarantined],
     lastErrors: [...i.lastErrors],
   };
 }

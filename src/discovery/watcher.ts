@@ -1,5 +1,5 @@
-// Supervised `watch`: the wake-up source. Any line wakes the loop; when the child dies it is
-// restarted with backoff and the caller reconciles with `list --json` (hazard 18).
+// Supervised `watch`: the wake-up source. Its lines go to the scheduler; when the child dies it is
+// restarted with backoff and the caller reconciles with `list --json` (watch never replays history).
 import type { Board, WatchLine } from "../board/port.js";
 import { describeError } from "../errors/index.js";
 import { type Clock, backoffDelay, sleepUnlessAborted } from "../time/clock.js";
@@ -44,13 +44,4 @@ export async function superviseWatch(o: WatchSupervisorOptions): Promise<void> {
     failures += 1;
     if (!(await sleepUnlessAborted(backoffDelay(failures, { baseMs: 500, maxMs: o.maxBackoffMs }), o.signal))) return;
   }
-}
-
-/** Watch lines whose event makes a task of ours claimable now (the fast path). */
-export function readyTaskFromLine(line: WatchLine): string | null {
-  const e = line.event;
-  if (!e) return null;
-  if (e.kind === "promoted" || e.kind === "unblocked" || e.kind === "reclaimed") return e.taskId;
-  if (e.kind === "created" && /'status': 'ready'/.test(e.payloadText ?? "")) return e.taskId;
-  return null;
 }

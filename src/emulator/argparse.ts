@@ -46,7 +46,8 @@ export function usage(spec: ParserSpec): string {
 
 export function help(spec: ParserSpec): string {
   const lines = [usage(spec), "", "options:", "  -h, --help            show this help message and exit"];
-  for (const o of spec.options) lines.push(`  ${o.flag}${o.kind === "flag" ? "" : ` ${o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase())}`}`);
+  for (const o of spec.options)
+    lines.push(`  ${o.flag}${o.kind === "flag" ? "" : ` ${o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase())}`}`);
   return `${lines.join("\n")}\n`;
 }
 

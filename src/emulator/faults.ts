@@ -19,11 +19,15 @@ export interface Fault {
 export function parseFaults(spec: string | undefined): Fault[] {
   if (!spec) return [];
   const out: Fault[] = [];
-  for (const part of spec.split(/[,;]/).map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(/[,;]/)
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [verb = "", modeRaw = "", countRaw] = part.split(":");
     const [modeName = "", probRaw] = modeRaw.split("@");
     const [mode, argRaw] = modeName.split("=");
-    if (!["transient", "hang", "exit0err", "crash-after", "die-after"].includes(mode ?? "")) throw new Error(`HERMES_EMULATOR_FAULTS: unknown mode in '${part}'`);
+    if (!["transient", "hang", "exit0err", "crash-after", "die-after"].includes(mode ?? ""))
+      throw new Error(`HERMES_EMULATOR_FAULTS: unknown mode in '${part}'`);
     out.push({
       verb,
       mode: mode as Fault["mode"],

@@ -2,27 +2,77 @@
 // argv grammar, texts and exit codes. A test double and the demo's board, never a product path.
 import { mkdirSync } from "node:fs";
 import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
-import { EmuExit } from "./io.js";
+import { HELP, usageBlock } from "./help-text.js";
+import { EmuExit, legacyExitCodes } from "./io.js";
 import { parseFaults, pickFault } from "./faults.js";
 import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
 import { boardsCommand } from "./verbs/boards.js";
-import { block, blockSpec, complete, reclaim, unblock } from "./verbs/close.js";
+import { attach, attachments } from "./verbs/attach.js";
+import { block, blockSpec, reclaim, unblock } from "./verbs/close.js";
+import { complete } from "./verbs/complete.js";
+import { context } from "./verbs/context.js";
 import { dispatch } from "./verbs/dispatch.js";
-import { claim, comment, context, heartbeat } from "./verbs/lease.js";
-import { archive, create, listVerb, show } from "./verbs/tasks.js";
+import { claim, comment, heartbeat } from "./verbs/lease.js";
+import { show } from "./verbs/show.js";
+import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
 import { watchVerb } from "./verbs/watch.js";
 
-export const TOP_USAGE = `usage: hermes [-h] [--version] [-z PROMPT] [--usage-file PATH] [-m MODEL]
-              [--provider PROVIDER] [--reasoning LEVEL] [-t TOOLSETS]
-              [--resume SESSION] [--no-restore-cwd]
-              {chat,model,gateway,kanban,profile,version,...}
-              ...
-`;
+export const TOP_USAGE = `${usageBlock("top")}\n`;
 
-const VERB_NAMES = ["init", "boards", "create", "list", "ls", "show", "claim", "comment", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "watch", "heartbeat", "context"];
-const KANBAN_USAGE = `usage: hermes kanban [-h] [--board <slug>]\n                     {${VERB_NAMES.join(",")}}\n                     ...\n`;
-const MUTATING = new Set(["create", "claim", "comment", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
+/** The verbs of Hermes 0.20.0's `kanban` parser (the emulator implements the ones a bridge and its tests use). */
+const VERB_NAMES = [
+  "init",
+  "boards",
+  "create",
+  "swarm",
+  "list",
+  "ls",
+  "show",
+  "assign",
+  "set-model",
+  "reclaim",
+  "reassign",
+  "diagnostics",
+  "diag",
+  "link",
+  "unlink",
+  "claim",
+  "comment",
+  "attach",
+  "attachments",
+  "attach-rm",
+  "complete",
+  "edit",
+  "block",
+  "schedule",
+  "unblock",
+  "request-review",
+  "reopen-review",
+  "unguard",
+  "promote",
+  "archive",
+  "tail",
+  "dispatch",
+  "daemon",
+  "watch",
+  "stats",
+  "notify-subscribe",
+  "notify-list",
+  "notify-unsubscribe",
+  "log",
+  "runs",
+  "heartbeat",
+  "assignees",
+  "context",
+  "specify",
+  "decompose",
+  "gc",
+  "repair",
+];
+export const VERSION_TEXT = "Hermes Agent v0.20.0 (2026.8.3)\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n";
+const KANBAN_USAGE = `${usageBlock("kanban")}\n`;
+const MUTATING = new Set(["create", "claim", "comment", "attach", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
 
 export interface MainResult {
   code: number;
@@ -40,6 +90,8 @@ function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, 
     claim,
     heartbeat,
     comment,
+    attach,
+    attachments,
     complete,
     block: { ...block, spec: blockSpec(env) },
     unblock,
@@ -54,6 +106,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let stdout = "";
   let stderr = "";
   try {
+    if (argv[0] === "--version" || argv[0] === "version") return { code: 0, stdout: VERSION_TEXT, stderr: "" };
     if (argv[0] !== "kanban") throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: the emulator only implements \`hermes kanban\`\n`);
     const rest = argv.slice(1);
     let boardArg: string | null = null;
@@ -62,12 +115,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       const t = rest[i] ?? "";
       if (t === "--board") boardArg = rest[++i] ?? null;
       else if (t.startsWith("--board=")) boardArg = t.slice("--board=".length);
-      else if (t === "-h" || t === "--help") return { code: 0, stdout: KANBAN_USAGE, stderr: "" };
+      else if (t === "-h" || t === "--help") return { code: 0, stdout: HELP.kanban ?? KANBAN_USAGE, stderr: "" };
       else break;
     }
     const verbName = rest[i];
     const args = rest.slice(i + 1);
-    if (verbName === undefined) return { code: 0, stdout: `${KANBAN_USAGE}\nDurable SQLite-backed task board shared across Hermes profiles (emulator).\n`, stderr: "" };
+    if (verbName === undefined) return { code: 0, stdout: HELP.kanban ?? KANBAN_USAGE, stderr: "" };
     if (verbName === "boards") {
       const r = boardsCommand(env, args);
       return { code: r.code, stdout: r.out, stderr: r.err };
@@ -76,14 +129,25 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     const root = kanbanRoot(env);
     mkdirSync(root, { recursive: true });
     const faults = parseFaults(env.HERMES_EMULATOR_FAULTS);
-    const fault = pickFault(root, faults.filter((f) => f.mode !== "die-after"), verbName);
+    const fault = pickFault(
+      root,
+      faults.filter((f) => f.mode !== "die-after"),
+      verbName,
+    );
     const dieAfter = faults.find((f) => f.mode === "die-after" && f.verb === verbName)?.arg ?? null;
     const table = verbs(env, dieAfter);
     const verb = table[verbName];
+    if (!verb && VERB_NAMES.includes(verbName))
+      throw new EmuExit(2, "", `hermes kanban: error: the emulator does not implement '${verbName}' (a real Hermes 0.20.0 verb)\n`);
     if (!verb)
-      throw new EmuExit(2, "", `${KANBAN_USAGE}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${VERB_NAMES.map((v) => `'${v}'`).join(", ")})\n`);
+      throw new EmuExit(
+        2,
+        "",
+        `${KANBAN_USAGE}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${VERB_NAMES.map((v) => `'${v}'`).join(", ")})\n`,
+      );
     const parsed = parseVerbArgs(verb.spec, args);
-    if (parsed.help) return { code: 0, stdout: help(verb.spec), stderr: "" };
+    // The recorded help is 0.20.0's; the v0.14 compat switch has other options (no block --kind).
+    if (parsed.help) return { code: 0, stdout: (legacyExitCodes(env) ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
@@ -96,11 +160,18 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     const db = openDb(loc, env);
     try {
       await verb.run(
-        { env, loc, db, now: nowSeconds(root), out: (t) => {
-          stdout += t;
-        }, err: (t) => {
-          stderr += t;
-        } },
+        {
+          env,
+          loc,
+          db,
+          now: nowSeconds(root),
+          out: (t) => {
+            stdout += t;
+          },
+          err: (t) => {
+            stderr += t;
+          },
+        },
         parsed.values,
       );
     } finally {
@@ -119,7 +190,8 @@ function parseVerbArgs(spec: ParserSpec, args: string[]) {
   try {
     return parseArgs(spec, args);
   } catch (err) {
-    if (err instanceof ArgError) throw new EmuExit(2, "", `${usage(spec)}\n${spec.prog}: error: ${err.message}\n`);
+    if (err instanceof ArgError)
+      throw new EmuExit(2, "", `${usageBlock(spec.prog.replace(/^hermes kanban /, "")) ?? usage(spec)}\n${spec.prog}: error: ${err.message}\n`);
     throw err;
   }
 }

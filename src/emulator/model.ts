@@ -1,4 +1,5 @@
 // Row ↔ JSON shapes and the shared state transitions of the emulator (events, runs, promotion).
+import { shownPath } from "./remote.js";
 import type { Db } from "./store.js";
 
 export interface TaskRow {
@@ -25,6 +26,7 @@ export interface TaskRow {
   session_id: string | null;
   workflow_template_id: string | null;
   current_step_key: string | null;
+  max_runtime_seconds: number | null;
   claim_lock: string | null;
   claim_expires: number | null;
   current_run_id: number | null;
@@ -51,7 +53,8 @@ export interface RunRow {
   claim_lock: string | null;
 }
 
-export function taskJson(t: TaskRow): Record<string, unknown> {
+/** The task object of `list/show/create --json` (0.20.0 keys; no max runtime, no lease fields). */
+export function taskJson(t: TaskRow, env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
   return {
     id: t.id,
     title: t.title,
@@ -61,7 +64,7 @@ export function taskJson(t: TaskRow): Record<string, unknown> {
     priority: t.priority ?? 0,
     tenant: t.tenant,
     workspace_kind: t.workspace_kind,
-    workspace_path: t.workspace_path,
+    workspace_path: t.workspace_path === null ? null : shownPath(env, t.workspace_path),
     branch_name: t.branch_name,
     project_id: t.project_id,
     created_by: t.created_by,
@@ -131,11 +134,17 @@ export function endRun(
   return runId;
 }
 
+/** _synthesize_ended_run: a zero-duration, already closed run (a close of a task with no open run). */
+export function synthesizeRun(ctx: { db: Db; now: number }, t: TaskRow, outcome: string, summary: string | null, metadata: string | null = null): number {
+  const r = ctx.db
+    .prepare("INSERT INTO task_runs (task_id, profile, step_key, status, outcome, summary, metadata, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+    .run(t.id, t.assignee, t.current_step_key, outcome, outcome, summary, metadata, ctx.now, ctx.now);
+  return Number(r.lastInsertRowid);
+}
+
 export function parentsOpen(db: Db, id: string): boolean {
   const row = db
-    .prepare(
-      "SELECT COUNT(*) AS n FROM task_links l JOIN tasks p ON p.id = l.parent_id WHERE l.child_id = ? AND p.status NOT IN ('done', 'archived')",
-    )
+    .prepare("SELECT COUNT(*) AS n FROM task_links l JOIN tasks p ON p.id = l.parent_id WHERE l.child_id = ? AND p.status NOT IN ('done', 'archived')")
     .get(id) as { n: number };
   return row.n > 0;
 }

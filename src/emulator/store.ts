@@ -61,8 +61,7 @@ export function kanbanRoot(env: NodeJS.ProcessEnv): string {
 const SLUG_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 export function boardLoc(root: string, slug: string): BoardLoc {
-  if (slug === "default")
-    return { slug, root, dir: join(root, "kanban"), dbPath: join(root, "kanban.db"), workspaces: join(root, "kanban", "workspaces") };
+  if (slug === "default") return { slug, root, dir: join(root, "kanban"), dbPath: join(root, "kanban.db"), workspaces: join(root, "kanban", "workspaces") };
   const dir = join(root, "kanban", "boards", slug);
   return { slug, root, dir, dbPath: join(dir, "kanban.db"), workspaces: join(dir, "workspaces") };
 }
@@ -81,9 +80,12 @@ export function resolveBoard(env: NodeJS.ProcessEnv, boardArg: string | null): B
   if (boardArg) {
     const slug = boardArg.toLowerCase();
     if (!SLUG_RE.test(slug))
-      throw new EmuExit(2, "", `kanban: invalid board slug '${boardArg}': must be 1-64 chars, lowercase alphanumerics / hyphens / underscores, not starting with '-' or '_'\n`);
-    if (!boardExists(root, slug))
-      throw new EmuExit(1, "", `kanban: board '${slug}' does not exist. Create it with \`hermes kanban boards create ${slug}\`.\n`);
+      throw new EmuExit(
+        2,
+        "",
+        `kanban: invalid board slug '${boardArg}': must be 1-64 chars, lowercase alphanumerics / hyphens / underscores, not starting with '-' or '_'\n`,
+      );
+    if (!boardExists(root, slug)) throw new EmuExit(1, "", `kanban: board '${slug}' does not exist. Create it with \`hermes kanban boards create ${slug}\`.\n`);
     return boardLoc(root, slug);
   }
   const envBoard = env.HERMES_KANBAN_BOARD?.toLowerCase();

@@ -16,11 +16,7 @@ export class PermanentError extends BridgeError {}
 export class ConfigError extends PermanentError {
   readonly issues: readonly { path: string; message: string }[];
   constructor(issues: readonly { path: string; message: string }[], options?: { cause?: unknown }) {
-    super(
-      "config_invalid",
-      `invalid configuration:\n${issues.map((i) => `  - ${i.path || "(root)"}: ${i.message}`).join("\n")}`,
-      options,
-    );
+    super("config_invalid", `invalid configuration:\n${issues.map((i) => `  - ${i.path || "(root)"}: ${i.message}`).join("\n")}`, options);
     this.issues = issues;
   }
 }

@@ -4,9 +4,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { runProcess } from "../process/runner.js";
 
-export type Snapshot =
-  | { kind: "git"; head: string | null; dirty: string[] }
-  | { kind: "files"; files: Map<string, string> };
+export type Snapshot = { kind: "git"; head: string | null; dirty: string[] } | { kind: "files"; files: Map<string, string> };
 
 async function git(ws: string, args: string[], env: Record<string, string>): Promise<{ ok: boolean; out: string }> {
   const r = await runProcess({ argv: ["git", "-C", ws, ...args], env, timeoutMs: 60_000 });

@@ -1,32 +1,27 @@
 // The success gate (seed 000: "the agent said done" is not success): the bridge's own checks turn a
 // complete into a block when verification fails, nothing changed under requireChanges, or fewer
 // items than gate.minItems were reported. Pure.
-import type { Decision } from "../run/decide.js";
+import type { Config } from "../config/schema.js";
+import type { Decision, GateExtras } from "../result/decision.js";
 import type { VerificationResult } from "./verification.js";
 
-export interface GateConfig {
-  commands: string[];
-  timeoutSeconds: number;
-  outputTailChars: number;
-  requireChanges: boolean;
-  allowDirty: boolean;
-  minItems: number;
-}
+export type GateConfig = Config["gate"];
 
 export interface GateFacts {
   verification: VerificationResult[];
+  /** Body commands that were not run (body verification off, or not allowed). */
+  skipped?: string[];
   changedFiles: string[] | null;
   diffStat: string | null;
 }
 
-export type GatedDecision = Decision & { extras?: { verification?: VerificationResult[]; changed_files?: string[]; diff_stat?: string } };
-
-export function applyGate(d: Decision, facts: GateFacts, cfg: GateConfig): GatedDecision {
+export function applyGate(d: Decision, facts: GateFacts, cfg: GateConfig): Decision {
   if (d.type !== "complete") return d;
-  const extras: NonNullable<GatedDecision["extras"]> = {};
+  const extras: GateExtras = {};
   if (facts.verification.length) extras.verification = facts.verification;
   if (facts.changedFiles) extras.changed_files = facts.changedFiles;
   if (facts.diffStat) extras.diff_stat = facts.diffStat;
+  if (facts.skipped?.length) extras.verification_skipped = facts.skipped;
   const failed = facts.verification.find((v) => v.exit_code !== 0);
   if (failed)
     return testFailure(
@@ -52,12 +47,12 @@ export function applyGate(d: Decision, facts: GateFacts, cfg: GateConfig): Gated
   return { ...d, extras };
 }
 
-function testFailure(what: string, options: string[], recommendation: string, next: string): GatedDecision {
+function testFailure(what: string, options: string[], recommendation: string, next: string): Decision {
   return { type: "block", limit: false, template: { cause: "test failure", what_happened: what, options, recommendation, next_action: next } };
 }
 
 /** The workspace was dirty before the agent started: refused, left as it is. */
-export function dirtyBlock(ws: string, dirty: string[]): GatedDecision {
+export function dirtyBlock(ws: string, dirty: string[]): Decision {
   return {
     type: "block",
     limit: false,

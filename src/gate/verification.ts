@@ -1,6 +1,7 @@
-// Verification commands: from a `## Verification` section of the task body (first fenced code block,
-// one command per line) and/or config. Run by the bridge itself in the workspace, in a shell,
-// with a timeout and a capped output tail.
+// Verification commands: from config, and — only when the operator turns body verification on and
+// allow-lists them — from a `## Verification` section of the task body (first fenced code block, one
+// command per line). Run by the bridge itself in the workspace, in a shell, with a timeout and a
+// capped output tail.
 import { runProcess } from "../process/runner.js";
 
 export interface VerificationResult {
@@ -31,6 +32,27 @@ export function verificationFromBody(body: string | null): string[] {
   return out;
 }
 
+/** Which commands run: the configured ones, and body commands only when allowed (task text is untrusted). */
+export function verificationPlan(
+  cfg: { commands: readonly string[]; bodyVerification: boolean; allowedCommands: readonly string[] },
+  body: string | null,
+): { run: string[]; skipped: string[] } {
+  const fromBody = verificationFromBody(body);
+  if (!cfg.bodyVerification) return { run: [...cfg.commands], skipped: fromBody };
+  const allowed = (cmd: string) =>
+    cfg.allowedCommands.some((a) => {
+      if (a.length > 2 && a.startsWith("/") && a.endsWith("/")) {
+        try {
+          return new RegExp(`^(?:${a.slice(1, -1)})$`).test(cmd);
+        } catch {
+          return false;
+        }
+      }
+      return cmd === a || cmd.startsWith(`${a} `);
+    });
+  return { run: [...cfg.commands, ...fromBody.filter(allowed)], skipped: fromBody.filter((c) => !allowed(c)) };
+}
+
 export async function runVerification(
   commands: readonly string[],
   o: { cwd: string; env: Record<string, string>; timeoutMs: number; tailChars: number; signal: AbortSignal },
@@ -38,7 +60,15 @@ export async function runVerification(
   const results: VerificationResult[] = [];
   for (const command of commands) {
     if (o.signal.aborted) break;
-    const r = await runProcess({ argv: ["/bin/sh", "-c", command], cwd: o.cwd, env: o.env, timeoutMs: o.timeoutMs, signal: o.signal, captureLimit: o.tailChars * 4, killGraceMs: 2000 });
+    const r = await runProcess({
+      argv: ["/bin/sh", "-c", command],
+      cwd: o.cwd,
+      env: o.env,
+      timeoutMs: o.timeoutMs,
+      signal: o.signal,
+      captureLimit: o.tailChars * 4,
+      killGraceMs: 2000,
+    });
     const output = `${r.stdout}${r.stderr ? `\n${r.stderr}` : ""}`.trim();
     const res: VerificationResult = {
       command,

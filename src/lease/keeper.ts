@@ -1,11 +1,12 @@
 // LeaseKeeper: heartbeats every interval with the latest progress note, then checks ownership.
 // A fenced failure, a non-running status or another open run = lease lost → onLost (abort the run).
-// Failures it cannot resolve after a short re-check → onUnresolved. Sees the board through 2 verbs.
-import type { Board, Lease } from "../board/port.js";
-import { LeaseLost } from "../board/errors.js";
-import { judge } from "../board/lease-resolver.js";
+// Failures it cannot resolve after a short re-check → onUnresolved. Sees the board through 2 verbs,
+// owns its AbortController, and stops (idempotently) with every wait interrupted.
+import type { Board } from "../board/port.js";
+import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import { sleep, sleepUnlessAborted } from "../time/clock.js";
+import { sleepUnlessAborted } from "../time/clock.js";
+import { type Lease, judge } from "./lease.js";
 
 export interface LeaseKeeperDeps {
   board: Pick<Board, "heartbeat" | "show">;
@@ -21,7 +22,13 @@ export interface LeaseKeeperDeps {
   onFailure?: (err: unknown) => void;
 }
 
-export class LeaseKeeper {
+/** What a TaskRun needs of a keeper (tests inject their own). */
+export interface Keeper {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export class LeaseKeeper implements Keeper {
   private readonly ac = new AbortController();
   private loop: Promise<void> | undefined;
   private lastNote: string | undefined;
@@ -41,8 +48,7 @@ export class LeaseKeeper {
   private async run(): Promise<void> {
     const signal = this.ac.signal;
     while (await sleepUnlessAborted(this.d.intervalMs, signal)) {
-      const outcome = await this.beatWithRecheck(signal);
-      if (outcome === "stop") return;
+      if ((await this.beatWithRecheck(signal)) === "stop") return;
     }
   }
 
@@ -52,7 +58,7 @@ export class LeaseKeeper {
     for (let i = 0; i < attempts; i += 1) {
       if (signal.aborted) return "stop";
       try {
-        await this.beat();
+        await this.beat(signal);
         return "ok";
       } catch (err) {
         if (signal.aborted) return "stop";
@@ -62,25 +68,21 @@ export class LeaseKeeper {
         }
         lastErr = err;
         this.d.onFailure?.(err);
-        try {
-          await sleep(this.d.recheckDelayMs ?? 1000, signal);
-        } catch {
-          return "stop";
-        }
+        if (!(await sleepUnlessAborted(this.d.recheckDelayMs ?? 1000, signal))) return "stop";
       }
     }
     this.d.onUnresolved(new Error(`heartbeat could not be confirmed: ${describeError(lastErr)}`, { cause: lastErr }));
     return "stop";
   }
 
-  private async beat(): Promise<void> {
+  private async beat(signal: AbortSignal): Promise<void> {
     const note = this.d.note();
     // Hermes stores every note as an event: skip repeating an unchanged one.
-    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined);
+    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined, signal);
     this.lastNote = note;
     this.d.onHeartbeat?.();
-    // Exit 0 is not proof (hazard 5): read the task and compare the open run.
-    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId), null);
+    // Exit 0 is not proof (it succeeds after the claim expired): read the task and compare the open run.
+    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId, signal), null);
     if (state instanceof LeaseLost) throw state;
   }
 }

@@ -1,5 +1,6 @@
 // Prometheus metrics (prom-client, own registry): what an operator needs to see a seat's health.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Usage } from "../agents/port.js";
 
 export class Metrics {
   readonly registry = new Registry();
@@ -7,8 +8,18 @@ export class Metrics {
   readonly completes = new Counter({ name: "hkb_completes_total", help: "Tasks completed", labelNames: ["board"], registers: [this.registry] });
   readonly blocks = new Counter({ name: "hkb_blocks_total", help: "Tasks blocked, by cause", labelNames: ["board", "cause"], registers: [this.registry] });
   readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
-  readonly heartbeatFailures = new Counter({ name: "hkb_heartbeat_failures_total", help: "Heartbeats that failed (before re-check)", labelNames: ["board"], registers: [this.registry] });
-  readonly closeFailures = new Counter({ name: "hkb_close_failures_total", help: "Closes that did not land (failed or dead letter)", labelNames: ["board", "result"], registers: [this.registry] });
+  readonly heartbeatFailures = new Counter({
+    name: "hkb_heartbeat_failures_total",
+    help: "Heartbeats that failed (before re-check)",
+    labelNames: ["board"],
+    registers: [this.registry],
+  });
+  readonly closeFailures = new Counter({
+    name: "hkb_close_failures_total",
+    help: "Closes that did not land (failed or dead letter)",
+    labelNames: ["board", "result"],
+    registers: [this.registry],
+  });
   readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
   readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
   readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
@@ -34,6 +45,40 @@ export class Metrics {
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 120],
     registers: [this.registry],
   });
+
+  readonly resumes = new Counter({
+    name: "hkb_resumed_runs_total",
+    help: "Runs that continued a cut run's agent session",
+    labelNames: ["board"],
+    registers: [this.registry],
+  });
+  readonly tokens = new Counter({
+    name: "hkb_agent_tokens_total",
+    help: "Agent tokens reported by runs, by kind (input, output, cache_read, cache_write)",
+    labelNames: ["seat", "agent", "kind"],
+    registers: [this.registry],
+  });
+  readonly costUsd = new Counter({
+    name: "hkb_agent_cost_usd_total",
+    help: "Agent cost in USD reported by runs",
+    labelNames: ["seat", "agent"],
+    registers: [this.registry],
+  });
+
+  usage(seat: string, agent: string, u: Usage | null): void {
+    if (!u) return;
+    const t = u.tokens;
+    if (t) {
+      for (const [kind, n] of [
+        ["input", t.input],
+        ["output", t.output],
+        ["cache_read", t.cacheRead],
+        ["cache_write", t.cacheWrite],
+      ] as const)
+        if (n !== undefined && n > 0) this.tokens.inc({ seat, agent, kind }, n);
+    }
+    if (u.costUsd !== undefined && u.costUsd > 0) this.costUsd.inc({ seat, agent }, u.costUsd);
+  }
 
   cliCall(verb: string, exitCode: number | null, durationMs: number): void {
     this.cliCalls.inc({ verb, exit_code: exitCode === null ? "none" : String(exitCode) });

@@ -1,44 +1,57 @@
 // The outbox: every intended close is journaled (fsync) before its CLI call and marked after, so a
 // crash, a lost lease or a dead webhook never loses a result. States:
-//   pending → done | lease_lost | failed (alert delivered) | dead (alert not delivered)
+//   pending → done | lease_lost | failed (close did not land; alert queued or delivered) | dead (alert not delivered)
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { CloseBlockKind } from "../board/port.js";
+import { z } from "zod";
 import { Journal } from "./journal.js";
 
-export type CloseIntent =
-  | { type: "complete"; summary: string; metadata: Record<string, unknown> }
-  | { type: "block"; reason: string; kind?: CloseBlockKind };
+const CloseIntentSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("complete"), summary: z.string(), metadata: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal("block"), reason: z.string(), kind: z.enum(["needs_input", "capability", "transient"]).optional() }),
+]);
+export type CloseIntent = z.output<typeof CloseIntentSchema>;
 
-export type OutboxState = "pending" | "done" | "lease_lost" | "failed" | "dead";
+const STATES = ["pending", "done", "lease_lost", "failed", "dead"] as const;
+export type OutboxState = (typeof STATES)[number];
 
-export interface OutboxEntry {
-  id: string;
-  at: string;
-  board: string;
-  taskId: string;
-  runId: number | null;
-  traceId: string;
-  seat: string;
-  workspace: string;
-  intent: CloseIntent;
-  state: OutboxState;
-  alerted: boolean;
-  error: string | null;
-  updatedAt: string;
-}
+const EntrySchema = z.object({
+  id: z.string(),
+  at: z.string(),
+  board: z.string(),
+  taskId: z.string(),
+  runId: z.number().int().nullable(),
+  traceId: z.string(),
+  seat: z.string(),
+  workspace: z.string(),
+  intent: CloseIntentSchema,
+  state: z.enum(STATES),
+  alerted: z.boolean(),
+  error: z.string().nullable(),
+  updatedAt: z.string(),
+});
+export type OutboxEntry = z.output<typeof EntrySchema>;
 
-type Record_ =
-  | { op: "intent"; entry: OutboxEntry }
-  | { op: "state"; id: string; state: OutboxState; alerted?: boolean; error?: string | null; at: string };
+const RecordSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.literal("intent"), entry: EntrySchema }),
+  z.object({
+    op: z.literal("state"),
+    id: z.string(),
+    state: z.enum(STATES),
+    alerted: z.boolean().optional(),
+    error: z.string().nullable().optional(),
+    at: z.string(),
+  }),
+]);
+type OutboxRecord = z.output<typeof RecordSchema>;
 
 export class Outbox {
-  private readonly journal: Journal<Record_>;
+  private readonly journal: Journal<OutboxRecord>;
   constructor(
     readonly dir: string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.journal = new Journal(join(dir, "outbox.jsonl"));
+    this.journal = new Journal(join(dir, "outbox.jsonl"), RecordSchema);
   }
 
   get path(): string {
@@ -70,6 +83,10 @@ export class Outbox {
       }
     }
     return [...byId.values()];
+  }
+
+  get(id: string): OutboxEntry | undefined {
+    return this.entries().find((e) => e.id === id);
   }
 
   /** Entries that still need someone: not applied, or applied nowhere and not yet alerted. */

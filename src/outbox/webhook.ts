@@ -1,12 +1,16 @@
-// Alerts: POST JSON to the operator's webhook (undici), HMAC-SHA256 signed when a secret is set,
-// retried with backoff. A failure here is what turns an outbox entry into a dead letter.
+// Alerts: POST JSON to the operator's webhook (undici), HMAC-SHA256 signed when a secret is set
+// (header X-Hermes-Bridge-Signature: sha256=<hex HMAC-SHA256 of the raw body>), retried with backoff.
+// Sent from the background sender (alerts.ts): a failure here turns an outbox entry into a dead letter.
 import { createHmac } from "node:crypto";
 import pRetry from "p-retry";
 import { request } from "undici";
 import { BridgeError } from "../errors/index.js";
+import { redactUrl } from "../result/redact.js";
 
 export interface AlertPayload {
   event: "close_failed" | "lease_lost" | "test";
+  /** The outbox entry the alert is about (none for a test alert). */
+  entry_id?: string;
   board: string;
   task_id: string;
   run_id: number | null;
@@ -23,7 +27,7 @@ export class WebhookError extends BridgeError {
 }
 
 export interface Alerter {
-  send(payload: AlertPayload): Promise<void>;
+  send(payload: AlertPayload, signal?: AbortSignal): Promise<void>;
 }
 
 export function signature(body: string, secret: string): string {
@@ -31,11 +35,9 @@ export function signature(body: string, secret: string): string {
 }
 
 export class WebhookAlerter implements Alerter {
-  constructor(
-    private readonly o: { url: string | undefined; secret?: string | undefined; timeoutMs: number; retries: number; minDelayMs?: number },
-  ) {}
+  constructor(private readonly o: { url: string | undefined; secret?: string | undefined; timeoutMs: number; retries: number; minDelayMs?: number }) {}
 
-  async send(payload: AlertPayload): Promise<void> {
+  async send(payload: AlertPayload, signal?: AbortSignal): Promise<void> {
     const url = this.o.url;
     if (!url) throw new WebhookError("no webhook configured (webhook.url): the alert could not be sent");
     const body = JSON.stringify(payload);
@@ -51,7 +53,7 @@ export class WebhookAlerter implements Alerter {
             headers,
             headersTimeout: this.o.timeoutMs,
             bodyTimeout: this.o.timeoutMs,
-            signal: AbortSignal.timeout(this.o.timeoutMs),
+            signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.o.timeoutMs)]) : AbortSignal.timeout(this.o.timeoutMs),
           });
         } catch (err) {
           throw new WebhookError(`webhook POST ${redactUrl(url)} failed: ${(err as Error).message}`, { cause: err });
@@ -59,19 +61,7 @@ export class WebhookAlerter implements Alerter {
         await res.body.dump();
         if (res.statusCode < 200 || res.statusCode >= 300) throw new WebhookError(`webhook POST ${redactUrl(url)} answered HTTP ${res.statusCode}`);
       },
-      { retries: this.o.retries, minTimeout: this.o.minDelayMs ?? 500, factor: 2, randomize: true },
+      { retries: this.o.retries, minTimeout: this.o.minDelayMs ?? 500, factor: 2, randomize: true, signal },
     );
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    u.search = "";
-    return u.toString();
-  } catch {
-    return "(unparsable URL)";
   }
 }

@@ -1,20 +1,26 @@
-// ProcessRunner over execa: own process group, SIGTERM → grace → SIGKILL of the whole group,
-// capped capture, line callbacks, and a result that says why the process ended.
+// ProcessRunner over execa: own process group, the SIGTERM → SIGKILL ladder for the whole group,
+// capped capture, line callbacks, a polite stop (SIGINT) before the ladder, leftovers of the group
+// reaped after an exit, and a result that says why the process ended.
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
+import { groupMembers, killGroup, terminateGroup } from "./terminate.js";
 
 export type TerminationReason = "exited" | "timeout" | "aborted" | "spawn_failed";
 
 export interface RunOptions {
   argv: readonly string[];
-  cwd?: string;
+  cwd?: string | undefined;
   env: Record<string, string>;
   /** Text written to stdin, then closed. Without it stdin is /dev/null. */
-  input?: string;
-  timeoutMs?: number;
-  signal?: AbortSignal;
+  input?: string | undefined;
+  timeoutMs?: number | undefined;
+  /** Hard stop: the ladder (SIGTERM, grace, SIGKILL) for the whole group. */
+  signal?: AbortSignal | undefined;
+  /** Polite stop: one `politeSignal` (default SIGINT) to the group; the hard stop may follow. */
+  polite?: AbortSignal | undefined;
+  politeSignal?: NodeJS.Signals;
   /** Max chars kept per stream (the tail is kept). */
   captureLimit?: number;
   killGraceMs?: number;
@@ -23,11 +29,13 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void;
   /** Kill the child when the bridge process exits (true for CLI calls, false for adoptable agents). */
   cleanup?: boolean;
+  /** After the child exits, stop what is left of its process group (background children). */
+  reapGroup?: boolean;
   /**
    * Send stdout/stderr to these files instead of pipes (followed by a tailer, kept under maxBytes):
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
    */
-  outputFiles?: { stdout: string; stderr: string; maxBytes: number };
+  outputFiles?: { stdout: string; stderr: string; maxBytes: number } | undefined;
 }
 
 export interface RunResult {
@@ -42,23 +50,13 @@ export interface RunResult {
   reason: TerminationReason;
   /** The abort reason when reason = "aborted". */
   abortReason?: unknown;
-  spawnError?: Error;
+  spawnError?: Error & { code?: string };
+  /** Processes of the group still alive after the exit and stopped by the runner. */
+  reaped: number;
   durationMs: number;
 }
 
-export function killGroup(pid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(-pid, signal);
-    return true;
-  } catch {
-    try {
-      process.kill(pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
+export { killGroup };
 
 export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const started = performance.now();
@@ -69,6 +67,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const err = new TailBuffer(limit);
   let reason: TerminationReason = "exited";
   let abortReason: unknown;
+  let exited = false;
 
   const outFds: [number, number] | null = opts.outputFiles
     ? [openSync(opts.outputFiles.stdout, "a", 0o600), openSync(opts.outputFiles.stderr, "a", 0o600)]
@@ -119,23 +118,33 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     child.stdin.end(opts.input);
   }
 
-  let killTimer: NodeJS.Timeout | undefined;
+  const graceMs = opts.killGraceMs ?? 2000;
+  let ladder: Promise<unknown> | undefined;
   const terminate = (why: TerminationReason, detail?: unknown) => {
-    if (reason !== "exited" || pid === undefined) return;
+    if (reason !== "exited" || pid === undefined || exited) return;
     reason = why;
     abortReason = detail;
-    killGroup(pid, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), opts.killGraceMs ?? 2000);
-    killTimer.unref();
+    ladder = terminateGroup(pid, { graceMs, gone: () => exited && groupMembers(pid).length === 0 });
   };
-  const timeoutTimer =
-    opts.timeoutMs !== undefined ? setTimeout(() => terminate("timeout"), opts.timeoutMs) : undefined;
+  const timeoutTimer = opts.timeoutMs !== undefined ? setTimeout(() => terminate("timeout"), opts.timeoutMs) : undefined;
   const onAbort = () => terminate("aborted", opts.signal?.reason);
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const onPolite = () => {
+    if (pid !== undefined && !exited) killGroup(pid, opts.politeSignal ?? "SIGINT");
+  };
+  if (opts.polite?.aborted) onPolite();
+  else opts.polite?.addEventListener("abort", onPolite, { once: true });
 
   try {
     const res = await child;
+    exited = true;
+    let reaped = 0;
+    if (pid !== undefined && (opts.reapGroup || ladder)) {
+      reaped = groupMembers(pid).length;
+      if (reaped > 0) await terminateGroup(pid, { graceMs });
+    }
+    await ladder;
     for (const t of tailers) t.stop();
     outLines?.end();
     errLines?.end();
@@ -151,14 +160,21 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
       stdoutTruncated: out.truncated,
       stdoutTotal: out.total,
       reason,
+      reaped,
       durationMs: Math.round(performance.now() - started),
     };
     if ((reason as TerminationReason) === "aborted") result.abortReason = abortReason;
-    if (spawnFailed) result.spawnError = new Error(res.shortMessage ?? res.message, { cause: res.cause });
+    if (spawnFailed) {
+      const cause = res.cause as (Error & { code?: string }) | undefined;
+      const e: Error & { code?: string } = new Error(res.shortMessage ?? res.message, { cause });
+      if (cause?.code) e.code = cause.code;
+      result.spawnError = e;
+    }
     return result;
   } finally {
+    exited = true;
     if (timeoutTimer) clearTimeout(timeoutTimer);
-    if (killTimer && reason === "exited") clearTimeout(killTimer);
     opts.signal?.removeEventListener("abort", onAbort);
+    opts.polite?.removeEventListener("abort", onPolite);
   }
 }

@@ -14,7 +14,18 @@ export const AgentResultSchema = z.object({
     .transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === "number" && Number.isFinite(v))) as Record<string, number>),
   note: z.string().max(2000).default(""),
   artifacts: z
-    .array(z.object({ type: z.string(), label: z.string(), url: z.string().optional(), path: z.string().optional() }))
+    .array(
+      z.object({
+        type: z.string(),
+        label: z.string(),
+        url: z.string().optional(),
+        path: z.string().optional(),
+        /** Set by the bridge: the git commit of a pushed branch. */
+        commit: z.string().optional(),
+        /** Set by the bridge: where a deliverable file was preserved on the board. */
+        attachment: z.object({ id: z.number().int(), filename: z.string(), size: z.number().int() }).optional(),
+      }),
+    )
     .default([]),
   error: z.object({ code: z.string(), message: z.string() }).nullable().default(null),
 });
@@ -31,7 +42,11 @@ export interface BridgeInfo {
   duration_ms: number;
   turns?: number;
   cost_usd?: number;
-  tokens?: { input: number; output: number };
+  tokens?: { input: number; output: number; cache_read?: number; cache_write?: number };
+  /** The agent's resumable session and whether this run continued it. */
+  session?: { id: string; resumed: boolean };
+  /** The workspace mode and where it ran (board, mapped, checkout). */
+  workspace?: { mode: string; path: string };
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

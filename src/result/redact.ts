@@ -1,5 +1,6 @@
-// Every outgoing text passes here: API keys, bearer tokens, PEM private keys, password-style pairs,
-// URLs with credentials, and the literal values of env vars the config marks secret.
+// Every outgoing text passes here: API keys, bearer tokens, PEM private keys, password-style pairs
+// and phrases, URLs with credentials, the literal values of env vars the config marks secret, and
+// (by default) the values of secret-looking variables of the bridge's own environment.
 
 export const REDACTED = "[REDACTED]";
 
@@ -17,11 +18,22 @@ const PATTERNS: [RegExp, string | ((...m: string[]) => string)][] = [
     /("(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?token|client[_-]?secret|private[_-]?key)"\s*:\s*)"[^"]*"/gi,
     (_m, p1 = "") => `${p1}"${REDACTED}"`,
   ],
+  // key=value / key: value (not PWD=, the working directory).
   [
-    /\b((?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|access[_-]?token|client[_-]?secret|auth)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"']+)/gi,
+    /\b((?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|access[_-]?token|client[_-]?secret|auth)\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&"']+)/gi,
     (_m, p1 = "") => `${p1}${REDACTED}`,
   ],
+  // Prose: "my password is hunter2", "the token was abc123".
+  [/\b((?:password|passwd|passphrase|secret|api key|token)\s+(?:is|was|=)\s+)(["']?)([^\s"',;]{3,})\2/gi, (_m, p1 = "") => `${p1}${REDACTED}`],
 ];
+
+/** Names of variables whose values are secrets by their name (the values of the bridge's environment). */
+const SECRET_NAME = /(?:^|_)(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|CREDENTIALS?|PRIVATE)(?:_|$)|^AWS_|PASSWORD|APIKEY/i;
+const NOT_SECRET = /_(?:REGION|PROFILE|PATH|DIR|FILE|HOST|PORT|URL|ENDPOINT|ID)$|^AWS_(?:REGION|DEFAULT_REGION|PROFILE|CONFIG_FILE|SHARED_CREDENTIALS_FILE)$/i;
+
+export function secretLookingNames(env: NodeJS.ProcessEnv): string[] {
+  return Object.keys(env).filter((k) => SECRET_NAME.test(k) && !NOT_SECRET.test(k));
+}
 
 export class Redactor {
   private readonly literals: string[];
@@ -31,8 +43,15 @@ export class Redactor {
     this.literals = [...new Set(literals.filter((l) => l.length >= 6))].sort((a, b) => b.length - a.length);
   }
 
-  static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv): Redactor {
-    return new Redactor(names.map((n) => env[n]).filter((v): v is string => typeof v === "string"));
+  /** The values of `names`, and with `fromEnvironment` of every secret-looking variable (≥ 8 chars). */
+  static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv, fromEnvironment = true): Redactor {
+    const named = names.map((n) => env[n]);
+    const looking = fromEnvironment
+      ? secretLookingNames(env)
+          .map((n) => env[n])
+          .filter((v) => v !== undefined && v.length >= 8)
+      : [];
+    return new Redactor([...named, ...looking].filter((v): v is string => typeof v === "string"));
   }
 
   redact(text: string): string {
@@ -52,5 +71,20 @@ export class Redactor {
       return out as T;
     }
     return value;
+  }
+}
+
+/** A URL without its user info and query (credentials live there). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.protocol === "file:") return url;
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    // scp-like git remotes (git@host:path) carry no password
+    return /^[\w.-]+@[\w.-]+:/.test(url) || url.startsWith("/") ? url : "(unparsable URL)";
   }
 }

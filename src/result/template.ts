@@ -5,7 +5,11 @@ import type { CloseBlockKind } from "../board/port.js";
 export const CAUSES = ["human decision needed", "test failure", "environment", "auth missing", "spec undecided"] as const;
 export type Cause = (typeof CAUSES)[number];
 
-const field = (name: string) => z.string({ error: `${name} is required` }).trim().min(1, `${name} must not be empty`);
+const field = (name: string) =>
+  z
+    .string({ error: `${name} is required` })
+    .trim()
+    .min(1, `${name} must not be empty`);
 
 export const BlockTemplateSchema = z.object({
   cause: z.enum(CAUSES, { error: `cause must be one of: ${CAUSES.join(" | ")}` }),
@@ -51,7 +55,5 @@ export function validateBlock(input: unknown): { ok: true; template: BlockTempla
 
 /** True when a rendered reason carries all five labelled lines, each non-empty. */
 export function hasAllFields(reason: string): boolean {
-  return ["cause", "what happened", "options", "recommendation", "next action needed"].every((label) =>
-    new RegExp(`^${label}: \\S`, "m").test(reason),
-  );
+  return ["cause", "what happened", "options", "recommendation", "next action needed"].every((label) => new RegExp(`^${label}: \\S`, "m").test(reason));
 }

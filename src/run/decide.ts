@@ -1,8 +1,12 @@
 // Decide (pure): from what the agent did and how the run ended → Complete or a templated Block.
-// Exit code 0 is not success; "the agent said done" is not success (seed 000).
+// Exit code 0 is not success; "the agent said done" is not success (seed 000). The gate then looks
+// at a complete once (gate/gate.ts); a stop that happened meanwhile wins (stopDecision).
 import type { AgentEvent, OutcomeRequest } from "../agents/port.js";
-import { type AgentResult, AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
-import { type BlockTemplate, type Cause, validateBlock } from "../result/template.js";
+import { AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
+import { type Decision, blockDecision as block } from "../result/decision.js";
+import { validateBlock } from "../result/template.js";
+
+export type { Decision } from "../result/decision.js";
 
 export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | null;
 
@@ -16,12 +20,9 @@ export interface RunFacts {
   failure?: Extract<AgentEvent, { type: "failed" }>;
   deadlineAt: string;
   seat: string;
+  /** Comments on the task when the agent started (later ones are new for the next run). */
+  commentsSeen?: number;
 }
-
-export type Decision =
-  | { type: "complete"; summary: string; result: AgentResult }
-  | { type: "block"; template: BlockTemplate; limit: boolean }
-  | { type: "lost" };
 
 function tail(s: string, n = 1200): string {
   const t = s.trim();
@@ -41,10 +42,6 @@ function outputText(f: RunFacts["finished"]): string {
   if (f.stderrTail.trim()) parts.push(`stderr tail: ${tail(f.stderrTail, 800)}`);
   if (f.stdoutTail.trim()) parts.push(`stdout tail: ${tail(f.stdoutTail, 600)}`);
   return parts.length ? ` ${parts.join(" | ")}` : "";
-}
-
-function block(cause: Cause, what: string, options: string[], recommendation: string, next: string, limit = false): Decision {
-  return { type: "block", template: { cause, what_happened: what, options, recommendation, next_action: next }, limit };
 }
 
 export function decide(f: RunFacts): Decision {
@@ -73,6 +70,18 @@ export function decide(f: RunFacts): Decision {
       ["unblock to retry", "adjust the agent's limits or environment, then unblock"],
       "Read the failure above; fix its cause before retrying.",
       "Fix the cause named above, then unblock this task.",
+    );
+  if (f.finished?.reason === "stalled")
+    return block(
+      "environment",
+      `The agent went silent and was stopped as stalled (no output for agent.stallSeconds). ${exitText(f.finished)}.${outputText(f.finished)}`,
+      [
+        "unblock to continue (the next run resumes the session)",
+        "raise agent.stallSeconds if the agent's tools are silent for long",
+        "check the agent's environment",
+      ],
+      "Unblock to continue; if it stalls again, look at what the agent was doing (last progress note) first.",
+      "Check why the agent stalled, then unblock this task.",
     );
   if (f.stop === "deadline")
     return block(

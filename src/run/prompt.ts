@@ -1,4 +1,4 @@
-// The task prompt and the context file handed to the agent.
+// The prompts (task prompt, continuation prompt) and the context file handed to the agent.
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import type { TaskDetail } from "../board/port.js";
@@ -16,9 +16,10 @@ export function loadTemplate(file?: string): string {
   return readFileSync(file ?? bundledFile("prompts", "command.md"), "utf8");
 }
 
-export function renderPrompt(template: string, p: PromptInput): string {
+/** The variables every template may use ({{task_id}}, {{body}}, {{prior_attempts}}, …). */
+export function promptVars(p: PromptInput): Record<string, string> {
   const t = p.detail.task;
-  const vars: Record<string, string> = {
+  return {
     task_id: t.id,
     title: t.title,
     body: t.body ?? "(no body)",
@@ -33,10 +34,23 @@ export function renderPrompt(template: string, p: PromptInput): string {
         .map((r) => `- run ${r.id}: ${r.outcome ?? r.status}${r.summary ? ` — ${r.summary}` : ""}`)
         .join("\n") || "(none)",
   };
+}
+
+export function render(template: string, vars: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (m, k: string) => vars[k] ?? m);
 }
 
-export async function writeContextFile(path: string, detail: TaskDetail, contextText: string, runId: number | null): Promise<void> {
+export function renderPrompt(template: string, p: PromptInput, extra: Readonly<Record<string, string>> = {}): string {
+  return render(template, { ...promptVars(p), ...extra });
+}
+
+export interface ResumeInfo {
+  session: string;
+  cut_reason: string;
+  previous_run_id: number | null;
+}
+
+export async function writeContextFile(path: string, detail: TaskDetail, contextText: string, runId: number | null, resume?: ResumeInfo): Promise<void> {
   const doc = {
     task: detail.task,
     run_id: runId,
@@ -44,6 +58,7 @@ export async function writeContextFile(path: string, detail: TaskDetail, context
     comments: detail.comments,
     prior_runs: detail.runs.filter((r) => r.id !== runId),
     context: contextText,
+    ...(resume ? { resume } : {}),
   };
   await writeFile(path, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
 }

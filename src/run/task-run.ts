@@ -1,69 +1,91 @@
-// TaskRun: one claimed task from read to close.
-//   claimed → reading → working → deciding → closing → closed | lost
-// Every path ends in exactly one of: complete, block, or a recorded lost lease.
+// TaskRun: one claimed task from read to close, as a state machine with one method per phase:
+//   claimed → reading → preparing → working → verifying → delivering → closing → closed | lost
+// Every path ends in exactly one of: complete, a templated block, or a recorded lost lease. The keeper,
+// the tools endpoint and the timers come from injected factories; the session journal carries a cut
+// run's session to the next run of the task.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentAdapter, AgentEvent, OutcomeRequest } from "../agents/port.js";
-import { type Board, type Lease, type TaskDetail, leaseFrom } from "../board/index.js";
-import { LeaseLost } from "../board/errors.js";
+import type { AgentAdapter, AgentEvent, Usage } from "../agents/port.js";
+import type { Board, TaskDetail } from "../board/port.js";
+import type { Timing } from "../config/timing.js";
+import type { CutReason, SessionJournal, SessionRecord } from "../continuity/journal.js";
 import { describeError } from "../errors/index.js";
-import { LeaseKeeper } from "../lease/keeper.js";
+import { LeaseLost } from "../errors/board.js";
+import type { GateConfig } from "../gate/gate.js";
+import { type Lease, leaseFrom } from "../lease/lease.js";
+import type { CloseResult, RunCloser } from "../outbox/closer.js";
 import { buildMetadata } from "../result/common.js";
-import { kindFor, renderBlock } from "../result/template.js";
-import { type Clock, sleep, sleepUnlessAborted } from "../time/clock.js";
-import type { CloseResult, Closer } from "./closer.js";
-import { changesSince, snapshot } from "../gate/changes.js";
-import { Redactor } from "../result/redact.js";
-import { ToolHost } from "../tools/host.js";
-import { ToolSocketServer } from "../tools/socket.js";
-import { type GateConfig, type GatedDecision, applyGate, dirtyBlock } from "../gate/gate.js";
-import { runVerification, verificationFromBody } from "../gate/verification.js";
-import { type RunFacts, type Stop, decide } from "./decide.js";
-import { renderPrompt, writeContextFile } from "./prompt.js";
+import { type Decision, blockDecision } from "../result/decision.js";
+import type { Redactor } from "../result/redact.js";
+import { kindFor } from "../result/template.js";
+import { type Clock, sleepUnlessAborted } from "../time/clock.js";
+import type { PreparedWorkspace, WorkspaceProvider } from "../workspace/port.js";
+import { WorkspaceRefused } from "../workspace/port.js";
+import { type RunStory, blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
+import type { RunFacts } from "./decide.js";
+import { type UploadSpec, preserveDeliverables } from "./deliverables.js";
+import type { RunFactories } from "./factories.js";
+import { type Prepared, prepareRun } from "./prepare.js";
+import { workRun } from "./work.js";
 
-export type RunPhase = "claimed" | "reading" | "working" | "verifying" | "deciding" | "closing" | "closed" | "lost";
+export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
 
 export interface RunReport {
   taskId: string;
+  agent: string;
   runId: number | null;
   traceId: string;
-  decision: GatedDecision["type"];
+  decision: Decision["type"];
   close: CloseResult | "not_attempted";
   cause?: string;
+  cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
+  resumed: boolean;
+  usage: Usage | null;
   durationMs: number;
+}
+
+export interface RunHooks {
+  onPhase?: (phase: RunPhase) => void;
+  onHeartbeat?: () => void;
+  onHeartbeatFailure?: () => void;
+  onAgentEvent?: (e: AgentEvent) => void;
+  /** The agent process is up: enough to find it again after a bridge restart. */
+  onStarted?: (info: { pid: number; resultFile: string; runDir: string; workspace: string; tools: { path: string; token: string } | null }) => void;
+  onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;
 }
 
 export interface TaskRunDeps {
   board: Board;
   lease: Lease;
   detail: TaskDetail | null;
+  /** `context` text read before the claim (the TTL needed it), or null to read it now. */
+  contextText: string | null;
   agent: AgentAdapter;
-  closer: Closer;
+  closer: RunCloser;
   clock: Clock;
   seat: string;
+  author: string;
   traceId: string;
-  heartbeatMs: number;
+  timing: Timing;
   /** Epoch ms by which the agent must have finished. */
   deadline: number;
+  killGraceMs: number;
   runsDir: string;
-  promptTemplate: string;
+  prompts: { task: string; resume: string };
   /** Aborted by the daemon on forced shutdown. */
   shutdown: AbortSignal;
+  continuity: { journal: SessionJournal; enabled: boolean; budget: number };
+  workspaces: WorkspaceProvider;
+  gate: { config: GateConfig; env: Record<string, string> };
+  upload?: UploadSpec | undefined;
+  redactor: Redactor;
+  make: RunFactories;
+  /** An agent adopted after a bridge restart: its workspace is in use and its tools are served again. */
+  adopted?: { workspace: string; tools: { path: string; token: string } | null };
   recheck?: { attempts: number; delayMs: number };
-  onPhase?: (phase: RunPhase) => void;
-  onHeartbeat?: () => void;
-  onAgentEvent?: (e: AgentEvent) => void;
-  /** The agent process is up: enough to find it again after a bridge restart. */
-  onStarted?: (info: { pid: number; resultFile: string; runDir: string; tools: { path: string; token: string } | null }) => void;
-  /** An adopted run's tools endpoint: served again at the same path with the same token. */
-  toolsEndpoint?: { path: string; token: string };
-  onHeartbeatFailure?: () => void;
-  author?: string;
-  redactor?: Redactor;
-  /** The success gate: verification commands, changed files, workspace hygiene. */
-  gate?: { config: GateConfig; env: Record<string, string> };
+  hooks?: RunHooks;
 }
 
 export class TaskRun {
@@ -78,38 +100,64 @@ export class TaskRun {
   async run(): Promise<RunReport> {
     const started = this.d.clock.now();
     const dir = join(this.d.runsDir, `${this.lease.taskId}-${this.lease.runId ?? "x"}-${this.d.traceId.slice(0, 8)}`);
-    await mkdir(dir, { recursive: true, mode: 0o700 });
     const facts: RunFacts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(this.d.deadline).toISOString(), seat: this.d.seat };
-    let decision: GatedDecision;
-    const read = await this.read();
-    if ("error" in read) {
-      decision = {
-        type: "block",
-        limit: false,
-        template: {
-          cause: "environment",
-          what_happened: `After the claim the bridge could not read the task from the board: ${read.error}`,
-          options: ["unblock to retry", "check the board and the hermes CLI first"],
-          recommendation: "Check the board answers (`hermes-bridge doctor`), then unblock.",
-          next_action: "Verify the board is reachable, then unblock this task.",
-        },
-      };
-    } else {
-      const verdict = await this.work(dir, read.detail, read.context, facts);
-      this.setPhase("deciding");
-      // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
-      decision = facts.stop !== null || verdict === null ? decide(facts) : verdict;
+    const story: RunStory = {
+      traceId: this.d.traceId,
+      seat: this.d.seat,
+      agent: this.d.agent.name,
+      model: this.d.agent.model,
+      runId: this.lease.runId,
+      startedAt: started,
+      now: started,
+      workspace: null,
+      session: null,
+      usage: null,
+      lastNote: undefined,
+      changedFiles: null,
+      workspaceNote: null,
+    };
+    let prep: Prepared | null = null;
+    let record: SessionRecord | null = null;
+    let decision: Decision;
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const read = await this.read();
+      if ("error" in read) decision = readFailure(read.error);
+      else {
+        this.setPhase("preparing");
+        const p = await prepareRun(this.prepareInput(read.detail, read.context, dir));
+        record = p.record;
+        if ("decision" in p) decision = p.decision;
+        else {
+          prep = p;
+          story.workspace = { mode: p.ws.mode, path: p.ws.local };
+          this.setPhase("working");
+          decision = await workRun(this.workInput(p, read.detail, facts, story));
+          record = p.record;
+        }
+      }
+      if (prep) decision = await this.deliver(decision, prep.ws, story);
+    } catch (err) {
+      decision = err instanceof LeaseLost ? { type: "lost" } : internalFailure(err);
     }
-    const close = await this.close(decision, facts, started);
+    story.now = this.d.clock.now();
+    story.lastNote = this.lastNote;
+    const cut = decision.type === "complete" ? undefined : cutReasonOf(facts, decision);
+    const close = await this.close(decision, facts, story, cut ?? "failed");
+    if (record) this.remember(record, decision, close, cut, facts, story);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
       taskId: this.lease.taskId,
+      agent: this.d.agent.name,
       runId: this.lease.runId,
       traceId: this.d.traceId,
       decision: decision.type,
       close,
+      resumed: story.session?.resumed === true,
+      usage: story.usage,
       durationMs: this.d.clock.now() - started,
     };
+    if (cut) report.cut = cut;
     if (decision.type === "block") report.cause = decision.template.cause;
     if (facts.limit) report.limit = facts.limit;
     if (facts.authFailed) report.authFailed = true;
@@ -124,179 +172,108 @@ export class TaskRun {
       try {
         let detail = this.d.detail;
         if (!detail || this.lease.runId === null) {
-          detail = await this.d.board.show(this.lease.taskId);
+          detail = await this.d.board.show(this.lease.taskId, this.d.shutdown);
           this.lease = leaseFrom(this.lease, detail);
         }
-        const context = await this.d.board.context(this.lease.taskId);
+        const context = this.d.contextText ?? (await this.d.board.context(this.lease.taskId, this.d.shutdown));
         return { detail, context };
       } catch (err) {
         lastErr = err;
-        await sleep(this.d.recheck?.delayMs ?? 1000).catch(() => undefined);
+        await sleepUnlessAborted(this.d.recheck?.delayMs ?? 1000, this.d.shutdown);
       }
     }
     return { error: describeError(lastErr) };
   }
 
-  private async work(dir: string, detail: TaskDetail, contextText: string, facts: RunFacts): Promise<GatedDecision | null> {
-    this.setPhase("working");
-    const g = this.d.gate;
-    const ws = this.lease.workspace;
-    const before = g ? await snapshot(ws, g.env) : null;
-    if (g && before?.kind === "git" && before.dirty.length > 0 && !g.config.allowDirty) return dirtyBlock(ws, before.dirty);
-    const contextFile = join(dir, "context.json");
-    const resultFile = join(dir, "outcome.json");
-    await writeContextFile(contextFile, detail, contextText, this.lease.runId);
-    const prompt = renderPrompt(this.d.promptTemplate, { detail, contextText, workspace: this.lease.workspace, contextFile, resultFile });
-    const agentAc = new AbortController();
-    const stop = (why: Stop, detailText?: string) => {
-      if (facts.stop === null) {
-        facts.stop = why;
-        if (detailText) facts.stopDetail = detailText;
-      }
-      agentAc.abort(new Error(why ?? "stopped"));
-    };
-    const onShutdown = () => stop("shutdown");
-    if (this.d.shutdown.aborted) onShutdown();
-    else this.d.shutdown.addEventListener("abort", onShutdown, { once: true });
-    const keeper = new LeaseKeeper({
-      board: this.d.board,
+  private prepareInput(detail: TaskDetail, context: string, dir: string): Parameters<typeof prepareRun>[0] {
+    return {
       lease: this.lease,
-      intervalMs: this.d.heartbeatMs,
-      ...(this.d.recheck ? { recheckAttempts: this.d.recheck.attempts, recheckDelayMs: this.d.recheck.delayMs } : {}),
-      note: () => this.lastNote,
-      onLost: () => stop("lease_lost"),
-      onUnresolved: (err) => stop("unresolved", describeError(err)),
-      ...(this.d.onHeartbeat ? { onHeartbeat: this.d.onHeartbeat } : {}),
-      ...(this.d.onHeartbeatFailure ? { onFailure: this.d.onHeartbeatFailure } : {}),
-    });
-    const timerAc = new AbortController();
-    void sleepUnlessAborted(this.d.deadline - this.d.clock.now(), timerAc.signal).then((elapsed) => {
-      if (elapsed) stop("deadline");
-    });
-    keeper.start();
-    const tools = this.d.agent.usesTools ? await this.startTools(dir) : null;
-    try {
-      for await (const e of this.d.agent.run({
-        taskId: this.lease.taskId,
-        runId: this.lease.runId,
-        workspace: this.lease.workspace,
-        prompt,
-        contextFile,
-        resultFile,
-        runDir: dir,
-        signal: agentAc.signal,
-        ...(tools ? { tools: { socketPath: tools.server.path, token: tools.server.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
-      })) {
-        this.d.onAgentEvent?.(e);
-        if (e.type === "started" && e.pid !== undefined)
-          this.d.onStarted?.({ pid: e.pid, resultFile, runDir: dir, tools: tools ? { path: tools.server.path, token: tools.server.token } : null });
-        this.onEvent(e, facts, stop);
-      }
-      if (tools) {
-        // Requests made through the tools; an outcome file (command agent) would take precedence.
-        tools.host.end();
-        facts.outcome ??= tools.host.request;
-      }
-      if (g && facts.stop === null) {
-        const pre = decide(facts);
-        if (pre.type !== "complete") return null;
-        // Verification counts against the deadline and runs while the lease keeper heartbeats.
-        this.setPhase("verifying");
-        const commands = [...g.config.commands, ...verificationFromBody(detail.task.body)];
-        const verification = await runVerification(commands, {
-          cwd: ws,
-          env: g.env,
-          timeoutMs: g.config.timeoutSeconds * 1000,
-          tailChars: g.config.outputTailChars,
-          signal: agentAc.signal,
-        });
-        const ch = before ? await changesSince(ws, before, g.env) : null;
-        return applyGate(pre, { verification, changedFiles: ch?.files ?? null, diffStat: ch?.diffStat ?? null }, g.config);
-      }
-      return null;
-    } finally {
-      tools?.host.end();
-      await tools?.server.close();
-      timerAc.abort();
-      await keeper.stop();
-      this.d.shutdown.removeEventListener("abort", onShutdown);
-    }
+      detail,
+      context,
+      dir,
+      agent: this.d.agent,
+      workspaces: this.d.workspaces,
+      continuity: this.d.continuity,
+      gate: this.d.gate,
+      prompts: this.d.prompts,
+      author: this.d.author,
+      adopted: this.d.adopted,
+      signal: this.d.shutdown,
+    };
   }
 
-  private async startTools(dir: string): Promise<{ host: ToolHost; server: ToolSocketServer }> {
-    const host = new ToolHost({
-      board: this.d.board,
+  private workInput(p: Prepared, detail: TaskDetail, facts: RunFacts, story: RunStory): Parameters<typeof workRun>[0] {
+    return {
+      ...this.d,
       lease: this.lease,
-      author: this.d.author ?? this.d.seat,
-      redactor: this.d.redactor ?? new Redactor(),
-      onNote: (n) => {
+      prep: p,
+      detail,
+      facts,
+      story,
+      setPhase: (ph: RunPhase) => this.setPhase(ph),
+      note: () => this.lastNote,
+      setNote: (n: string) => {
         this.lastNote = n;
       },
-    });
-    const ep = this.d.toolsEndpoint;
-    const server = ep ? new ToolSocketServer(ep.path, host, ep.token) : new ToolSocketServer(join(dir, "tools.sock"), host);
-    await server.listen();
-    return { host, server };
+    };
   }
 
-  private onEvent(e: AgentEvent, facts: RunFacts, stop: (why: Stop) => void): void {
-    switch (e.type) {
-      case "progress":
-        this.lastNote = e.note;
-        break;
-      case "outcome":
-        facts.outcome = e.request as OutcomeRequest;
-        break;
-      case "finished":
-        facts.finished = e;
-        break;
-      case "limit":
-        facts.limit = e;
-        break;
-      case "auth_failed":
-        facts.authFailed = e.message;
-        stop(null);
-        break;
-      case "failed":
-        facts.failure ??= e;
-        break;
-      default:
-        break;
+  /** Deliverables of a complete are attached to the task; the workspace records its state (checkout: commit + push). */
+  private async deliver(decision: Decision, ws: PreparedWorkspace, story: RunStory): Promise<Decision> {
+    if (decision.type === "lost") return decision;
+    this.setPhase("delivering");
+    let d: Decision = decision;
+    if (d.type === "complete") {
+      const delivered = await preserveDeliverables(d.result, ws, this.lease, {
+        attach: (l, f, s) => this.d.board.attach(l, f, s),
+        upload: this.d.upload,
+        signal: this.d.shutdown,
+      });
+      if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
+      else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
     }
+    try {
+      const kind = d.type === "complete" ? "complete" : "cut";
+      const fin = await ws.finish({
+        kind,
+        message: `${kind === "complete" ? "" : "WIP: "}${this.lease.taskId} run ${this.lease.runId ?? "?"} (${this.d.seat})`,
+        signal: this.d.shutdown,
+      });
+      story.workspaceNote = fin.note;
+      if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
+    } catch (err) {
+      story.workspaceNote = `could not record the work: ${describeError(err)}`;
+      if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
+    }
+    return d;
   }
 
-  private async close(decision: GatedDecision, facts: RunFacts, started: number): Promise<CloseResult | "not_attempted"> {
+  private async close(decision: Decision, facts: RunFacts, story: RunStory, cut: CutReason): Promise<CloseResult | "not_attempted"> {
     this.setPhase("closing");
     try {
       if (decision.type === "lost") {
-        await this.d.closer.recordLost(this.lease, this.d.traceId, new LeaseLost(
-          { verb: "heartbeat", board: this.lease.board, taskId: this.lease.taskId },
-          { runId: this.lease.runId, currentStatus: null, currentRunId: null },
-        ));
+        await this.d.closer.recordLost(
+          this.lease,
+          this.d.traceId,
+          new LeaseLost(
+            { verb: "heartbeat", board: this.lease.board, taskId: this.lease.taskId },
+            { runId: this.lease.runId, currentStatus: null, currentRunId: null },
+          ),
+        );
         this.setPhase("lost");
         return "lease_lost";
       }
-      const fin = facts.finished;
-      const bridge = {
-        trace_id: this.d.traceId,
-        seat: this.d.seat,
-        agent: this.d.agent.name,
-        ...(this.d.agent.model ? { model: this.d.agent.model } : {}),
-        run_id: this.lease.runId,
-        started_at: new Date(started).toISOString(),
-        duration_ms: this.d.clock.now() - started,
-        exit: { code: fin?.exitCode ?? null, signal: fin?.signal ?? null, reason: facts.stop ?? fin?.reason ?? "unknown" },
-      };
+      const bridge = bridgeInfo(story, facts.finished, facts.stop);
       const res =
         decision.type === "complete"
-          ? await this.d.closer.close(this.lease, { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } }, this.d.traceId)
+          ? await this.d.closer.close(
+              this.lease,
+              { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } },
+              this.d.traceId,
+            )
           : await this.d.closer.close(
               this.lease,
-              {
-                type: "block",
-                reason: renderBlock({ ...decision.template, what_happened: `${decision.template.what_happened} (workspace ${this.lease.workspace}, run ${this.lease.runId ?? "?"}, trace ${this.d.traceId})` }),
-                kind: kindFor(decision.template.cause, { limit: decision.limit }),
-              },
+              { type: "block", reason: blockReason(decision, story, cut, this.lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) },
               this.d.traceId,
             );
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
@@ -307,9 +284,83 @@ export class TaskRun {
     }
   }
 
+  /** The session journal after the close: forgotten when the task is done, else what the next run needs. */
+  private remember(
+    rec: SessionRecord,
+    decision: Decision,
+    close: CloseResult | "not_attempted",
+    cut: CutReason | undefined,
+    facts: RunFacts,
+    story: RunStory,
+  ): void {
+    const j = this.d.continuity.journal;
+    try {
+      if (decision.type === "complete" && (close === "applied" || close === "already_applied")) {
+        j.remove(this.lease.board, this.lease.taskId);
+        return;
+      }
+      j.put({
+        ...rec,
+        runs: rec.runs + 1,
+        resumes: rec.resumes + (story.session?.resumed ? 1 : 0),
+        lastRun: {
+          runId: this.lease.runId,
+          traceId: this.d.traceId,
+          cut: cut ?? "failed",
+          at: new Date(this.d.clock.now()).toISOString(),
+          note: story.lastNote ? this.d.redactor.redact(story.lastNote).slice(0, 500) : null,
+          changedFiles: (story.changedFiles ?? []).slice(0, 200),
+          commentsSeen: facts.commentsSeen ?? 0,
+          summary: null,
+        },
+      });
+    } catch (err) {
+      this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: this.lease.taskId, err: describeError(err) });
+    }
+  }
+
   private setPhase(p: RunPhase): void {
     this.phase = p;
-    this.d.onPhase?.(p);
+    this.d.hooks?.onPhase?.(p);
   }
 }
 
+function readFailure(error: string): Decision {
+  return blockDecision(
+    "environment",
+    `After the claim the bridge could not read the task from the board: ${error}`,
+    ["unblock to retry", "check the board and the hermes CLI first"],
+    "Check the board answers (`hermes-bridge doctor`), then unblock.",
+    "Verify the board is reachable, then unblock this task.",
+  );
+}
+
+function internalFailure(err: unknown): Decision {
+  return blockDecision(
+    "environment",
+    `The bridge could not run the task: ${describeError(err)}`,
+    ["unblock to retry", "check the bridge's log and its host first"],
+    "Look at the error above; fix the bridge host if it is at fault, then unblock.",
+    "Check the bridge (`hermes-bridge doctor`), then unblock this task.",
+  );
+}
+
+function deliverableBlock(file: string, why: string): Decision {
+  return blockDecision(
+    "environment",
+    `The agent asked to complete, but its deliverable ${file} could not be preserved on the board: ${why}. A scratch workspace is deleted when the task completes, so the complete was not sent.`,
+    ["fix the deliverable (or its artifacts entry) and unblock", "attach the file by hand and complete the task"],
+    "Make the declared deliverable available (or correct the artifact path), then unblock.",
+    `Check ${file} in the workspace, then unblock or complete by hand.`,
+  );
+}
+
+function workspaceFinishBlock(why: string, setting: string): Decision {
+  return blockDecision(
+    "environment",
+    `The agent asked to complete, but its work could not be committed and pushed (${setting}): ${why}`,
+    ["fix the repository access and unblock", "push the branch by hand and complete the task"],
+    "Fix the push (credentials, remote, branch protection), then unblock: the work tree keeps the changes.",
+    "Fix the repository access, then unblock this task.",
+  );
+}

@@ -3,8 +3,8 @@
 // recorded as the agent's request, applied by the daemon after the agent exits and after the gate.
 import { z } from "zod";
 import type { Board, Lease } from "../board/port.js";
-import { LeaseLost } from "../board/errors.js";
-import { judge } from "../board/lease-resolver.js";
+import { LeaseLost } from "../errors/board.js";
+import { judge } from "../lease/lease.js";
 import { describeError } from "../errors/index.js";
 import { AgentResultSchema } from "../result/common.js";
 import type { Redactor } from "../result/redact.js";

@@ -3,16 +3,15 @@
 // stdout is the protocol channel: nothing else may be printed there.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { BridgeError } from "../errors/index.js";
+import { TOOLS_ENV } from "./env.js";
 import { TOOL_DESCRIPTIONS, TOOL_NAMES, TOOL_SCHEMAS } from "./host.js";
 import { ToolSocketClient } from "./socket.js";
 
-export const TOOLS_SOCKET_ENV = "HERMES_BRIDGE_TOOLS_SOCKET";
-export const TOOLS_TOKEN_ENV = "HERMES_BRIDGE_TOOLS_TOKEN";
-
 export async function serveTaskTools(env: NodeJS.ProcessEnv): Promise<void> {
-  const path = env[TOOLS_SOCKET_ENV];
-  const token = env[TOOLS_TOKEN_ENV];
-  if (!path || !token) throw new Error(`${TOOLS_SOCKET_ENV} and ${TOOLS_TOKEN_ENV} must be set (the bridge sets them per run)`);
+  const path = env[TOOLS_ENV.socket];
+  const token = env[TOOLS_ENV.token];
+  if (!path || !token) throw new BridgeError("tools_env_missing", `${TOOLS_ENV.socket} and ${TOOLS_ENV.token} must be set (the bridge sets them per run)`);
   const client = new ToolSocketClient(path, token);
   const server = new McpServer({ name: "task", version: "1.0.0" });
   for (const name of TOOL_NAMES) {

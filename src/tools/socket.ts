@@ -1,10 +1,14 @@
-// Per-run unix socket (mode 0600) between `hermes-bridge task-tools` and the daemon. JSON lines:
-// request {token, id, tool, args} → answer {id, ok, text | error}. A random one-run token.
+// Per-run unix socket (mode 0600, in a private 0700 dir: socket-path.ts) between `hermes-bridge
+// task-tools` and the daemon. JSON lines: request {token, id, tool, args} → answer {id, ok, text |
+// error}. A random one-run token.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, rmSync } from "node:fs";
 import { type Server, type Socket, createConnection, createServer } from "node:net";
+import { BridgeError } from "../errors/index.js";
 import { LineSplitter } from "../process/lines.js";
+import { sleep } from "../time/clock.js";
 import type { ToolAnswer, ToolHost } from "./host.js";
+import { MAX_SOCKET_PATH_BYTES, ensureSocketDir, removeSocketDir } from "./socket-path.js";
 
 export interface ToolRequest {
   token: string;
@@ -28,6 +32,9 @@ export class ToolSocketServer {
   }
 
   async listen(): Promise<void> {
+    if (Buffer.byteLength(this.path) > MAX_SOCKET_PATH_BYTES)
+      throw new BridgeError("socket_path_too_long", `the task-tools socket path ${this.path} is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
+    ensureSocketDir(this.path);
     rmSync(this.path, { force: true });
     this.server = createServer((sock) => this.serve(sock));
     await new Promise<void>((resolve, reject) => {
@@ -67,6 +74,7 @@ export class ToolSocketServer {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     rmSync(this.path, { force: true });
+    removeSocketDir(this.path);
   }
 }
 
@@ -75,6 +83,7 @@ export class ToolSocketClient {
   private sock: Socket | undefined;
   private next = 1;
   private readonly pending = new Map<number, (a: ToolAnswer) => void>();
+  private readonly closed = new AbortController();
 
   constructor(
     private readonly path: string,
@@ -97,7 +106,7 @@ export class ToolSocketClient {
         const waited = performance.now() - started;
         const retry = (code === "ECONNREFUSED" && waited < this.restartWaitMs) || (code === "ENOENT" && waited < 1000);
         if (!retry) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** Math.min(attempt, 5))));
+        await sleep(Math.min(1000, 50 * 2 ** Math.min(attempt, 5)), this.closed.signal);
       }
     }
   }
@@ -107,11 +116,14 @@ export class ToolSocketClient {
     return new Promise((resolve, reject) => {
       const s = createConnection(this.path, () => resolve(s));
       s.setEncoding("utf8");
-      const lines = new LineSplitter((line) => {
-        const a = JSON.parse(line) as { id: number } & ToolAnswer;
-        this.pending.get(a.id)?.(a);
-        this.pending.delete(a.id);
-      }, 16 * 1024 * 1024);
+      const lines = new LineSplitter(
+        (line) => {
+          const a = JSON.parse(line) as { id: number } & ToolAnswer;
+          this.pending.get(a.id)?.(a);
+          this.pending.delete(a.id);
+        },
+        16 * 1024 * 1024,
+      );
       s.on("data", (c: string) => lines.push(c));
       s.on("error", (err) => {
         reject(err);
@@ -141,6 +153,7 @@ export class ToolSocketClient {
   }
 
   close(): void {
+    this.closed.abort(new Error("task-tools client closed"));
     this.sock?.destroy();
   }
 }

@@ -13,31 +13,57 @@ import { agentConformance } from "./agent-conformance.js";
 
 const AGENT = resolve("test/fixtures/agents/agent.mjs");
 const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
-const base = { env: {}, passEnv: ["FAKE_CLI", "FAKE_SCRIPT"], killGraceMs: 500, outputCapBytes: 1 << 20, clock: systemClock, toolsCommand: toolsCommand() };
-const SCRIPT = { success: "complete", block: "block-bad-then-good", crash: "crash", hang: "hang" } as const;
+const proc = (stallMs: number, extraEnv: Record<string, string> = {}) => ({
+  baseEnv: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...extraEnv },
+  killGraceMs: 500,
+  outputCapBytes: 1 << 20,
+  stallMs,
+  afterResultMs: 15_000,
+});
+const SCRIPT = { success: "complete", block: "block-bad-then-good", crash: "crash", hang: "hang", stall: "stall" } as const;
 
 agentConformance("command", {
-  make: async () => ({ agent: new CommandAgent({ command: [process.execPath, AGENT], env: {}, passEnv: [], outputCapBytes: 1 << 20, killGraceMs: 500, parentEnv: process.env }), prompt: "" }),
+  make: async (_s, _dir, o) => ({ agent: new CommandAgent({ ...proc(o.stallMs), command: [process.execPath, AGENT] }), prompt: "" }),
 });
 
 agentConformance("claude-code", {
-  make: async (s) => ({
-    agent: new ClaudeCodeAgent({ ...base, command: [process.execPath, FAKE], permissionMode: "acceptEdits", maxTurns: 10, allowedTools: [], configDir: "/tmp/hkb-claude", parentEnv: { ...process.env, FAKE_CLI: "claude", FAKE_SCRIPT: SCRIPT[s] } }),
+  make: async (s, dir, o) => ({
+    agent: new ClaudeCodeAgent({
+      ...proc(o.stallMs, { FAKE_CLI: "claude", FAKE_SCRIPT: SCRIPT[s] }),
+      command: [process.execPath, FAKE],
+      permissionMode: "acceptEdits",
+      maxTurns: 10,
+      allowedTools: [],
+      configDir: `${dir}/claude`,
+      clock: systemClock,
+      toolsCommand: toolsCommand(),
+    }),
     prompt: "work",
   }),
 });
 
 agentConformance("codex", {
-  make: async (s) => ({
-    agent: new CodexAgent({ ...base, command: [process.execPath, FAKE], sandbox: "workspace-write", home: "/tmp/hkb-codex", extraConfig: [], protocol: "", parentEnv: { ...process.env, FAKE_CLI: "codex", FAKE_SCRIPT: SCRIPT[s] } }),
+  make: async (s, dir, o) => ({
+    agent: new CodexAgent({
+      ...proc(o.stallMs, { FAKE_CLI: "codex", FAKE_SCRIPT: SCRIPT[s] }),
+      command: [process.execPath, FAKE],
+      sandbox: "workspace-write",
+      home: `${dir}/codex`,
+      extraConfig: [],
+      protocol: "",
+      clock: systemClock,
+      toolsCommand: toolsCommand(),
+    }),
     prompt: "work",
   }),
 });
 
 agentConformance("local-llm", {
-  make: async (s) => {
+  make: async (s, _dir, o) => {
     const good = '{"summary":"ok","result":{"ok":true,"status":"ok","items":1}}';
     const blockArgs = '{"cause":"spec undecided","what_happened":"x","options":["a"],"recommendation":"a","next_action":"pick"}';
+    // "hang": a model that keeps working (a tool call every 100 ms) and never finishes.
+    const working = Array.from({ length: 300 }, (_, i) => ({ delayMs: 100, chunks: [call(0, `c${i}`, "list_dir", "{}"), finish("tool_calls")] }));
     const mock = await OpenAiMock.start(
       s === "success"
         ? [{ chunks: [call(0, "c1", "kanban_complete", good), finish("tool_calls")] }]
@@ -45,13 +71,15 @@ agentConformance("local-llm", {
           ? [{ chunks: [call(0, "c1", "kanban_block", blockArgs), finish("tool_calls")] }]
           : s === "crash"
             ? [{ status: 500, body: { error: { message: "model crashed" } } }]
-            : [{ hangAfter: [text("thinking")] }],
+            : s === "hang"
+              ? working
+              : [{ hangAfter: [text("thinking")] }],
     );
     const agent = new LocalLlmAgent({
       baseUrl: mock.baseUrl,
       model: "mock-coder",
       apiKey: undefined,
-      maxSteps: 4,
+      maxSteps: 1000,
       maxTokens: 100_000,
       idleTimeoutMs: 60_000,
       temperature: 0,
@@ -60,6 +88,9 @@ agentConformance("local-llm", {
       commandTimeoutMs: 1000,
       outputCap: 10_000,
       env: {},
+      stallMs: o.stallMs,
+      historyMaxChars: 100_000,
+      redact: (m) => m,
     });
     return { agent, prompt: "work", cleanup: () => mock.close() };
   },

@@ -2,12 +2,17 @@
 // (always) and against real Hermes when HERMES_BIN names a command (see real-hermes.test.ts).
 import { describe, expect, it } from "vitest";
 import type { Board } from "../../src/board/index.js";
-import { LeaseLost, NotClaimable, TaskNotFound, TRUNCATION_MARKER } from "../../src/board/index.js";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BoardNotFound, LeaseLost, NotClaimable, TaskNotFound, maxRuntimeFromContext } from "../../src/board/index.js";
+import { TRUNCATION_MARKER } from "../../src/result/text.js";
 
 export interface ContractHarness {
-  board(): Board;
+  board(slug?: string): Board;
   /** Creates a ready task assigned to `assignee` without using the Board (the test's own access). */
-  seed(title: string, assignee: string, body?: string): Promise<string>;
+  seed(title: string, assignee: string, body?: string, o?: { maxRuntime?: string }): Promise<string>;
+  /** The task's attachments as the board lists them (`attachments --json`). */
+  attachments(taskId: string): Promise<{ filename: string; size: number; stored_path: string }[]>;
   /** Expires the task's claim and runs one dispatcher pass (what a gateway does). */
   expireAndDispatch(taskId: string): Promise<void>;
   comments(taskId: string): Promise<{ author: string; body: string }[]>;
@@ -60,7 +65,8 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         const b = h.board();
         const { lease } = await b.claim(id, 600);
         const caps = await b.capabilities();
-        expect(caps.jsonVerbs).toEqual(expect.arrayContaining(["list", "show", "create"]));
+        expect(caps.blockKinds).toEqual(expect.arrayContaining(["needs_input", "capability", "transient"]));
+        expect(caps.attach).toBe(true);
         expect(await b.block(lease, { reason: "-x needs a human", kind: "needs_input" })).toBe("applied");
         const d = await b.show(id);
         expect(d.task.status).toBe("blocked");
@@ -133,7 +139,10 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
 
     it("watch yields a parsed line for a new event of the assignee", async () => {
       h = await setup();
+      // A watch that never shows the line ends here (and the test fails), not at the suite timeout.
       const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(new Error("no watch line within 30 s")), 30_000);
+      let seen: { kind: string; assignee: string | null } | null = null;
       try {
         const b = h.board();
         let seeded: string | undefined;
@@ -144,13 +153,76 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
             continue;
           }
           if (line.event?.taskId === seeded) {
-            expect(line.event.kind).toBe("created");
-            expect(line.event.assignee).toBe(A);
+            seen = { kind: line.event.kind, assignee: line.event.assignee };
             break;
           }
         }
       } finally {
+        clearTimeout(timer);
         ac.abort();
+        h.cleanup();
+      }
+      expect(seen).toEqual({ kind: "created", assignee: A });
+    });
+
+    it("a missing board is BoardNotFound", async () => {
+      h = await setup();
+      try {
+        await expect(h.board("no-such-board").listReady({ assignee: A })).rejects.toBeInstanceOf(BoardNotFound);
+      } finally {
+        h.cleanup();
+      }
+    });
+
+    it("shows a task's max runtime only in context (what a per-task TTL is read from)", async () => {
+      h = await setup();
+      try {
+        const id = await h.seed("long job", A, undefined, { maxRuntime: "2h" });
+        const b = h.board();
+        expect(maxRuntimeFromContext(await b.context(id))).toBe(7200);
+        expect((await b.listReady({ assignee: A })).find((t) => t.id === id)?.maxRuntimeSeconds).toBeNull();
+      } finally {
+        h.cleanup();
+      }
+    });
+
+    it("keeps an attached deliverable after complete deletes the scratch workspace", async () => {
+      h = await setup();
+      try {
+        const id = await h.seed("deliver", A);
+        const b = h.board();
+        const { lease } = await b.claim(id, 600);
+        writeFileSync(join(lease.workspace, "report.md"), "# the deliverable\n");
+        const att = await b.attach(lease, { path: join(lease.workspace, "report.md"), name: "report.md" });
+        expect(att).toMatchObject({ filename: "report.md", size: 18 });
+        expect(
+          await b.complete(lease, { summary: "done", metadata: { artifacts: [{ type: "file", label: "report", path: "report.md", attachment: att }] } }),
+        ).toBe("applied");
+        expect(existsSync(lease.workspace)).toBe(false);
+        const [kept] = await h.attachments(id);
+        expect(kept).toMatchObject({ filename: "report.md", size: 18 });
+        expect(readFileSync(kept?.stored_path ?? "", "utf8")).toBe("# the deliverable\n");
+        expect((await b.show(id)).runs.at(-1)?.metadata).toMatchObject({ artifacts: [{ path: "report.md", attachment: { id: att.id } }] });
+      } finally {
+        h.cleanup();
+      }
+    });
+
+    it("any byte in any text field lands: NUL, ESC, BEL, lone surrogates, long unicode", async () => {
+      h = await setup();
+      try {
+        const id = await h.seed("odd bytes", A);
+        const b = h.board();
+        const { lease } = await b.claim(id, 600);
+        const odd = `a\u0000b\u001b[31mred\u0007 \ud800 ✓ 日本語 \u0085 -x`;
+        await b.heartbeat(lease, odd);
+        await b.comment(id, A, odd);
+        expect(await b.complete(lease, { summary: odd, metadata: { note: odd, [odd]: odd } })).toBe("applied");
+        const d = await b.show(id);
+        expect(d.task.status).toBe("done");
+        expect(d.runs.at(-1)?.summary).toBe("a\\x00b\\x1b[31mred\\x07 \ufffd ✓ 日本語 \\x85 -x");
+        expect((await h.comments(id)).at(-1)?.body).toContain("\\x00b");
+      } finally {
         h.cleanup();
       }
     });

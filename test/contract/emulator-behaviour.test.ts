@@ -68,7 +68,9 @@ describe("emulator state machine", () => {
     expect((await emu.show(id)).comments.map((c) => c.body)).toEqual(["BLOCKED: first", "BLOCKED: second"]);
     await emu.kanban(["unblock", id]);
     await emu.kanban(["claim", id]);
-    expect((await emu.kanban(["block", "--kind=needs_input", "--", id, "again"])).stdout).toBe(`${id} → triage (unblock loop detected — needs a human decision): again\n`);
+    expect((await emu.kanban(["block", "--kind=needs_input", "--", id, "again"])).stdout).toBe(
+      `${id} → triage (unblock loop detected — needs a human decision): again\n`,
+    );
     const dep = await emu.createTask("d", { assignee: "s" });
     expect((await emu.kanban(["block", "--kind=dependency", "--", dep, "wait"])).stdout).toBe(`${dep} → todo (dependency wait): wait\n`);
     await emu.kanban(["list", "--json"]);
@@ -90,8 +92,18 @@ describe("emulator state machine", () => {
   });
 
   it("watch lines have the documented shape (repr payloads, padded kind)", () => {
-    const line = formatWatchLine({ id: 1, task_id: "t_527b5d82", kind: "blocked", payload: JSON.stringify({ reason: "need a human: 'quote' \"dq\"\nnewline", kind: "needs_input", recurrences: 1 }), created_at: 1796001780, assignee: "claude-bridge", tenant: null });
-    expect(line.slice(18)).toBe(" t_527b5d82 blocked            (@claude-bridge) {'reason': 'need a human: \\'quote\\' \"dq\"\\nnewline', 'kind': 'needs_input', 'recurrences': 1}");
+    const line = formatWatchLine({
+      id: 1,
+      task_id: "t_527b5d82",
+      kind: "blocked",
+      payload: JSON.stringify({ reason: "need a human: 'quote' \"dq\"\nnewline", kind: "needs_input", recurrences: 1 }),
+      created_at: 1796001780,
+      assignee: "claude-bridge",
+      tenant: null,
+    });
+    expect(line.slice(18)).toBe(
+      " t_527b5d82 blocked            (@claude-bridge) {'reason': 'need a human: \\'quote\\' \"dq\"\\nnewline', 'kind': 'needs_input', 'recurrences': 1}",
+    );
     expect(parseWatchLine(line).event).toMatchObject({ taskId: "t_527b5d82", kind: "blocked", assignee: "claude-bridge" });
   });
 });

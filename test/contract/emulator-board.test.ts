@@ -4,8 +4,10 @@ import { boardContract } from "./board-contract.js";
 boardContract("HermesCliBoard over the emulator", async () => {
   const emu = await Emu.create();
   return {
-    board: () => emu.board(),
-    seed: (title, assignee, body) => emu.createTask(title, { assignee, ...(body ? { body } : {}) }),
+    board: (slug) => emu.board(slug ? { slug } : {}),
+    seed: (title, assignee, body, o) => emu.createTask(title, { assignee, ...(body ? { body } : {}), ...(o?.maxRuntime ? { maxRuntime: o.maxRuntime } : {}) }),
+    attachments: async (id) =>
+      JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string; size: number; stored_path: string }[],
     expireAndDispatch: async () => {
       emu.advance(7200);
       const r = await emu.kanban(["dispatch", "--json"]);

@@ -12,7 +12,13 @@ afterEach(() => emu?.cleanup());
 describe("emulator and watch", () => {
   it("capabilities: 0.20 has block kinds, a v0.14 board has none and block still works without --kind", async () => {
     emu = await Emu.create();
-    expect((await emu.board().capabilities()).blockKinds).toEqual(["capability", "dependency", "needs_input", "transient"]);
+    expect(await emu.board().capabilities()).toEqual({
+      version: "0.20.0",
+      blockKinds: ["needs_input", "capability", "transient", "dependency"],
+      attach: true,
+      heartbeatExtends: false,
+      reclaimCountsAsFailure: false,
+    });
     const old = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "0.14" }, author: "x" } });
     expect((await old.capabilities()).blockKinds).toEqual([]);
     const id = await emu.createTask("old", { assignee: "s" });
@@ -23,7 +29,10 @@ describe("emulator and watch", () => {
 
   it("watch prints (stopped) on SIGINT and dies silently on SIGTERM", async () => {
     emu = await Emu.create();
-    for (const [sig, expectOut] of [["SIGINT", "(stopped)"], ["SIGTERM", ""]] as const) {
+    for (const [sig, expectOut] of [
+      ["SIGINT", "(stopped)"],
+      ["SIGTERM", ""],
+    ] as const) {
       let pid = 0;
       let banner: () => void = () => undefined;
       const seen = new Promise<void>((r) => {
@@ -52,7 +61,9 @@ describe("emulator and watch", () => {
 
   it("a dying watch is restarted and every (re)start asks for a reconcile", async () => {
     emu = await Emu.create();
-    const board = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_FAULTS: "watch:die-after=1" }, author: "x" } });
+    const board = emu.board({
+      env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_FAULTS: "watch:die-after=1" }, author: "x" },
+    });
     const ac = new AbortController();
     let restarts = 0;
     const errors: string[] = [];

@@ -15,7 +15,7 @@ if (bin) {
   boardContract("HermesCliBoard over real Hermes", async () => {
     const command = splitCommand(bin);
     const home = mkdtempSync(join(tmpdir(), "hkb-real-"));
-    const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home };
+    const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, HOME: home };
     const cli = async (args: string[]) => {
       const r = await runProcess({ argv: [...command, "kanban", ...args], env, timeoutMs: 60_000 });
       if (r.exitCode !== 0) throw new Error(r.stderr);
@@ -23,13 +23,34 @@ if (bin) {
     };
     await cli(["boards", "create", "contract"]);
     return {
-      board: () => new HermesCliBoard({ slug: "contract", command, env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home }, author: "contract-bridge" } }),
-      seed: async (title, assignee, body) =>
-        (JSON.parse(await cli(["--board=contract", "create", "--json", `--assignee=${assignee}`, ...(body ? [`--body=${body}`] : []), "--", title])) as { id: string }).id,
+      board: (slug) =>
+        new HermesCliBoard({
+          slug: slug ?? "contract",
+          command,
+          env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home, HOME: home }, author: "contract-bridge" },
+        }),
+      seed: async (title, assignee, body, o) =>
+        (
+          JSON.parse(
+            await cli([
+              "--board=contract",
+              "create",
+              "--json",
+              `--assignee=${assignee}`,
+              ...(body ? [`--body=${body}`] : []),
+              ...(o?.maxRuntime ? [`--max-runtime=${o.maxRuntime}`] : []),
+              "--",
+              title,
+            ]),
+          ) as { id: string }
+        ).id,
+      attachments: async (id) =>
+        JSON.parse(await cli(["--board=contract", "attachments", "--json", "--", id])) as { filename: string; size: number; stored_path: string }[],
       expireAndDispatch: async (id) => {
         await cli(["--board=contract", "reclaim", "--", id]);
       },
-      comments: async (id) => (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
+      comments: async (id) =>
+        (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
       cleanup: () => rmSync(home, { recursive: true, force: true }),
     };
   });

@@ -112,13 +112,22 @@ describe("real Claude Code CLI", () => {
         "anthropic-ratelimit-unified-5h-reset": String(reset),
       },
     };
-    const { doc } = await claude(Array.from({ length: 4 }, () => limited), { env: { CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock" } });
+    const { doc } = await claude(
+      Array.from({ length: 4 }, () => limited),
+      { env: { CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock" } },
+    );
     expect(kindOf(doc)).toBe("transient");
     expect(reasonOf(doc)).toContain(new Date(reset * 1000).toISOString());
   });
 
   it("a max-turns stop blocks for a human", async () => {
-    const { doc } = await claude([{ blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "one" } }] }, { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "two" } }] }], { maxTurns: 1 });
+    const { doc } = await claude(
+      [
+        { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "one" } }] },
+        { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "two" } }] },
+      ],
+      { maxTurns: 1 },
+    );
     expect(reasonOf(doc)).toMatch(/^cause: human decision needed$/m);
     expect(reasonOf(doc)).toMatch(/ran out of turns/);
   });
@@ -147,7 +156,10 @@ describe("real Codex CLI", () => {
 
   it("a usage limit blocks as transient with the reset time", async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 7200;
-    const limited = { status: 429, body: { error: { type: "usage_limit_reached", message: "usage limit", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 7200 } } };
+    const limited = {
+      status: 429,
+      body: { error: { type: "usage_limit_reached", message: "usage limit", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 7200 } },
+    };
     const { doc } = await codex(Array.from({ length: 4 }, () => limited));
     expect(kindOf(doc)).toBe("transient");
     expect(reasonOf(doc)).toMatch(/Resets at 20\d\d-/);

@@ -7,7 +7,6 @@ import { type Built, build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
 import type { RunReport } from "../../src/run/task-run.js";
-import { systemClock } from "../../src/time/clock.js";
 import type { Emu } from "./emulator.js";
 
 export const AGENT = resolve("test/fixtures/agents/agent.mjs");
@@ -31,7 +30,7 @@ export interface Bridge {
 
 export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
   return loadConfig({
-    env: {},
+    env: o.env ?? {},
     base: {
       boards: [emu.slug],
       assignee: o.seat ?? SEAT,
@@ -55,10 +54,10 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
 export async function runBridge(emu: Emu, o: BridgeOptions = {}): Promise<Bridge> {
   const config = bridgeConfig(emu, o);
   const env = { ...process.env, ...(o.env ?? {}) };
-  const built = build(config, env, silentLogger);
-  const daemon = new Daemon({ config, ...built, clock: systemClock, log: silentLogger, once: o.once ?? true, preflight: () => preflight(config, env) });
+  const built = await build(config, env, silentLogger);
+  const daemon = new Daemon({ ...built, once: o.once ?? true, preflight: () => preflight(config, env) });
   const reports: RunReport[] = [];
-  daemon.on("run:closed", (r: RunReport) => reports.push(r));
+  daemon.on("run:closed", (r) => reports.push(r));
   await daemon.start();
   return { daemon, built, config, reports };
 }

@@ -44,13 +44,17 @@ export class Emu {
     return this.raw(["kanban", "--board", this.slug, ...args], extraEnv);
   }
 
-  async createTask(title: string, o: { assignee?: string; body?: string; priority?: number; parent?: string; workspace?: string } = {}): Promise<string> {
+  async createTask(
+    title: string,
+    o: { assignee?: string; body?: string; priority?: number; parent?: string; workspace?: string; maxRuntime?: string } = {},
+  ): Promise<string> {
     const args = ["create", title, "--json"];
     if (o.assignee) args.push("--assignee", o.assignee);
     if (o.body) args.push(`--body=${o.body}`);
     if (o.priority !== undefined) args.push("--priority", String(o.priority));
     if (o.parent) args.push("--parent", o.parent);
     if (o.workspace) args.push(`--workspace=${o.workspace}`);
+    if (o.maxRuntime) args.push(`--max-runtime=${o.maxRuntime}`);
     const r = await this.kanban(args);
     if (r.code !== 0) throw new Error(`create failed: ${r.stderr}`);
     return (JSON.parse(r.stdout) as { id: string }).id;

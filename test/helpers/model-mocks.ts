@@ -61,7 +61,18 @@ export class AnthropicMock extends ScriptedServer {
 
   protected stream(res: ServerResponse, blocks: Block[], n: number): void {
     const ev = (type: string, d: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...d })}\n\n`);
-    ev("message_start", { message: { id: `msg_mock_${n}`, type: "message", role: "assistant", model: "claude-mock", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 100, output_tokens: 1 } } });
+    ev("message_start", {
+      message: {
+        id: `msg_mock_${n}`,
+        type: "message",
+        role: "assistant",
+        model: "claude-mock",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 100, output_tokens: 1 },
+      },
+    });
     blocks.forEach((b, index) => {
       if ("text" in b) {
         ev("content_block_start", { index, content_block: { type: "text", text: "" } });
@@ -91,9 +102,28 @@ export class ResponsesMock extends ScriptedServer {
         "text" in b
           ? { type: "message", id: `msg_${n}_${i}`, role: "assistant", content: [{ type: "output_text", text: b.text }] }
           : // Codex exposes MCP tools as a namespace: the call names the namespace and the tool.
-            { type: "function_call", id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, namespace: `mcp__${b.tool.split("__")[1]}`, name: b.tool.split("__")[2], arguments: JSON.stringify(b.input) };
+            {
+              type: "function_call",
+              id: `fc_${n}_${i}`,
+              call_id: `call_${n}_${i}`,
+              namespace: `mcp__${b.tool.split("__")[1]}`,
+              name: b.tool.split("__")[2],
+              arguments: JSON.stringify(b.input),
+            };
       ev({ type: "response.output_item.done", output_index: i, item });
     });
-    ev({ type: "response.completed", response: { id: `resp_${n}`, usage: { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 } } });
+    ev({
+      type: "response.completed",
+      response: {
+        id: `resp_${n}`,
+        usage: {
+          input_tokens: 100,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 20,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 120,
+        },
+      },
+    });
   }
 }

@@ -3,7 +3,7 @@
 import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Reply = { chunks: unknown[] } | { status: number; body: unknown } | { hangAfter: unknown[] } | { reset: true };
+export type Reply = { chunks: unknown[]; delayMs?: number } | { status: number; body: unknown } | { hangAfter: unknown[] } | { reset: true };
 
 export class OpenAiMock {
   readonly requests: Record<string, unknown>[] = [];
@@ -38,9 +38,16 @@ export class OpenAiMock {
         res.writeHead(200, { "content-type": "text/event-stream" });
         const chunks = "chunks" in r ? r.chunks : r.hangAfter;
         res.write(": keep-alive comment\n\n");
-        for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
-        if ("chunks" in r) res.end("data: [DONE]\n\n");
-        else self?.hung.push(res);
+        const send = () => {
+          if (res.destroyed) return;
+          for (const c of chunks) res.write(`data: ${JSON.stringify(c)}\n\n`);
+          if ("chunks" in r) res.end("data: [DONE]\n\n");
+          else self?.hung.push(res);
+        };
+        if ("chunks" in r && r.delayMs) {
+          self?.hung.push(res);
+          setTimeout(send, r.delayMs);
+        } else send();
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -61,7 +68,17 @@ export class OpenAiMock {
 /** Chunk helpers in the chat-completions streaming format. */
 export const text = (t: string) => ({ choices: [{ index: 0, delta: { content: t }, finish_reason: null }] });
 export const call = (index: number | undefined, id: string | undefined, name: string | undefined, args: string) => ({
-  choices: [{ index: 0, delta: { tool_calls: [{ ...(index === undefined ? {} : { index }), ...(id ? { id, type: "function" } : {}), function: { ...(name ? { name } : {}), arguments: args } }] }, finish_reason: null }],
+  choices: [
+    {
+      index: 0,
+      delta: {
+        tool_calls: [
+          { ...(index === undefined ? {} : { index }), ...(id ? { id, type: "function" } : {}), function: { ...(name ? { name } : {}), arguments: args } },
+        ],
+      },
+      finish_reason: null,
+    },
+  ],
 });
 export const finish = (reason: string) => ({ choices: [{ index: 0, delta: {}, finish_reason: reason }] });
 export const usage = (p: number, c: number) => ({ choices: [], usage: { prompt_tokens: p, completion_tokens: c, total_tokens: p + c } });

@@ -35,11 +35,31 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
     expect(seen.env).not.toContain("HERMES_HOME");
     if (kind === "claude-code") {
       expect(seen.argv.slice(0, 5)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--mcp-config"]);
-      expect(seen.argv).toEqual(expect.arrayContaining(["--strict-mcp-config", "--allowedTools", "mcp__task", "--permission-mode", "acceptEdits", "--max-turns", "200", "--append-system-prompt"]));
+      expect(seen.argv).toEqual(
+        expect.arrayContaining([
+          "--strict-mcp-config",
+          "--allowedTools",
+          "mcp__task",
+          "--permission-mode",
+          "acceptEdits",
+          "--max-turns",
+          "200",
+          "--append-system-prompt",
+        ]),
+      );
       expect(seen.env).toEqual(expect.arrayContaining(["MCP_CONNECTION_NONBLOCKING", "CLAUDE_CONFIG_DIR", "TZ"]));
     } else {
-      expect(seen.argv.slice(0, 3)).toEqual(["exec", "--json", "--skip-git-repo-check"]);
-      expect(seen.argv).toEqual(expect.arrayContaining(["-s", "workspace-write", 'mcp_servers.task.default_tools_approval_mode="approve"', "mcp_servers.task.required=true"]));
+      expect(seen.argv.slice(0, 3)).toEqual(["exec", "-C", seen.cwd]);
+      expect(seen.argv).toEqual(
+        expect.arrayContaining([
+          "--json",
+          "--skip-git-repo-check",
+          "-s",
+          "workspace-write",
+          'mcp_servers.task.default_tools_approval_mode="approve"',
+          "mcp_servers.task.required=true",
+        ]),
+      );
       expect(seen.env).toContain("CODEX_HOME");
     }
   });

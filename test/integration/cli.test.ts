@@ -23,13 +23,27 @@ describe("hermes-bridge CLI", () => {
     const emu = await Emu.create();
     try {
       const id = await emu.createTask("cli task", { assignee: "cli-seat", body: "MODE:complete" });
-      const flags = ["--board", "bridge", "--assignee", "cli-seat", "--hermes", `${process.execPath} ${emu.command[1]}`, "--agent", "command", "--state-dir", join(emu.dir, "st")];
+      const flags = [
+        "--board",
+        "bridge",
+        "--assignee",
+        "cli-seat",
+        "--hermes",
+        `${process.execPath} ${emu.command[1]}`,
+        "--agent",
+        "command",
+        "--state-dir",
+        join(emu.dir, "st"),
+      ];
       const r = await cli(["run", "--once", ...flags, "--agent-command", `${process.execPath} ${AGENT}`, "--ttl", "120", "--heartbeat-interval", "5"], {
         HERMES_BRIDGE_HERMES_HOME: emu.home,
         HERMES_BRIDGE_LOG_FORMAT: "json",
       });
       expect(r.exitCode).toBe(0);
-      const lines = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = r.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines.some((l) => l.msg === "run finished" && l.task_id === id && l.close === "applied" && typeof l.trace_id === "string")).toBe(true);
       expect((await emu.show(id)).task.status).toBe("done");
       const list = await cli(["outbox", "list", ...flags, "--agent-command", "true"], { HERMES_BRIDGE_HERMES_HOME: emu.home });

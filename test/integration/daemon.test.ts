@@ -82,7 +82,7 @@ describe("daemon", () => {
   it("stops an agent that hangs past the deadline and blocks it", async () => {
     emu = await Emu.create();
     const id = await task("hang");
-    const b = await runBridge(emu, { base: { claim: { ttlSeconds: 8, safetySeconds: 5 }, heartbeat: { intervalSeconds: 1 } } });
+    const b = await runBridge(emu, { base: { claim: { ttlSeconds: 30, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } } });
     await b.daemon.done;
     const r = await reason(id);
     expect(r).toMatch(/^cause: environment$/m);
@@ -143,7 +143,11 @@ describe("daemon", () => {
     expect(got?.json.event).toBe("close_failed");
     expect(got?.json.task_id).toBe(id);
     expect(got?.json.intended_close).toMatchObject({ type: "complete" });
-    expect(got?.headers["x-hermes-bridge-signature"]).toBe(`sha256=${createHmac("sha256", "s3cret-hmac-key").update(got?.body ?? "").digest("hex")}`);
+    expect(got?.headers["x-hermes-bridge-signature"]).toBe(
+      `sha256=${createHmac("sha256", "s3cret-hmac-key")
+        .update(got?.body ?? "")
+        .digest("hex")}`,
+    );
     expect(b.built.outbox.open().map((e) => e.state)).toEqual(["failed"]);
   });
 
@@ -157,7 +161,7 @@ describe("daemon", () => {
     expect(b.built.outbox.open().map((e) => e.state)).toEqual(["dead"]);
     expect((await emu.show(id)).task.status).toBe("running");
     hook.failing = false;
-    const { replayOutbox } = await import("../../src/run/replay.js");
+    const { replayOutbox } = await import("../../src/outbox/replay.js");
     const healthy = await runBridge(emu, { once: true });
     await healthy.daemon.done;
     const items = await replayOutbox(healthy.built.outbox, healthy.built.closer);
@@ -173,7 +177,10 @@ describe("daemon", () => {
     await (
       await runBridge(emu, {
         env: { FIXTURE_SECRET: secret },
-        base: { secrets: { env: ["FIXTURE_SECRET"] }, agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_SECRET"] } },
+        base: {
+          secrets: { env: ["FIXTURE_SECRET"] },
+          agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_SECRET"] },
+        },
       })
     ).daemon.done;
     for (const id of ids) {

@@ -16,7 +16,8 @@ afterEach(async () => {
   hook = undefined;
 });
 
-const cli = (args: string[]) => runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: emu?.dir ?? "/tmp" }, timeoutMs: 60_000 });
+const cli = (args: string[]) =>
+  runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: emu?.dir ?? "/tmp" }, timeoutMs: 60_000 });
 
 describe("doctor", () => {
   it("passes on a healthy setup and delivers a test alert", async () => {
@@ -28,7 +29,12 @@ describe("doctor", () => {
       `boards: [bridge]\nassignee: doc-seat\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}"}\nagent: {command: ["${process.execPath}", "${AGENT}"]}\nstateDir: "${join(emu.dir, "st")}"\nwebhook: {url: "${hook.url}"}\n`,
     );
     const r = await cli(["doctor", "--config", cfg, "--send-test-alert"]);
-    expect(r.stdout).toMatch(/^hermes command\s+ok\s+.*block --kind: capability\|dependency\|needs_input\|transient/m);
+    expect(r.stdout).toMatch(/^hermes command\s+ok\s+.*block --kind: needs_input\|capability\|transient\|dependency; attach: yes/m);
+    expect(r.stdout).toMatch(/^state dir\s+ok/m);
+    expect(r.stdout).toMatch(/^tool sockets\s+ok/m);
+    expect(r.stdout).toMatch(/^workspace bridge\s+ok\s+board: /m);
+    expect(r.stdout).toMatch(/^claim.ttlSeconds\s+900\s+default$/m);
+    expect(r.stdout).toMatch(/^heartbeat.intervalSeconds\s+120\s+derived from the TTL$/m);
     expect(r.stdout).toMatch(/^board bridge\s+ok/m);
     expect(r.stdout).toMatch(/^webhook\s+ok\s+test alert delivered/m);
     expect(r.exitCode).toBe(0);

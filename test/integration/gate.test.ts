@@ -1,6 +1,6 @@
 // The success gate end to end: verification from the body and config, changed files, hygiene.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
@@ -14,7 +14,10 @@ const reasonOf = async (id: string) => String((await emu.show(id)).events.findLa
 
 function gitRepo(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  const g = (...a: string[]) => execFileSync("git", ["-C", dir, ...a], { env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
+  const g = (...a: string[]) =>
+    execFileSync("git", ["-C", dir, ...a], {
+      env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+    });
   g("init", "-q");
   writeFileSync(join(dir, "README"), "hi\n");
   g("add", ".");
@@ -26,7 +29,8 @@ describe("success gate", () => {
   it("runs config then body commands, records them and the changed files", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("verified", { assignee: SEAT, body: body("complete", ["test -f out.txt", "echo body-check"]) });
-    await (await runBridge(emu, { base: { gate: { commands: ["echo config-check"] } } })).daemon.done;
+    await (await runBridge(emu, { base: { gate: { commands: ["echo config-check"], bodyVerification: true, allowedCommands: ["test -f", "echo"] } } })).daemon
+      .done;
     const d = await emu.show(id);
     expect(d.task.status).toBe("done");
     const m = d.runs.at(-1)?.metadata as { verification: { command: string; exit_code: number; output_tail: string }[]; changed_files: string[] };
@@ -41,17 +45,33 @@ describe("success gate", () => {
   it("a failing command blocks as test failure with its output tail; the workspace path is in the reason", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("failing", { assignee: SEAT, body: body("complete", ["echo 'AssertionError: 2 != 3' >&2; exit 1"]) });
-    await (await runBridge(emu)).daemon.done;
+    await (await runBridge(emu, { base: { gate: { bodyVerification: true, allowedCommands: ["/echo .*/"] } } })).daemon.done;
     const r = await reasonOf(id);
     expect(r).toMatch(/^cause: test failure$/m);
     expect(r).toMatch(/exited 1\. Output tail: AssertionError: 2 != 3/);
     expect(r).toMatch(/workspace \/\S+t_[0-9a-f]+/);
   });
 
+  it("task text is untrusted: body commands do not run unless turned on and allow-listed", async () => {
+    emu = await Emu.create();
+    const marker = join(emu.dir, "pwned");
+    const id = await emu.createTask("hostile", { assignee: SEAT, body: body("complete", [`touch ${marker}`, "echo allowed"]) });
+    await (await runBridge(emu)).daemon.done;
+    const off = (await emu.show(id)).runs.at(-1)?.metadata as Record<string, unknown>;
+    expect(off).not.toHaveProperty("verification");
+    expect(off.verification_skipped).toEqual([`touch ${marker}`, "echo allowed"]);
+    const id2 = await emu.createTask("hostile 2", { assignee: SEAT, body: body("complete", [`touch ${marker}`, "echo allowed"]) });
+    await (await runBridge(emu, { base: { gate: { bodyVerification: true, allowedCommands: ["echo"] } } })).daemon.done;
+    const on = (await emu.show(id2)).runs.at(-1)?.metadata as { verification: { command: string }[]; verification_skipped: string[] };
+    expect(on.verification.map((v) => v.command)).toEqual(["echo allowed"]);
+    expect(on.verification_skipped).toEqual([`touch ${marker}`]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a verification that hangs is cut by its timeout", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("slow check", { assignee: SEAT, body: body("complete", ["sleep 30"]) });
-    await (await runBridge(emu, { base: { gate: { timeoutSeconds: 1 } } })).daemon.done;
+    await (await runBridge(emu, { base: { gate: { timeoutSeconds: 1, bodyVerification: true, allowedCommands: ["sleep"] } } })).daemon.done;
     expect(await reasonOf(id)).toMatch(/`sleep 30` timed out after 1 s/);
   });
 
@@ -79,7 +99,7 @@ describe("success gate", () => {
     const d1 = await emu.createTask("dirty", { assignee: SEAT, body: body("complete"), workspace: `dir:${dirty}` });
     const clean = gitRepo(join(emu.dir, "clean"));
     const d2 = await emu.createTask("clean", { assignee: SEAT, body: body("complete"), workspace: `dir:${clean}` });
-    await (await runBridge(emu)).daemon.done;
+    await (await runBridge(emu, { base: { workspace: { allowedRoots: [emu.dir] } } })).daemon.done;
     const r = await reasonOf(d1);
     expect(r).toMatch(/^cause: environment$/m);
     expect(r).toMatch(/uncommitted changes that this run did not make \(README\); the agent was not started/);
@@ -92,7 +112,7 @@ describe("success gate", () => {
     const dirty = gitRepo(join(emu.dir, "dirty"));
     writeFileSync(join(dirty, "README"), "local edit\n");
     const id = await emu.createTask("dirty ok", { assignee: SEAT, body: body("complete"), workspace: `dir:${dirty}` });
-    await (await runBridge(emu, { base: { gate: { allowDirty: true } } })).daemon.done;
+    await (await runBridge(emu, { base: { gate: { allowDirty: true }, workspace: { allowedRoots: [emu.dir] } } })).daemon.done;
     expect((await emu.show(id)).task.status).toBe("done");
   });
 });

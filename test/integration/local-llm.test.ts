@@ -61,10 +61,20 @@ describe("local-LLM agent", () => {
 
   it("a bad block template comes back as a tool error; the good one blocks", async () => {
     const { doc } = await runWith([
-      { chunks: [call(0, "b1", "kanban_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A"}'), finish("tool_calls")] },
       {
         chunks: [
-          call(0, "b2", "kanban_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A","next_action":"pick one"}'),
+          call(0, "b1", "kanban_block", '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A"}'),
+          finish("tool_calls"),
+        ],
+      },
+      {
+        chunks: [
+          call(
+            0,
+            "b2",
+            "kanban_block",
+            '{"cause":"spec undecided","what_happened":"two specs","options":["A","B"],"recommendation":"A","next_action":"pick one"}',
+          ),
           finish("tool_calls"),
         ],
       },
@@ -79,7 +89,14 @@ describe("local-LLM agent", () => {
 
   it.each([
     [{ status: 400, body: { error: { message: "registry.ollama.ai/library/tiny does not support tools" } } }, "environment", /does not support tool calling/],
-    [{ status: 400, body: { error: { code: 400, type: "exceed_context_size_error", message: "request (13392 tokens) exceeds the available context size (8192 tokens)" } } }, "human decision needed", /exceeds the model's context/],
+    [
+      {
+        status: 400,
+        body: { error: { code: 400, type: "exceed_context_size_error", message: "request (13392 tokens) exceeds the available context size (8192 tokens)" } },
+      },
+      "human decision needed",
+      /exceeds the model's context/,
+    ],
   ])("a server error is a clear block (%#)", async (reply, cause, what) => {
     const { doc } = await runWith([reply as Reply]);
     const r = reasonOf(doc);
@@ -103,7 +120,7 @@ describe("local-LLM agent", () => {
   });
 
   it("a hung stream is cut by the run deadline", async () => {
-    const { doc } = await runWith([{ hangAfter: [text("thinking")] }], { claim: { ttlSeconds: 8, safetySeconds: 5 } });
+    const { doc } = await runWith([{ hangAfter: [text("thinking")] }], { claim: { ttlSeconds: 30, safetySeconds: 25 } });
     expect(reasonOf(doc)).toMatch(/did not finish before its deadline/);
   });
 });

@@ -65,7 +65,11 @@ describe("operations", () => {
     const b = await runBridge(emu, {
       once: false,
       env: { FIXTURE_RESET_MS: "1500" },
-      base: { seat: { limitMarginSeconds: 0 }, discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 }, agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_RESET_MS"] } },
+      base: {
+        seat: { limitMarginSeconds: 0 },
+        discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 },
+        agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_RESET_MS"] },
+      },
     });
     try {
       const first = await new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
@@ -77,8 +81,8 @@ describe("operations", () => {
       expect(String(blocked?.reason)).toMatch(/Seat test-seat hit a usage\/rate limit \(usage\).*Resets at 20/);
       // a new task while paused is not claimed until the seat resumes
       const later = await emu.createTask("later", { assignee: SEAT, body: "MODE:complete" });
-      b.daemon.wake(b.built.boards[0] as never, 0);
-      const resumed = new Promise((r) => b.daemon.once("seat:resumed", r));
+      b.daemon.scheduler.wake(b.built.boards[0] as never, 0);
+      const resumed = new Promise<void>((r) => b.daemon.once("seat:resumed", () => r()));
       const next = new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
       expect((await emu.show(later)).task.status).toBe("ready");
       await resumed;
@@ -113,9 +117,13 @@ describe("auth failure and status", () => {
     await b.daemon.done;
     const { statusCommand } = await import("../../src/cli/status.js");
     let out = "";
-    const code = await statusCommand({ json: false, flags: { board: "bridge", assignee: SEAT, "state-dir": b.config.stateDir, "agent-command": "true" } }, {}, (s) => {
-      out += s;
-    });
+    const code = await statusCommand(
+      { json: false, flags: { board: "bridge", assignee: SEAT, "state-dir": b.config.stateDir, "agent-command": "true" } },
+      {},
+      (s) => {
+        out += s;
+      },
+    );
     expect(code).toBe(0);
     expect(out).toMatch(/^seat test-seat on bridge — claiming/m);
     expect(out).toContain("no runs in flight");

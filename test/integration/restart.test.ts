@@ -26,15 +26,23 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv
     CLI_BIN,
     "run",
     ...(configFile ? ["--config", configFile] : []),
-    "--board", "bridge",
-    "--assignee", SEAT,
-    "--hermes", `${process.execPath} ${e.command[1]}`,
-    "--hermes-home", e.home,
+    "--board",
+    "bridge",
+    "--assignee",
+    SEAT,
+    "--hermes",
+    `${process.execPath} ${e.command[1]}`,
+    "--hermes-home",
+    e.home,
     ...(agentFromConfig ? [] : ["--agent-command", `${process.execPath} ${AGENT}`]),
-    "--state-dir", join(e.dir, "state"),
-    "--ttl", "120",
-    "--heartbeat-interval", "1",
-    "--log-format", "json",
+    "--state-dir",
+    join(e.dir, "state"),
+    "--ttl",
+    "120",
+    "--heartbeat-interval",
+    "1",
+    "--log-format",
+    "json",
     ...extra,
   ];
   const result = runProcess({
@@ -91,7 +99,7 @@ describe("restart recovery and signals (real processes)", () => {
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
     expect(d.runs[0]?.summary).toBe("finished after the bridge restarted");
-    expect(agent.pid).toBeTypeOf("number");
+    expect(agent.agent_pid).toBeTypeOf("number");
   });
 
   it("an adopted Claude Code run reaches its task tools again and completes", async () => {
@@ -119,7 +127,7 @@ describe("restart recovery and signals (real processes)", () => {
     const first = startDaemon(emu);
     const agent = await first.waitFor(started);
     process.kill(first.pid, "SIGKILL");
-    killGroup(Number(agent.pid), "SIGKILL");
+    killGroup(Number(agent.agent_pid), "SIGKILL");
     await first.result;
     const r = await startDaemon(emu, ["--once"]).result;
     expect(r.exitCode).toBe(0);

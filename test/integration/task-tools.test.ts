@@ -42,7 +42,10 @@ describe("task tools over MCP", () => {
       expect(hb.content[0]?.text).toBe("recorded");
       expect(notes).toEqual(["halfway, token [REDACTED]"]);
       await client.callTool({ name: "kanban_comment", arguments: { body: "found the bug in parser.ts" } });
-      const bad = (await client.callTool({ name: "kanban_block", arguments: { cause: "environment", what_happened: "x", options: ["a"], recommendation: "r" } })) as Answer;
+      const bad = (await client.callTool({
+        name: "kanban_block",
+        arguments: { cause: "environment", what_happened: "x", options: ["a"], recommendation: "r" },
+      })) as Answer;
       expect(bad.isError).toBe(true);
       expect(bad.content[0]?.text).toMatch(/next_action/);
       const good = (await client.callTool({ name: "kanban_complete", arguments: { summary: "done", result: { ok: true, status: "ok", items: 1 } } })) as Answer;

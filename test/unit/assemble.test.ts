@@ -11,7 +11,12 @@ describe("TurnAssembler", () => {
     t.push(delta({ tool_calls: [{ index: 0, function: { arguments: '{"note":' } }] }));
     t.push(delta({ tool_calls: [{ index: 0, function: { arguments: '"x"}' } }] }, "tool_calls"));
     t.push({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } });
-    expect(t.done()).toEqual({ content: "", toolCalls: [{ id: "call_a", name: "task_heartbeat", arguments: '{"note":"x"}' }], finishReason: "tool_calls", usage: { input: 5, output: 2 } });
+    expect(t.done()).toEqual({
+      content: "",
+      toolCalls: [{ id: "call_a", name: "task_heartbeat", arguments: '{"note":"x"}' }],
+      finishReason: "tool_calls",
+      usage: { input: 5, output: 2 },
+    });
   });
   it("vLLM: later deltas with an empty id do not start a new call", () => {
     const t = new TurnAssembler();

@@ -10,9 +10,16 @@ const good = { ok: true, status: "warn", items: 0 };
 describe("decide", () => {
   it("completes only on ok + ok|warn + clean exit", () => {
     expect(decide({ ...base, outcome: { kind: "complete", summary: "s", result: good } }).type).toBe("complete");
-    expect(decide({ ...base, finished: fin(1), outcome: { kind: "complete", summary: "s", result: good } })).toMatchObject({ type: "block", template: { cause: "environment" } });
-    expect(decide({ ...base, outcome: { kind: "complete", summary: "s", result: { ok: true, status: "error" } } })).toMatchObject({ template: { cause: "test failure" } });
-    expect(decide({ ...base, outcome: { kind: "complete", summary: "s", result: { ok: "yes" } } })).toMatchObject({ template: { cause: "human decision needed" } });
+    expect(decide({ ...base, finished: fin(1), outcome: { kind: "complete", summary: "s", result: good } })).toMatchObject({
+      type: "block",
+      template: { cause: "environment" },
+    });
+    expect(decide({ ...base, outcome: { kind: "complete", summary: "s", result: { ok: true, status: "error" } } })).toMatchObject({
+      template: { cause: "test failure" },
+    });
+    expect(decide({ ...base, outcome: { kind: "complete", summary: "s", result: { ok: "yes" } } })).toMatchObject({
+      template: { cause: "human decision needed" },
+    });
   });
   it("maps stops and silence to the right causes", () => {
     expect(decide({ ...base, stop: "lease_lost" }).type).toBe("lost");

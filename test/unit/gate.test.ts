@@ -3,7 +3,16 @@ import { type GateConfig, applyGate } from "../../src/gate/gate.js";
 import { verificationFromBody } from "../../src/gate/verification.js";
 import type { Decision } from "../../src/run/decide.js";
 
-const cfg: GateConfig = { commands: [], timeoutSeconds: 60, outputTailChars: 4000, requireChanges: false, allowDirty: false, minItems: 0 };
+const cfg: GateConfig = {
+  commands: [],
+  bodyVerification: false,
+  allowedCommands: [],
+  timeoutSeconds: 60,
+  outputTailChars: 4000,
+  requireChanges: false,
+  allowDirty: false,
+  minItems: 0,
+};
 const complete: Decision = { type: "complete", summary: "s", result: { ok: true, status: "ok", items: 2, metrics: {}, note: "", artifacts: [], error: null } };
 
 describe("verificationFromBody", () => {
@@ -19,12 +28,23 @@ describe("verificationFromBody", () => {
 
 describe("applyGate", () => {
   it("passes a complete with its evidence", () => {
-    const g = applyGate(complete, { verification: [{ command: "true", exit_code: 0, duration_ms: 1, output_tail: "" }], changedFiles: ["a"], diffStat: null }, cfg);
+    const g = applyGate(
+      complete,
+      { verification: [{ command: "true", exit_code: 0, duration_ms: 1, output_tail: "" }], changedFiles: ["a"], diffStat: null },
+      cfg,
+    );
     expect(g.type).toBe("complete");
-    expect(g.extras).toEqual({ verification: [{ command: "true", exit_code: 0, duration_ms: 1, output_tail: "" }], changed_files: ["a"] });
+    expect(g.type === "complete" && g.extras).toEqual({
+      verification: [{ command: "true", exit_code: 0, duration_ms: 1, output_tail: "" }],
+      changed_files: ["a"],
+    });
   });
   it("blocks on a failed command, no change under requireChanges, or too few items", () => {
-    const failed = applyGate(complete, { verification: [{ command: "npm test", exit_code: 1, duration_ms: 5, output_tail: "2 failing" }], changedFiles: [], diffStat: null }, cfg);
+    const failed = applyGate(
+      complete,
+      { verification: [{ command: "npm test", exit_code: 1, duration_ms: 5, output_tail: "2 failing" }], changedFiles: [], diffStat: null },
+      cfg,
+    );
     expect(failed).toMatchObject({ type: "block", template: { cause: "test failure" } });
     expect(failed.type === "block" && failed.template.what_happened).toMatch(/`npm test` exited 1. Output tail: 2 failing/);
     expect(applyGate(complete, { verification: [], changedFiles: [], diffStat: null }, { ...cfg, requireChanges: true }).type).toBe("block");

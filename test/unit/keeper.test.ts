@@ -8,13 +8,34 @@ const lease: Lease = { board: "b", taskId: "t_1", runId: 7, lock: null, workspac
 
 function detail(runId: number | null, status = "running"): TaskDetail {
   return {
-    task: { id: "t_1", title: "x", body: null, assignee: "s", status: status as "running", priority: 0, tenant: null, workspaceKind: "scratch", workspacePath: "/w", createdAt: 0, startedAt: 0, completedAt: null, result: null, skills: [] },
+    task: {
+      id: "t_1",
+      title: "x",
+      body: null,
+      assignee: "s",
+      status: status as "running",
+      priority: 0,
+      tenant: null,
+      workspaceKind: "scratch",
+      workspacePath: "/w",
+      branchName: null,
+      projectId: null,
+      maxRuntimeSeconds: null,
+      createdAt: 0,
+      startedAt: 0,
+      completedAt: null,
+      result: null,
+      skills: [],
+    },
     latestSummary: null,
     parents: [],
     children: [],
     comments: [],
     events: [],
-    runs: runId === null ? [] : [{ id: runId, profile: "s", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
+    runs:
+      runId === null
+        ? []
+        : [{ id: runId, profile: "s", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
   };
 }
 
@@ -70,7 +91,16 @@ describe("LeaseKeeper", () => {
     const board = new FakeBoard();
     board.failHeartbeats = 1;
     const onUnresolved = vi.fn();
-    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, recheckAttempts: 2, recheckDelayMs: 100, note: () => undefined, onLost: vi.fn(), onUnresolved });
+    const k = new LeaseKeeper({
+      board,
+      lease,
+      intervalMs: 1000,
+      recheckAttempts: 2,
+      recheckDelayMs: 100,
+      note: () => undefined,
+      onLost: vi.fn(),
+      onUnresolved,
+    });
     k.start();
     await vi.advanceTimersByTimeAsync(1100);
     expect(board.notes).toHaveLength(1);

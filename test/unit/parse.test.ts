@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { openRun, parseClaim, parseShow, parseTaskList, parseWatchLine } from "../../src/board/parse.js";
-import { readyTaskFromLine } from "../../src/discovery/watcher.js";
+import { parseClaim, parseShow, parseTaskList, parseWatchLine } from "../../src/board/parse.js";
+import { readyTaskFromLine } from "../../src/discovery/scheduler.js";
+import { openRun } from "../../src/lease/lease.js";
 
 describe("output parsers on recorded Hermes 0.20.0 output", () => {
   it("reads the lease from show --json after a claim", () => {

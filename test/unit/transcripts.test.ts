@@ -10,7 +10,9 @@ const DIR = "test/fixtures/agent-transcripts";
 const NOW = Date.UTC(2026, 10, 30, 1, 25);
 
 function translate(file: string): AgentEvent[] {
-  const lines = readFileSync(`${DIR}/${file}`, "utf8").split("\n").filter((l) => l.startsWith("{"));
+  const lines = readFileSync(`${DIR}/${file}`, "utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("{"));
   const out: AgentEvent[] = [];
   if (file.includes("claude")) {
     let s = initialClaudeState(null);
@@ -31,7 +33,9 @@ function translate(file: string): AgentEvent[] {
 }
 
 describe("translators on every recorded transcript", () => {
-  for (const file of readdirSync(DIR).filter((f) => /^(mockrun|norun)-(claude|codex)-.*\.(txt|jsonl)$/.test(f)).sort()) {
+  for (const file of readdirSync(DIR)
+    .filter((f) => /^(mockrun|norun)-(claude|codex)-.*\.(txt|jsonl)$/.test(f))
+    .sort()) {
     it(file, () => {
       expect(translate(file)).toMatchSnapshot();
     });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseLimitText } from "../../src/agents/claude-code/limits.js";
 import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
-import { initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
+import { CODEX_RESUME_FAILED, initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
 
 const NOW = Date.UTC(2026, 10, 30, 1, 25); // the transcripts' day, 01:25 UTC
@@ -39,18 +39,42 @@ function codex(file: string): AgentEvent[] {
 describe("Claude Code translator", () => {
   it("success with the task server connected", () => {
     const ev = claude("mockrun-claude-stream-json-success.txt", "task");
-    expect(ev[0]).toEqual({ type: "started", sessionId: "fd848b6f-eee9-4ed4-9ffc-5b250faeeecd" });
+    expect(ev[0]).toEqual({ type: "session", id: "fd848b6f-eee9-4ed4-9ffc-5b250faeeecd" });
     expect(ev.filter((e) => e.type === "failed")).toEqual([]);
     expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toContain("mcp__task__heartbeat");
     expect(ev.find((e) => e.type === "progress")).toEqual({ type: "progress", note: "Reporting progress, then checking the repo." });
-    expect(ev.at(-1)).toMatchObject({ type: "usage", costUsd: expect.any(Number) });
+    expect(ev.at(-1)).toMatchObject({
+      type: "usage",
+      usage: { costUsd: expect.any(Number), turns: expect.any(Number), tokens: { input: expect.any(Number) } },
+    });
+  });
+  it("the result line's usage is the run's totals: tokens with cache, cost, turns, model", () => {
+    const usage = claude("mockrun-claude-stream-json-success.txt", "task").filter((e) => e.type === "usage");
+    expect(usage).toHaveLength(1);
+    expect(usage[0]).toMatchObject({
+      usage: { model: expect.stringMatching(/^claude-/), tokens: { cacheRead: expect.any(Number), cacheWrite: expect.any(Number) } },
+    });
+  });
+  it("an unknown session is a resume failure, not a run failure", () => {
+    const line = jsonLines("mockrun-claude-session-resume.txt").find((l) => l.includes("No conversation found"));
+    expect(line).toBeDefined();
+    const r = translateClaudeLine(initialClaudeState(null), line ?? "", NOW);
+    expect(r.events.filter((e) => e.type !== "usage")).toEqual([
+      { type: "resume_failed", message: "No conversation found with session ID: 00000000-0000-4000-8000-000000000000" },
+    ]);
   });
   it("a dropped or pending MCP server fails the run as environment", () => {
     const ev = claude("norun-claude-mcp-config.txt", "task");
-    expect(ev.find((e) => e.type === "failed")).toEqual({ type: "failed", cause: "environment", message: "the task tools MCP server 'task' is 'pending' in Claude's init line" });
+    expect(ev.find((e) => e.type === "failed")).toEqual({
+      type: "failed",
+      cause: "environment",
+      message: "the task tools MCP server 'task' is 'pending' in Claude's init line",
+    });
   });
   it("not logged in → auth_failed", () => {
-    expect(claude("norun-claude-stream-json.txt").filter((e) => e.type === "auth_failed")).toEqual([{ type: "auth_failed", message: "Not logged in · Please run /login" }]);
+    expect(claude("norun-claude-stream-json.txt").filter((e) => e.type === "auth_failed")).toEqual([
+      { type: "auth_failed", message: "Not logged in · Please run /login" },
+    ]);
   });
   it("repeated 401 api_retry lines → auth_failed without waiting for all retries", () => {
     const ev = claude("mockrun-claude-401.txt");
@@ -59,21 +83,41 @@ describe("Claude Code translator", () => {
   });
   it("subscription limits carry the reset time", () => {
     const session = claude("mockrun-claude-429-oauth-subscription.txt").filter((e) => e.type === "limit");
-    expect(session[0]).toEqual({ type: "limit", kind: "five_hour", resetsAt: 1796012726000, message: "subscription limit reached (rate_limit_event rejected)" });
+    expect(session[0]).toEqual({
+      type: "limit",
+      kind: "five_hour",
+      resetsAt: 1796012726000,
+      message: "subscription limit reached (rate_limit_event rejected)",
+    });
     const weekly = claude("mockrun-claude-429-oauth-weekly.txt").filter((e) => e.type === "limit");
     expect(weekly.length).toBeGreaterThan(0);
     expect(weekly.every((e) => (e as { resetsAt: number | null }).resetsAt !== null)).toBe(true);
   });
   it("max turns, billing and overload end as failures with a cause", () => {
-    expect(claude("mockrun-claude-max-turns.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "human decision needed", message: expect.stringMatching(/ran out of turns/) });
-    expect(claude("mockrun-claude-400-credit.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "environment", message: expect.stringMatching(/billing/) });
-    expect(claude("mockrun-claude-529-overloaded.txt").find((e) => e.type === "failed")).toMatchObject({ cause: "environment", message: expect.stringMatching(/529/) });
+    expect(claude("mockrun-claude-max-turns.txt").find((e) => e.type === "failed")).toMatchObject({
+      cause: "human decision needed",
+      message: expect.stringMatching(/ran out of turns/),
+    });
+    expect(claude("mockrun-claude-400-credit.txt").find((e) => e.type === "failed")).toMatchObject({
+      cause: "environment",
+      message: expect.stringMatching(/billing/),
+    });
+    expect(claude("mockrun-claude-529-overloaded.txt").find((e) => e.type === "failed")).toMatchObject({
+      cause: "environment",
+      message: expect.stringMatching(/529/),
+    });
     expect(claude("mockrun-claude-429-ratelimit.txt").find((e) => e.type === "limit")).toMatchObject({ kind: "rate_limit" });
   });
   it("parses every limit text form", () => {
     expect(parseLimitText("Claude AI usage limit reached|1796012726", NOW)).toEqual({ kind: "usage", resetsAt: 1796012726000 });
-    expect(parseLimitText("You've hit your session limit · resets 4:25am (UTC)", NOW)).toEqual({ kind: "session_limit", resetsAt: Date.UTC(2026, 10, 30, 4, 25) });
-    expect(parseLimitText("You've hit your weekly limit · resets Dec 2, 3:25am (UTC)", NOW)).toEqual({ kind: "weekly_limit", resetsAt: Date.UTC(2026, 11, 2, 3, 25) });
+    expect(parseLimitText("You've hit your session limit · resets 4:25am (UTC)", NOW)).toEqual({
+      kind: "session_limit",
+      resetsAt: Date.UTC(2026, 10, 30, 4, 25),
+    });
+    expect(parseLimitText("You've hit your weekly limit · resets Dec 2, 3:25am (UTC)", NOW)).toEqual({
+      kind: "weekly_limit",
+      resetsAt: Date.UTC(2026, 11, 2, 3, 25),
+    });
     expect(parseLimitText("all good", NOW)).toBeNull();
   });
 });
@@ -81,9 +125,9 @@ describe("Claude Code translator", () => {
 describe("Codex translator", () => {
   it("success: started, tools, message, usage", () => {
     const ev = codex("mockrun-codex-exec-json-success-approved.txt");
-    expect(ev[0]).toEqual({ type: "started", sessionId: "01a22a0f-450d-71a1-977b-478c35e65705" });
+    expect(ev[0]).toEqual({ type: "session", id: "01a22a0f-450d-71a1-977b-478c35e65705" });
     expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toEqual(["mcp__task__heartbeat", "command_execution"]);
-    expect(ev.at(-1)).toEqual({ type: "usage", tokens: { input: 2400, output: 80 } });
+    expect(ev.at(-1)).toEqual({ type: "usage", usage: { tokens: { input: 2400, output: 80, cacheRead: 400, cacheWrite: 0 }, turns: 1 } });
   });
   it("reconnecting errors are progress; the 401 turn.failed is auth_failed", () => {
     const ev = codex("mockrun-codex-401.txt");
@@ -96,11 +140,20 @@ describe("Codex translator", () => {
   it("a 500 after retries is an environment failure", () => {
     expect(codex("mockrun-codex-500.txt").at(-1)).toMatchObject({ type: "failed", cause: "environment" });
   });
-  it("usage is reported as deltas across a resumed thread", () => {
-    const usage = codex("mockrun-codex-resume.txt").filter((e) => e.type === "usage");
-    expect(usage.slice(0, 2)).toEqual([
-      { type: "usage", tokens: { input: 2400, output: 80 } },
-      { type: "usage", tokens: { input: 1200, output: 40 } },
+  it("usage is the thread's totals of turn.completed (not summed deltas), the thread id the session", () => {
+    const ev = codex("mockrun-codex-resume.txt");
+    expect(ev.filter((e) => e.type === "session").map((e) => (e as { id: string }).id)).toEqual([
+      "01a22a13-11a3-7e12-b23a-7da15ec9217f",
+      "01a22a13-11a3-7e12-b23a-7da15ec9217f",
     ]);
+    const usage = ev.filter((e) => e.type === "usage").map((e) => (e as { usage: { tokens: unknown } }).usage.tokens);
+    expect(usage.slice(0, 2)).toEqual([
+      { input: 2400, output: 80, cacheRead: 400, cacheWrite: 0 },
+      { input: 3600, output: 120, cacheRead: 600, cacheWrite: 0 },
+    ]);
+  });
+  it("a resume of a thread this seat does not hold is recognised from its stderr", () => {
+    const text = readFileSync("test/fixtures/agent-transcripts/norun-codex-resume-unknown.txt", "utf8");
+    expect(CODEX_RESUME_FAILED.test(text)).toBe(true);
   });
 });

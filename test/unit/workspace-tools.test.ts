@@ -8,7 +8,14 @@ const setup = () => {
   const root = mkdtempSync(join(tmpdir(), "hkb-ws-"));
   mkdirSync(join(root, "ws"));
   writeFileSync(join(root, "secret.txt"), "outside");
-  const o = { root: join(root, "ws"), allowCommands: ["echo"], commandTimeoutMs: 5000, outputCap: 1000, env: { PATH: process.env.PATH ?? "" }, signal: new AbortController().signal };
+  const o = {
+    root: join(root, "ws"),
+    allowCommands: ["echo"],
+    commandTimeoutMs: 5000,
+    outputCap: 1000,
+    env: { PATH: process.env.PATH ?? "" },
+    signal: new AbortController().signal,
+  };
   return { root, o };
 };
 

@@ -1,76 +1,91 @@
 // Codex: `codex exec --json --skip-git-repo-check -C <ws> -s <sandbox>` with the task tools as a
-// required MCP server given by -c overrides (agent-cli-contracts.md §2.2, §2.7). Codex does not
-// pass its environment to MCP servers: the socket and token go in mcp_servers.task.env.
+// required MCP server given by -c overrides (agent-cli-contracts.md §2.2, §2.7), and
+// `codex exec -C <ws> resume <thread_id>` (never --last) to continue a cut run; `resume` has no -s,
+// so its sandbox is set with `-c sandbox_mode=…`. Codex does not pass its environment to MCP
+// servers: the socket and token go in mcp_servers.task.env.
 import { join } from "node:path";
 import type { Clock } from "../../time/clock.js";
-import { prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
-import { type AgentAdapter, type AgentEvent, type AgentRunInput, agentEnv } from "../port.js";
-import { initialCodexState, translateCodexLine } from "./translate.js";
+import { TOOLS_ENV } from "../../tools/env.js";
+import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
+import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
+import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
 
-export interface CodexOptions {
+export interface CodexOptions extends ProcessAgentOptions {
   command: readonly string[];
   sandbox: string;
   model?: string | undefined;
   home: string;
   extraConfig: readonly string[];
-  env: Readonly<Record<string, string>>;
-  passEnv: readonly string[];
-  parentEnv: NodeJS.ProcessEnv;
   toolsCommand: readonly string[];
   /** The protocol text (prompts/codex.md) put before the task prompt: Codex has no system-prompt flag. */
   protocol: string;
-  killGraceMs: number;
-  outputCapBytes: number;
   clock: Clock;
 }
 
 const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON's escaping for these values
 
-export function codexArgv(o: CodexOptions, input: Pick<AgentRunInput, "workspace" | "runDir" | "prompt">, tools: { socketPath: string; token: string }): string[] {
+export function codexArgv(
+  o: CodexOptions,
+  input: Pick<AgentRunInput, "workspace" | "runDir">,
+  prompt: string,
+  tools: { socketPath: string; token: string },
+  resume?: string,
+): string[] {
   const [cmd = "node", ...args] = o.toolsCommand;
-  const argv = [
-    ...o.command,
-    "exec",
+  const argv = [...o.command, "exec", "-C", input.workspace];
+  if (resume) argv.push("resume", resume, "-c", `sandbox_mode=${toml(o.sandbox)}`);
+  else argv.push("-s", o.sandbox);
+  argv.push(
     "--json",
     "--skip-git-repo-check",
-    "-C",
-    input.workspace,
-    "-s",
-    o.sandbox,
     "-c",
     `mcp_servers.task.command=${toml(cmd)}`,
     "-c",
     `mcp_servers.task.args=[${args.map(toml).join(",")}]`,
     "-c",
-    `mcp_servers.task.env={HERMES_BRIDGE_TOOLS_SOCKET=${toml(tools.socketPath)},HERMES_BRIDGE_TOOLS_TOKEN=${toml(tools.token)}}`,
+    `mcp_servers.task.env={${TOOLS_ENV.socket}=${toml(tools.socketPath)},${TOOLS_ENV.token}=${toml(tools.token)}}`,
     "-c",
     'mcp_servers.task.default_tools_approval_mode="approve"',
     "-c",
     "mcp_servers.task.required=true",
-  ];
+  );
   for (const c of o.extraConfig) argv.push("-c", c);
   if (o.model) argv.push("-m", o.model);
-  argv.push("-o", join(input.runDir, "last-message.txt"), "--", input.prompt);
+  argv.push("-o", join(input.runDir, "last-message.txt"), "--", prompt);
   return argv;
 }
 
 export class CodexAgent implements AgentAdapter {
   readonly name = "codex";
   readonly usesTools = true;
+  readonly resumable = true;
   readonly model: string | undefined;
   constructor(private readonly o: CodexOptions) {
     this.model = o.model;
   }
 
-  run(input: AgentRunInput): AsyncIterable<AgentEvent> {
+  run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const tools = prepareSeatRun(input, this.o.home, this.name);
+    let state: CodexState = initialCodexState();
+    const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}\n\n${input.prompt}`;
     return runCliAgent({
-      argv: codexArgv(this.o, { ...input, prompt: `${this.o.protocol}\n\n${input.prompt}` }, tools),
-      env: { ...agentEnv(this.o.parentEnv, this.o.passEnv, this.o.env), CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
+      argv: codexArgv(this.o, input, prompt, tools, input.resume?.session),
+      env: { ...this.o.baseEnv, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
       input,
-      killGraceMs: this.o.killGraceMs,
-      outputCapBytes: this.o.outputCapBytes,
-      translate: statefulTranslator(initialCodexState(), (s, line) => translateCodexLine(s, line, this.o.clock.now()), (s) => s.terminal !== null),
+      o: this.o,
+      translate: statefulTranslator(
+        initialCodexState(),
+        (s, line) => {
+          const r = translateCodexLine(s, line, this.o.clock.now());
+          state = r.state;
+          return r;
+        },
+        (s) => s.terminal !== null,
+      ),
+      after: async (end) =>
+        input.resume && state.threadId === null && CODEX_RESUME_FAILED.test(end.stderrTail)
+          ? [{ type: "resume_failed", message: end.stderrTail.trim().split("\n")[0]?.slice(0, 300) ?? "resume failed" }]
+          : [],
     });
   }
 }

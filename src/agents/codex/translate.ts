@@ -1,23 +1,19 @@
 // Codex `exec --json` JSONL → AgentEvents. Pure. (agent-cli-contracts.md §2.3–2.5: turn.completed
-// = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress, usage is
-// cumulative per thread so only deltas are reported.)
-import type { AgentEvent } from "../port.js";
+// = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress; thread_id is
+// the resumable handle; turn.completed usage is the thread's running total, reported as such.)
+import { num, obj, parseLine, str } from "../json.js";
+import type { AgentEvent, Usage } from "../port.js";
 
 export interface CodexState {
   threadId: string | null;
   terminal: "completed" | "failed" | null;
   lastMessage: string | null;
-  usageSeen: { input: number; output: number };
+  turns: number;
 }
 
 export function initialCodexState(): CodexState {
-  return { threadId: null, terminal: null, lastMessage: null, usageSeen: { input: 0, output: 0 } };
+  return { threadId: null, terminal: null, lastMessage: null, turns: 0 };
 }
-
-type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : {});
-const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** "You’ve hit your usage limit … try again at 3:26 AM." (curly or straight apostrophe). */
 export function parseCodexLimit(text: string, now: number): { resetsAt: number | null } | null {
@@ -32,6 +28,9 @@ export function parseCodexLimit(text: string, now: number): { resetsAt: number |
   return { resetsAt: t };
 }
 
+/** A resume of a thread this CODEX_HOME does not hold (stderr only, exit 1, no JSONL). */
+export const CODEX_RESUME_FAILED = /no rollout found for thread id|thread\/resume failed/i;
+
 function failure(message: string, now: number): AgentEvent {
   const limit = parseCodexLimit(message, now);
   if (limit) return { type: "limit", kind: "usage", resetsAt: limit.resetsAt, message };
@@ -40,19 +39,24 @@ function failure(message: string, now: number): AgentEvent {
   return { type: "failed", cause: "environment", message: `Codex turn failed: ${message}` };
 }
 
+function usageOf(u: Record<string, unknown>, turns: number): Usage {
+  const usage: Usage = { tokens: { input: num(u.input_tokens) ?? 0, output: num(u.output_tokens) ?? 0 }, turns };
+  const cacheRead = num(u.cached_input_tokens);
+  const cacheWrite = num(u.cache_write_input_tokens);
+  if (usage.tokens && cacheRead !== null) usage.tokens.cacheRead = cacheRead;
+  if (usage.tokens && cacheWrite !== null) usage.tokens.cacheWrite = cacheWrite;
+  return usage;
+}
+
 export function translateCodexLine(state: CodexState, raw: string, now: number): { state: CodexState; events: AgentEvent[] } {
-  let line: Json;
-  try {
-    line = obj(JSON.parse(raw));
-  } catch {
-    return { state, events: [] };
-  }
-  const s: CodexState = { ...state, usageSeen: { ...state.usageSeen } };
+  const line = parseLine(raw);
+  if (!line) return { state, events: [] };
+  const s: CodexState = { ...state };
   const events: AgentEvent[] = [];
   const type = str(line.type);
   if (type === "thread.started") {
     s.threadId = str(line.thread_id);
-    events.push({ type: "started", ...(s.threadId ? { sessionId: s.threadId } : {}) });
+    if (s.threadId) events.push({ type: "session", id: s.threadId });
   } else if (type === "error") {
     const message = str(line.message) ?? "";
     if (/^Reconnecting\.\.\./.test(message)) events.push({ type: "progress", note: message.slice(0, 300) });
@@ -67,11 +71,8 @@ export function translateCodexLine(state: CodexState, raw: string, now: number):
     } else if (itype === "file_change" && type === "item.completed") events.push({ type: "tool", name: "file_change" });
   } else if (type === "turn.completed") {
     s.terminal = "completed";
-    const u = obj(line.usage);
-    const input = num(u.input_tokens);
-    const output = num(u.output_tokens);
-    events.push({ type: "usage", tokens: { input: Math.max(0, input - s.usageSeen.input), output: Math.max(0, output - s.usageSeen.output) } });
-    s.usageSeen = { input, output };
+    s.turns += 1;
+    events.push({ type: "usage", usage: usageOf(obj(line.usage), s.turns) });
   } else if (type === "turn.failed") {
     s.terminal = "failed";
     events.push(failure(str(obj(line.error).message) ?? "turn failed", now));

@@ -1,12 +1,14 @@
 // The local-LLM agent: the bridge runs the agent loop itself against an OpenAI-compatible
 // /v1/chat/completions — streamed turns, tool calls, the task tools in-process and workspace
 // tools confined to the workspace — bounded by max steps, a token budget and the run deadline.
-import { readFileSync } from "node:fs";
+// Its session is the message history, saved after every step; a wrap-up stops it between steps.
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { TOOL_DESCRIPTIONS, TOOL_NAMES, TOOL_SCHEMAS } from "../../tools/host.js";
-import { EventQueue } from "../events.js";
-import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
+import type { AgentAdapter, AgentEvent, AgentRunInput, Usage } from "../port.js";
+import { type AgentEnd, type PumpHandle, pump } from "../pump.js";
 import { LlmError, streamChat } from "./client.js";
+import { type Msg, loadHistory, newSessionId, saveHistory } from "./history.js";
 import { WORKSPACE_TOOL_SPECS, runWorkspaceTool } from "./workspace-tools.js";
 
 export interface LocalLlmOptions {
@@ -22,9 +24,12 @@ export interface LocalLlmOptions {
   commandTimeoutMs: number;
   outputCap: number;
   env: Record<string, string>;
+  stallMs: number;
+  /** Bound of the saved history, in characters of JSON. */
+  historyMaxChars: number;
+  /** Applied to every saved message (the redactor). */
+  redact: (messages: Msg[]) => Msg[];
 }
-
-type Msg = Record<string, unknown>;
 
 export function toolSpecs(): unknown[] {
   const task = TOOL_NAMES.map((n) => ({
@@ -44,96 +49,127 @@ function safeArgs(raw: string): { ok: true; value: Record<string, unknown>; text
   return { ok: false, text: "{}" };
 }
 
+const ended = (reason: AgentEnd["reason"], stderrTail = ""): AgentEnd => ({
+  exitCode: reason === "exited" ? 0 : null,
+  signal: null,
+  reason,
+  stdoutTail: "",
+  stderrTail,
+  outputBytes: 0,
+});
+
 export class LocalLlmAgent implements AgentAdapter {
   readonly name = "local-llm";
   readonly usesTools = true;
+  readonly resumable = true;
   readonly model: string;
   constructor(private readonly o: LocalLlmOptions) {
     this.model = o.model;
   }
 
-  run(input: AgentRunInput): AsyncIterable<AgentEvent> {
-    const q = new EventQueue();
-    void this.loop(input, q).finally(() => q.close());
-    return q.drain();
+  run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+    return pump({ signal: input.signal, stallMs: this.o.stallMs }, (p) => this.loop(input, p));
   }
 
-  private async loop(input: AgentRunInput, q: EventQueue): Promise<void> {
-    const tools = input.tools;
-    const fin = (reason: "exited" | "aborted", stderrTail = "") =>
-      q.push({ type: "finished", exitCode: reason === "exited" ? 0 : null, signal: null, reason, stdoutTail: "", stderrTail, outputBytes: 0 });
-    if (!tools) {
-      q.push({ type: "failed", cause: "environment", message: "the local-llm agent needs the task tools" });
-      fin("exited");
-      return;
+  /** The conversation to start from: a new one, or the saved one plus the continuation prompt. */
+  private async start(input: AgentRunInput, p: PumpHandle): Promise<{ id: string; messages: Msg[] } | null> {
+    if (input.resume) {
+      const saved = await loadHistory(input.sessionDir, input.resume.session);
+      if ("messages" in saved) return { id: input.resume.session, messages: [...saved.messages, { role: "user", content: input.resume.prompt }] };
+      p.emit({ type: "resume_failed", message: saved.error });
+      return null;
     }
-    q.push({ type: "started", sessionId: `local-${input.taskId}` });
-    const messages: Msg[] = [
-      { role: "system", content: readFileSync(this.o.systemPromptFile, "utf8") },
-      { role: "user", content: input.prompt },
-    ];
+    const system = await readFile(this.o.systemPromptFile, "utf8");
+    return {
+      id: newSessionId(input.taskId),
+      messages: [
+        { role: "system", content: system },
+        { role: "user", content: input.prompt },
+      ],
+    };
+  }
+
+  private async loop(input: AgentRunInput, p: PumpHandle): Promise<AgentEnd> {
+    const tools = input.tools;
+    if (!tools) throw new Error("the local-llm agent needs the task tools");
+    p.emit({ type: "started" });
+    const session = await this.start(input, p);
+    if (!session) return ended("exited");
+    const { id, messages } = session;
+    p.emit({ type: "session", id });
+    const save = () => saveHistory(input.sessionDir, { id, model: this.o.model, messages }, this.o.redact, this.o.historyMaxChars);
+    save();
     const specs = toolSpecs();
-    let spent = 0;
+    const usage: Usage & { tokens: { input: number; output: number } } = { tokens: { input: 0, output: 0 }, turns: 0, model: this.o.model };
     try {
       for (let step = 1; step <= this.o.maxSteps; step += 1) {
+        if (input.wrapUp.aborted) return ended("aborted", "stopped between steps (wrap-up)");
         const turn = await streamChat({
           baseUrl: this.o.baseUrl,
           apiKey: this.o.apiKey,
-          signal: input.signal,
+          signal: p.signal,
           idleTimeoutMs: this.o.idleTimeoutMs,
           body: { model: this.o.model, messages, tools: specs, tool_choice: "auto", temperature: this.o.temperature },
         });
+        usage.turns = step;
         if (turn.usage) {
-          spent += turn.usage.input + turn.usage.output;
-          q.push({ type: "usage", tokens: turn.usage });
+          usage.tokens.input += turn.usage.input;
+          usage.tokens.output += turn.usage.output;
         }
-        if (turn.content.trim()) q.push({ type: "progress", note: turn.content.trim().split("\n")[0]?.slice(0, 300) ?? "" });
+        p.emit({ type: "usage", usage: { ...usage, tokens: { ...usage.tokens } } });
+        if (turn.content.trim()) p.emit({ type: "progress", note: turn.content.trim().split("\n")[0]?.slice(0, 300) ?? "" });
         if (turn.toolCalls.length === 0) {
-          if (turn.finishReason === "length") q.push({ type: "failed", cause: "environment", message: "the model's answer was truncated (finish_reason length: context or token limit)" });
-          fin("exited");
-          return;
+          messages.push({ role: "assistant", content: turn.content });
+          save();
+          if (turn.finishReason === "length")
+            p.emit({ type: "failed", cause: "environment", message: "the model's answer was truncated (finish_reason length: context or token limit)" });
+          return ended("exited");
         }
         // Replay the assistant turn exactly, with arguments sanitized to valid JSON strings.
         const calls = turn.toolCalls.map((c) => ({ ...c, parsed: safeArgs(c.arguments) }));
-        messages.push({ role: "assistant", content: turn.content || null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.parsed.text } })) });
+        messages.push({
+          role: "assistant",
+          content: turn.content || null,
+          tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.parsed.text } })),
+        });
         let finished = false;
         for (const c of calls) {
-          q.push({ type: "tool", name: c.name });
+          p.emit({ type: "tool", name: c.name });
           let content: string;
           if (!c.parsed.ok) content = `error: the arguments of ${c.name} are not a JSON object`;
           else if (c.name.startsWith("kanban_")) {
             const a = await tools.call(c.name, c.parsed.value);
             content = a.ok ? a.text : `error: ${a.error}`;
             if (a.ok && (c.name === "kanban_complete" || c.name === "kanban_block")) finished = true;
-            if (a.ok && c.name === "kanban_heartbeat") q.push({ type: "progress", note: String(c.parsed.value.note ?? "") });
+            if (a.ok && c.name === "kanban_heartbeat") p.emit({ type: "progress", note: String(c.parsed.value.note ?? "") });
           } else {
-            content = await runWorkspaceTool(c.name, c.parsed.value, { root: input.workspace, allowCommands: this.o.allowCommands, commandTimeoutMs: this.o.commandTimeoutMs, outputCap: this.o.outputCap, env: this.o.env, signal: input.signal }).catch(
-              (err: unknown) => `error: ${(err as Error).message}`,
-            );
+            content = await runWorkspaceTool(c.name, c.parsed.value, {
+              root: input.workspace,
+              allowCommands: this.o.allowCommands,
+              commandTimeoutMs: this.o.commandTimeoutMs,
+              outputCap: this.o.outputCap,
+              env: this.o.env,
+              signal: p.signal,
+            }).catch((err: unknown) => `error: ${(err as Error).message}`);
           }
           messages.push({ role: "tool", tool_call_id: c.id, content });
         }
-        if (finished) {
-          fin("exited");
-          return;
-        }
+        save();
+        if (finished) return ended("exited");
+        const spent = usage.tokens.input + usage.tokens.output;
         if (spent > this.o.maxTokens) {
-          q.push({ type: "failed", cause: "human decision needed", message: `token budget exhausted (${spent} > agent.maxTokens ${this.o.maxTokens})` });
-          fin("exited");
-          return;
+          p.emit({ type: "failed", cause: "human decision needed", message: `token budget exhausted (${spent} > agent.maxTokens ${this.o.maxTokens})` });
+          return ended("exited");
         }
       }
-      q.push({ type: "failed", cause: "human decision needed", message: `max steps reached (agent.maxSteps ${this.o.maxSteps}) without complete or block` });
-      fin("exited");
+      p.emit({ type: "failed", cause: "human decision needed", message: `max steps reached (agent.maxSteps ${this.o.maxSteps}) without complete or block` });
+      return ended("exited");
     } catch (err) {
-      if (input.signal.aborted) {
-        fin("aborted", "stopped by the bridge");
-        return;
-      }
+      if (p.signal.aborted) return { ...ended("aborted", "stopped by the bridge"), abortReason: p.signal.reason };
       const e = err as Error;
       const cause = e instanceof LlmError && e.kind === "context_overflow" ? "human decision needed" : "environment";
-      q.push({ type: "failed", cause, message: e.message });
-      fin("exited");
+      p.emit({ type: "failed", cause, message: e.message });
+      return ended("exited");
     }
   }
 }

@@ -45,7 +45,13 @@ export class TurnAssembler {
     const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : null;
     const name = typeof fn.name === "string" && fn.name !== "" ? fn.name : null;
     let target =
-      index !== null ? this.calls.find((x) => x.index === index) : id !== null ? this.calls.find((x) => x.id === id) : name === null ? this.calls.at(-1) : undefined;
+      index !== null
+        ? this.calls.find((x) => x.index === index)
+        : id !== null
+          ? this.calls.find((x) => x.id === id)
+          : name === null
+            ? this.calls.at(-1)
+            : undefined;
     // Proxies that put every parallel call at index 0 start a new call with a new name.
     if (target && name !== null && target.name !== "" && target.name !== name && (id === null || id !== target.id)) target = undefined;
     if (!target) {

@@ -27,8 +27,10 @@ export interface ChatRequest {
 }
 
 function classify(status: number, text: string): LlmError {
-  if (/does not support tools|tool choice requires|tools? (are|is) not supported/i.test(text)) return new LlmError("no_tools", `the model does not support tool calling (HTTP ${status}): ${text.slice(0, 300)}`);
-  if (/exceed_context_size|context length|maximum context|context window|too many tokens|prompt is too long/i.test(text)) return new LlmError("context_overflow", `the conversation exceeds the model's context (HTTP ${status}): ${text.slice(0, 300)}`);
+  if (/does not support tools|tool choice requires|tools? (are|is) not supported/i.test(text))
+    return new LlmError("no_tools", `the model does not support tool calling (HTTP ${status}): ${text.slice(0, 300)}`);
+  if (/exceed_context_size|context length|maximum context|context window|too many tokens|prompt is too long/i.test(text))
+    return new LlmError("context_overflow", `the conversation exceeds the model's context (HTTP ${status}): ${text.slice(0, 300)}`);
   return new LlmError("http", `HTTP ${status}: ${text.slice(0, 300)}`);
 }
 
@@ -51,22 +53,28 @@ export async function streamChat(r: ChatRequest): Promise<Turn> {
   if (res.statusCode >= 400) throw classify(res.statusCode, await res.body.text().catch(() => ""));
   const turn = new TurnAssembler();
   let done = false;
-  const lines = new LineSplitter((line) => {
-    if (done || !line.startsWith("data:")) return; // comments (':'), event names, blanks
-    const data = line.slice(5).trim();
-    if (data === "" ) return;
-    if (data === "[DONE]") {
-      done = true;
-      return;
-    }
-    try {
-      turn.push(JSON.parse(data));
-    } catch {
-      // a malformed chunk is skipped; the turn is judged on what arrived
-    }
-  }, 4 * 1024 * 1024);
+  const lines = new LineSplitter(
+    (line) => {
+      if (done || !line.startsWith("data:")) return; // comments (':'), event names, blanks
+      const data = line.slice(5).trim();
+      if (data === "") return;
+      if (data === "[DONE]") {
+        done = true;
+        return;
+      }
+      try {
+        turn.push(JSON.parse(data));
+      } catch {
+        // a malformed chunk is skipped; the turn is judged on what arrived
+      }
+    },
+    4 * 1024 * 1024,
+  );
+  // One streaming decoder for the whole body: a multi-byte character split across chunks stays whole.
+  const decoder = new TextDecoder("utf-8");
   try {
-    for await (const chunk of res.body) lines.push(typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8"));
+    for await (const chunk of res.body) lines.push(typeof chunk === "string" ? chunk : decoder.decode(chunk as Buffer, { stream: true }));
+    lines.push(decoder.decode());
   } catch (err) {
     if (r.signal.aborted) throw err;
     throw new LlmError("stalled", `the model stream broke off: ${(err as Error).message}`, { cause: err });

@@ -14,11 +14,27 @@ export interface WorkspaceToolOptions {
 }
 
 export const WORKSPACE_TOOL_SPECS = [
-  { name: "read_file", description: "Read a text file of the workspace.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  { name: "write_file", description: "Write (create or replace) a text file in the workspace.", parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] } },
+  {
+    name: "read_file",
+    description: "Read a text file of the workspace.",
+    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+  },
+  {
+    name: "write_file",
+    description: "Write (create or replace) a text file in the workspace.",
+    parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+  },
   { name: "list_dir", description: "List a directory of the workspace.", parameters: { type: "object", properties: { path: { type: "string" } } } },
-  { name: "search_text", description: "Find lines containing a text in the workspace's files.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } },
-  { name: "run_command", description: "Run an allowed command (first word must be on the allow-list) in the workspace.", parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
+  {
+    name: "search_text",
+    description: "Find lines containing a text in the workspace's files.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
+  {
+    name: "run_command",
+    description: "Run an allowed command (first word must be on the allow-list) in the workspace.",
+    parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+  },
 ] as const;
 
 /** Resolves a path inside the workspace; refuses anything that escapes it (also through symlinks). */
@@ -75,7 +91,14 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
       const command = s("command").trim();
       const first = command.split(/\s+/)[0] ?? "";
       if (!o.allowCommands.includes(first)) throw new Error(`command '${first}' is not on the allow-list (${o.allowCommands.join(", ") || "empty"})`);
-      const r = await runProcess({ argv: ["/bin/sh", "-c", command], cwd: o.root, env: o.env, timeoutMs: o.commandTimeoutMs, signal: o.signal, captureLimit: o.outputCap });
+      const r = await runProcess({
+        argv: ["/bin/sh", "-c", command],
+        cwd: o.root,
+        env: o.env,
+        timeoutMs: o.commandTimeoutMs,
+        signal: o.signal,
+        captureLimit: o.outputCap,
+      });
       const out = `${r.stdout}${r.stderr}`.slice(-o.outputCap);
       return `exit ${r.reason === "timeout" ? "timeout" : r.exitCode}\n${out}`;
     }

@@ -17,7 +17,9 @@ export const dispatch: Verb = {
     const result = tx(ctx, () => {
       let reclaimed = 0;
       if (!v.dry) {
-        const stale = ctx.db.prepare("SELECT * FROM tasks WHERE status = 'running' AND claim_expires IS NOT NULL AND claim_expires < ?").all(ctx.now) as TaskRow[];
+        const stale = ctx.db
+          .prepare("SELECT * FROM tasks WHERE status = 'running' AND claim_expires IS NOT NULL AND claim_expires < ?")
+          .all(ctx.now) as TaskRow[];
         for (const t of stale) {
           const runId = endRun(ctx.db, t, ctx.now, {
             status: "reclaimed",
@@ -26,19 +28,26 @@ export const dispatch: Verb = {
             metadata: JSON.stringify({ prev_pid: null, host_local: false, termination_attempted: false, terminated: false, sigkill: false }),
           });
           ctx.db.prepare("UPDATE tasks SET status = 'ready' WHERE id = ?").run(t.id);
-          addEvent(ctx.db, t.id, "reclaimed", {
-            stale_lock: t.claim_lock,
-            worker_pid: null,
-            claim_expires: t.claim_expires,
-            last_heartbeat_at: t.last_heartbeat_at,
-            now: ctx.now,
-            host_local: false,
-            heartbeat_stale: false,
-            prev_pid: null,
-            termination_attempted: false,
-            terminated: false,
-            sigkill: false,
-          }, ctx.now, runId);
+          addEvent(
+            ctx.db,
+            t.id,
+            "reclaimed",
+            {
+              stale_lock: t.claim_lock,
+              worker_pid: null,
+              claim_expires: t.claim_expires,
+              last_heartbeat_at: t.last_heartbeat_at,
+              now: ctx.now,
+              host_local: false,
+              heartbeat_stale: false,
+              prev_pid: null,
+              termination_attempted: false,
+              terminated: false,
+              sigkill: false,
+            },
+            ctx.now,
+            runId,
+          );
           reclaimed += 1;
         }
       }
@@ -52,10 +61,24 @@ export const dispatch: Verb = {
         else if (!isProfile(ctx.loc.root, t.assignee)) nonspawnable.push(t.id);
         else spawned.push({ task_id: t.id, assignee: t.assignee, workspace: "" });
       }
-      return { reclaimed, crashed: [], timed_out: [], stale: [], auto_blocked: [], promoted, spawned, skipped_unassigned: unassigned, skipped_nonspawnable: nonspawnable, skipped_per_profile_capped: [], auto_assigned_default: [] };
+      return {
+        reclaimed,
+        crashed: [],
+        timed_out: [],
+        stale: [],
+        auto_blocked: [],
+        promoted,
+        spawned,
+        skipped_unassigned: unassigned,
+        skipped_nonspawnable: nonspawnable,
+        skipped_per_profile_capped: [],
+        auto_assigned_default: [],
+      };
     });
     if (v.json) {
-      ctx.out(`${JSON.stringify(result, (_k, val: unknown) => val, 2).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`);
+      ctx.out(
+        `${JSON.stringify(result, (_k, val: unknown) => val, 2).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`,
+      );
       return;
     }
     const lines = [

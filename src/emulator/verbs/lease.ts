@@ -1,9 +1,10 @@
-// claim, heartbeat, comment, context.
+// claim, heartbeat, comment.
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { EmuExit, fail } from "../io.js";
-import { type RunRow, type TaskRow, addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
+import { shownPath } from "../remote.js";
+import { addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
 import { type Verb, num, prog, str, tx } from "./types.js";
 
 export const claim: Verb = {
@@ -37,7 +38,7 @@ export const claim: Verb = {
     });
     if ("error" in res) fail(ctx, res.error ?? "");
     mkdirSync(res.ws, { recursive: true });
-    ctx.out(`Claimed ${id}\nWorkspace: ${res.ws}\n`);
+    ctx.out(`Claimed ${id}\nWorkspace: ${shownPath(ctx.env, res.ws)}\n`);
   },
 };
 
@@ -91,47 +92,5 @@ export const comment: Verb = {
     });
     if (!ok) fail(ctx, `kanban: unknown task ${id}`);
     ctx.out(`Comment added to ${id}\n`);
-  },
-};
-
-export const context: Verb = {
-  spec: { prog: prog("context"), options: [], positionals: [{ dest: "task_id", nargs: 1 }] },
-  run(ctx, v) {
-    const id = str(v, "task_id") ?? "";
-    const t = getTask(ctx.db, id);
-    if (!t) fail(ctx, `kanban: unknown task ${id}`);
-    const lines = [
-      `# Kanban task ${t.id}: ${t.title}`,
-      "",
-      `Assignee: ${t.assignee ?? "-"}`,
-      `Status:   ${t.status}`,
-      `Workspace: ${t.workspace_kind} @ ${t.workspace_path ?? "(unresolved)"}`,
-      "",
-    ];
-    if (t.body) lines.push("## Body", t.body.slice(0, 8192), "");
-    const prior = (ctx.db.prepare("SELECT * FROM task_runs WHERE task_id = ? AND ended_at IS NOT NULL ORDER BY id DESC LIMIT 10").all(id) as RunRow[]).reverse();
-    if (prior.length > 0) {
-      lines.push("## Prior attempts on this task");
-      for (const r of prior) lines.push(`- run ${r.id} (${r.profile ?? "-"}): ${r.outcome ?? r.status}${r.summary ? ` — ${r.summary.slice(0, 4096)}` : ""}${r.error ? ` [${r.error}]` : ""}`);
-      lines.push("");
-    }
-    const parents = ctx.db.prepare("SELECT p.* FROM task_links l JOIN tasks p ON p.id = l.parent_id WHERE l.child_id = ? ORDER BY p.id").all(id) as TaskRow[];
-    const done = parents.filter((p) => p.status === "done");
-    if (done.length > 0) {
-      lines.push("## Parent task results", "_Handoffs from upstream tasks, captured when each parent completed._");
-      for (const p of done) {
-        const run = ctx.db.prepare("SELECT * FROM task_runs WHERE task_id = ? AND outcome = 'completed' ORDER BY id DESC LIMIT 1").get(p.id) as RunRow | undefined;
-        lines.push(`### ${p.id} (completed)`, (run?.summary ?? p.result ?? "").slice(0, 4096));
-        if (run?.metadata) lines.push(`_metadata_: \`${JSON.stringify(JSON.parse(run.metadata))}\``);
-      }
-      lines.push("");
-    }
-    const comments = (ctx.db.prepare("SELECT author, body FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT 30").all(id) as { author: string; body: string }[]).reverse();
-    if (comments.length > 0) {
-      lines.push("## Comment thread");
-      for (const c of comments) lines.push(`**${c.author}**: ${c.body.slice(0, 2048)}`);
-      lines.push("");
-    }
-    ctx.out(`${lines.join("\n")}\n`);
   },
 };

@@ -1,8 +1,23 @@
 // create, list, show, context, archive.
 import { EmuExit, fail } from "../io.js";
-import { type RunRow, type TaskRow, addEvent, getTask, recomputeReady, runJson, taskJson } from "../model.js";
+import { type TaskRow, addEvent, getTask, recomputeReady, taskJson } from "../model.js";
 import { newTaskId } from "../store.js";
+import { boardCount } from "./boards.js";
 import { type Verb, list, num, prog, str, tx } from "./types.js";
+
+const ICONS: Record<string, string> = { todo: "◻", ready: "▶", running: "●", scheduled: "⏱", blocked: "⊘", done: "✓", archived: "—" };
+
+/** VALID_SORT_ORDERS of Hermes 0.20.0. */
+const SORT_ORDERS: Record<string, string> = {
+  created: "created_at ASC, id ASC",
+  "created-desc": "created_at DESC, id DESC",
+  priority: "priority DESC, created_at ASC",
+  "priority-desc": "priority ASC, created_at ASC",
+  status: "status ASC, created_at ASC",
+  assignee: "assignee ASC, created_at ASC",
+  title: "title ASC, id ASC",
+  updated: "started_at DESC NULLS LAST, created_at DESC",
+};
 
 const STATUSES = ["triage", "todo", "scheduled", "ready", "running", "blocked", "review", "done", "archived"];
 
@@ -24,6 +39,8 @@ export const create: Verb = {
       { flag: "--created-by", dest: "created_by", kind: "value", metavar: "CREATED_BY" },
       { flag: "--skill", dest: "skills", kind: "append", metavar: "SKILLS" },
       { flag: "--initial-status", dest: "initial", kind: "value", choices: ["blocked", "running"] },
+      { flag: "--max-runtime", dest: "max_runtime", kind: "value", metavar: "MAX_RUNTIME" },
+      { flag: "--max-retries", dest: "max_retries", kind: "value", type: "int", metavar: "MAX_RETRIES" },
       { flag: "--json", dest: "json", kind: "flag" },
     ],
     positionals: [{ dest: "title", nargs: 1 }],
@@ -33,11 +50,17 @@ export const create: Verb = {
     const ws = str(v, "workspace") ?? "scratch";
     if (!/^(scratch|worktree|worktree:.+|dir:.+)$/.test(ws))
       throw new EmuExit(2, "", `kanban: unknown --workspace value '${ws}': use scratch, worktree, worktree:<path>, or dir:<path>\n`);
+    const maxRuntime = parseDuration(str(v, "max_runtime"));
+    const maxRetries = num(v, "max_retries");
+    if (maxRetries !== null && maxRetries < 1)
+      throw new EmuExit(2, "", `kanban: --max-retries must be >= 1 (got ${maxRetries}); use 1 to trip on the first failure.\n`);
     if (!title) fail(ctx, "kanban: title is required");
     const key = str(v, "key");
     const t = tx(ctx, () => {
       if (key) {
-        const existing = ctx.db.prepare("SELECT * FROM tasks WHERE idempotency_key = ? AND status != 'archived' ORDER BY created_at LIMIT 1").get(key) as TaskRow | undefined;
+        const existing = ctx.db.prepare("SELECT * FROM tasks WHERE idempotency_key = ? AND status != 'archived' ORDER BY created_at LIMIT 1").get(key) as
+          | TaskRow
+          | undefined;
         if (existing) return existing;
       }
       const parents = list(v, "parent");
@@ -53,28 +76,50 @@ export const create: Verb = {
       const skills = list(v, "skills");
       ctx.db
         .prepare(
-          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         )
-        .run(id, title, str(v, "body"), assignee, status, num(v, "priority") ?? 0, str(v, "created_by") ?? "user", ctx.now, kind, path, str(v, "tenant"), key, skills.length ? JSON.stringify(skills) : null);
+        .run(
+          id,
+          title,
+          str(v, "body"),
+          assignee,
+          status,
+          num(v, "priority") ?? 0,
+          str(v, "created_by") ?? "user",
+          ctx.now,
+          kind,
+          path,
+          str(v, "tenant"),
+          key,
+          skills.length ? JSON.stringify(skills) : null,
+          maxRuntime,
+          maxRetries,
+        );
       for (const p of parents) ctx.db.prepare("INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)").run(p, id);
-      addEvent(ctx.db, id, "created", {
-        assignee,
-        status,
-        parents,
-        tenant: str(v, "tenant"),
-        workspace_kind: kind,
-        workspace_path: path,
-        branch_name: null,
-        project_id: null,
-        skills: skills.length ? skills : null,
-        goal_mode: null,
-        model_override: null,
-        provider_override: null,
-      }, ctx.now);
+      addEvent(
+        ctx.db,
+        id,
+        "created",
+        {
+          assignee,
+          status,
+          parents,
+          tenant: str(v, "tenant"),
+          workspace_kind: kind,
+          workspace_path: path,
+          branch_name: null,
+          project_id: null,
+          skills: skills.length ? skills : null,
+          goal_mode: null,
+          model_override: null,
+          provider_override: null,
+        },
+        ctx.now,
+      );
       return getTask(ctx.db, id) as TaskRow;
     });
     if (v.json) {
-      ctx.out(`${JSON.stringify(taskJson(t), null, 2)}\n`);
+      ctx.out(`${JSON.stringify(taskJson(t, ctx.env), null, 2)}\n`);
       return;
     }
     ctx.out(`Created ${t.id}  (${t.status}, assignee=${t.assignee ?? "-"})\n`);
@@ -86,12 +131,12 @@ export const listVerb: Verb = {
   spec: {
     prog: prog("list"),
     options: [
-      { flag: "--status", dest: "status", kind: "value", choices: STATUSES },
+      { flag: "--status", dest: "status", kind: "value", choices: [...STATUSES].sort() },
       { flag: "--assignee", dest: "assignee", kind: "value" },
       { flag: "--tenant", dest: "tenant", kind: "value" },
       { flag: "--archived", dest: "archived", kind: "flag" },
       { flag: "--mine", dest: "mine", kind: "flag" },
-      { flag: "--sort", dest: "sort", kind: "value", choices: ["created", "priority", "status"] },
+      { flag: "--sort", dest: "sort", kind: "value", choices: Object.keys(SORT_ORDERS).sort() },
       { flag: "--json", dest: "json", kind: "flag" },
     ],
     positionals: [],
@@ -116,57 +161,28 @@ export const listVerb: Verb = {
       args.push(str(v, "tenant"));
     }
     const rows = ctx.db
-      .prepare(`SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY priority DESC, created_at ASC, rowid ASC`)
+      .prepare(
+        `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY ${SORT_ORDERS[str(v, "sort") ?? "priority"] ?? SORT_ORDERS.priority}, rowid ASC`,
+      )
       .all(...args) as TaskRow[];
     if (v.json) {
-      ctx.out(`${JSON.stringify(rows.map(taskJson), null, 2)}\n`);
+      ctx.out(
+        `${JSON.stringify(
+          rows.map((r) => taskJson(r, ctx.env)),
+          null,
+          2,
+        )}\n`,
+      );
       return;
     }
+    // With more than one board, the text view names the board it shows.
+    const boards = boardCount(ctx.loc.root);
+    if (boards > 1) ctx.out(`Board: ${ctx.loc.slug} (${boards - 1} other board${boards - 1 !== 1 ? "s" : ""} — \`hermes kanban boards list\`)\n\n`);
     if (rows.length === 0) ctx.out("(no matching tasks)\n");
-    for (const t of rows) ctx.out(`● ${t.id}  ${t.status.padEnd(8)}  ${(t.assignee ?? "-").padEnd(20)}  ${t.title}\n`);
-  },
-};
-
-export function showJson(ctx: { db: import("../store.js").Db }, t: TaskRow): Record<string, unknown> {
-  const runs = ctx.db.prepare("SELECT * FROM task_runs WHERE task_id = ? ORDER BY id").all(t.id) as RunRow[];
-  const latest = [...runs].reverse().find((r) => r.summary !== null);
-  const ids = (sql: string) => (ctx.db.prepare(sql).all(t.id) as { id: string }[]).map((r) => r.id);
-  return {
-    task: taskJson(t),
-    latest_summary: latest?.summary ?? null,
-    parents: ids("SELECT parent_id AS id FROM task_links WHERE child_id = ? ORDER BY parent_id"),
-    children: ids("SELECT child_id AS id FROM task_links WHERE parent_id = ? ORDER BY child_id"),
-    comments: ctx.db.prepare("SELECT author, body, created_at FROM task_comments WHERE task_id = ? ORDER BY id").all(t.id),
-    events: (ctx.db.prepare("SELECT kind, payload, created_at, run_id FROM task_events WHERE task_id = ? ORDER BY id").all(t.id) as {
-      kind: string;
-      payload: string | null;
-      created_at: number;
-      run_id: number | null;
-    }[]).map((e) => ({ kind: e.kind, payload: e.payload ? (JSON.parse(e.payload) as unknown) : null, created_at: e.created_at, run_id: e.run_id })),
-    runs: runs.map(runJson),
-  };
-}
-
-export const show: Verb = {
-  spec: {
-    prog: prog("show"),
-    options: [
-      { flag: "--json", dest: "json", kind: "flag" },
-      { flag: "--state-type", dest: "state_type", kind: "value", choices: ["status", "outcome"] },
-      { flag: "--state-name", dest: "state_name", kind: "value" },
-    ],
-    positionals: [{ dest: "task_id", nargs: 1 }],
-  },
-  run(ctx, v) {
-    const id = str(v, "task_id") ?? "";
-    const t = getTask(ctx.db, id);
-    if (!t) fail(ctx, `no such task: ${id}`);
-    const doc = showJson(ctx, t);
-    if (v.json) {
-      ctx.out(`${JSON.stringify(doc, null, 2)}\n`);
-      return;
-    }
-    ctx.out(`Task ${t.id}: ${t.title}\n  status:   ${t.status}\n  assignee: ${t.assignee ?? "-"}\n`);
+    for (const t of rows)
+      ctx.out(
+        `${ICONS[t.status] ?? "?"} ${t.id}  ${t.status.padEnd(8)}  ${(t.assignee || "(unassigned)").padEnd(20)}${t.tenant ? ` [${t.tenant}]` : ""}  ${t.title}\n`,
+      );
   },
 };
 
@@ -191,3 +207,16 @@ export const archive: Verb = {
     if (failed) throw new EmuExit(1, "", "");
   },
 };
+
+/** `30s` / `5m` / `2h` / `1d` or a number → seconds (Hermes's _parse_duration). */
+export function parseDuration(val: string | null): number | null {
+  if (val === null || val === "") return null;
+  const s = val.trim().toLowerCase();
+  if (/^[-+]?\d+$/.test(s)) return Number.parseInt(s, 10);
+  const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+  const unit = units[s.slice(-1)];
+  const n = Number(s.slice(0, -1));
+  if (unit !== undefined && s.length > 1 && !Number.isNaN(n) && /^[-+]?(\d+\.?\d*|\.\d+)$/.test(s.slice(0, -1))) return Math.trunc(n * unit);
+  const detail = unit !== undefined ? `malformed duration '${val}'` : `malformed duration '${val}' (expected 30s, 5m, 2h, 1d, or a number)`;
+  throw new EmuExit(2, "", `kanban: --max-runtime: ${detail}\n`);
+}

@@ -39,7 +39,11 @@ export function watchVerb(dieAfter: number | null): Verb {
     },
     async run(ctx, v) {
       const intervalMs = Math.max(0.1, num(v, "interval") ?? 0.5) * 1000;
-      const kinds = str(v, "kinds")?.split(",").map((k) => k.trim()).filter(Boolean) ?? null;
+      const kinds =
+        str(v, "kinds")
+          ?.split(",")
+          .map((k) => k.trim())
+          .filter(Boolean) ?? null;
       const assignee = str(v, "assignee")?.toLowerCase() ?? null;
       const tenant = str(v, "tenant");
       let cursor = (ctx.db.prepare("SELECT COALESCE(MAX(id), 0) AS m FROM task_events").get() as { m: number }).m;

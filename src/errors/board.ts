@@ -1,5 +1,5 @@
 // Typed board errors: verb, task, exit code and stderr tail on every one, origin in `cause`.
-import { BridgeError, PermanentError } from "../errors/index.js";
+import { BridgeError, PermanentError } from "./index.js";
 
 export interface BoardErrorData {
   verb: string;
@@ -17,7 +17,10 @@ function render(kind: string, d: BoardErrorData, detail: string): string {
   return `${kind}: ${detail} — ${where}${exit}${tail}`;
 }
 
-function fields(target: { verb: string; board: string; taskId?: string | undefined; exitCode?: number | null | undefined; stderrTail?: string | undefined }, d: BoardErrorData) {
+function fields(
+  target: { verb: string; board: string; taskId?: string | undefined; exitCode?: number | null | undefined; stderrTail?: string | undefined },
+  d: BoardErrorData,
+) {
   target.verb = d.verb;
   target.board = d.board;
   target.taskId = d.taskId;
@@ -96,6 +99,13 @@ export class UsageError extends PermanentBoardError {
   }
 }
 
+/** The hermes command itself cannot be started (ENOENT, EACCES): no retry will help. */
+export class CliUnavailable extends PermanentBoardError {
+  constructor(d: BoardErrorData, detail: string) {
+    super("cli_unavailable", "hermes command unavailable", d, `${detail} — check hermes.command (run \`hermes-bridge doctor\`)`);
+  }
+}
+
 /** Any other definitive refusal (exit 1 with a domain message, e.g. a missing artifact). */
 export class Rejected extends PermanentBoardError {
   constructor(d: BoardErrorData, detail = "the CLI refused the call") {
@@ -103,7 +113,7 @@ export class Rejected extends PermanentBoardError {
   }
 }
 
-export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected;
+export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected | CliUnavailable;
 
 export function isBoardError(e: unknown): e is BoardError {
   return (
@@ -113,6 +123,7 @@ export function isBoardError(e: unknown): e is BoardError {
     e instanceof LeaseLost ||
     e instanceof BoardNotFound ||
     e instanceof UsageError ||
-    e instanceof Rejected
+    e instanceof Rejected ||
+    e instanceof CliUnavailable
   );
 }

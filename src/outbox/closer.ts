@@ -1,19 +1,27 @@
 // Close durability: journal the intent (fsync) → fenced CLI call (the adapter retries transient
 // failures and never repeats a close that landed) → mark. Lease lost: nothing retried, an unfenced
-// comment says where the result is kept, alert. Other final failure: alert; alert failing = dead letter.
+// comment says where the result is kept, alert. Other final failure: alert. Alerts go through the
+// background sender: a close never waits on the webhook; an alert that cannot be delivered turns
+// the entry into a dead letter (marked by the sender).
 import type { Board, CloseOutcome, Lease } from "../board/port.js";
-import { LeaseLost } from "../board/errors.js";
+import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import type { CloseIntent, Outbox, OutboxEntry } from "../outbox/outbox.js";
-import type { AlertPayload, Alerter } from "../outbox/webhook.js";
 import type { Redactor } from "../result/redact.js";
+import type { CloseIntent, Outbox, OutboxEntry } from "./outbox.js";
+import type { AlertPayload } from "./webhook.js";
 
 export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead";
+
+/** Where alerts go: queued for the background sender (`canDeliver` false: no webhook configured). */
+export interface AlertSink {
+  readonly canDeliver: boolean;
+  enqueue(p: AlertPayload): void;
+}
 
 export interface CloserDeps {
   board: (slug: string) => Board;
   outbox: Outbox;
-  alerter: Alerter;
+  alerts: AlertSink;
   redactor: Redactor;
   author: string;
   seat: string;
@@ -21,8 +29,18 @@ export interface CloserDeps {
   log?: (level: "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
 }
 
-export class Closer {
+/** What a TaskRun needs of the closer (tests inject their own). */
+export interface RunCloser {
+  close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }>;
+  recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry>;
+}
+
+export class Closer implements RunCloser {
   constructor(private readonly d: CloserDeps) {}
+
+  get outbox(): Outbox {
+    return this.d.outbox;
+  }
 
   async close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
     const entry = this.journal(lease, traceId, this.redactIntent(intent));
@@ -52,9 +70,10 @@ export class Closer {
       if (err instanceof LeaseLost) return this.leaseLost(entry, err);
       const error = this.d.redactor.redact(describeError(err));
       this.d.log?.("error", "close failed", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, err: error });
-      const alerted = await this.alert("close_failed", entry, error);
-      this.d.outbox.mark(entry.id, alerted ? "failed" : "dead", { alerted, error });
-      return alerted ? "failed" : "dead";
+      const state = this.d.alerts.canDeliver ? "failed" : "dead";
+      this.d.outbox.mark(entry.id, state, { alerted: false, error });
+      this.alert("close_failed", entry, error);
+      return state;
     }
     this.d.outbox.mark(entry.id, "done");
     return outcome;
@@ -62,7 +81,7 @@ export class Closer {
 
   private async leaseLost(entry: OutboxEntry, err: LeaseLost): Promise<CloseResult> {
     const error = this.d.redactor.redact(err.message);
-    this.d.outbox.mark(entry.id, "lease_lost", { error });
+    this.d.outbox.mark(entry.id, "lease_lost", { alerted: false, error });
     this.d.log?.("warn", "lease lost at close: result not applied", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId });
     const note = this.d.redactor.redact(
       `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}; ` +
@@ -73,33 +92,37 @@ export class Closer {
     } catch (cerr) {
       this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
     }
-    const alerted = await this.alert("lease_lost", entry, error);
-    this.d.outbox.mark(entry.id, "lease_lost", { alerted, error });
+    this.alert("lease_lost", entry, error);
     return "lease_lost";
   }
 
-  async alert(event: AlertPayload["event"], entry: OutboxEntry, error: string | null): Promise<boolean> {
-    const payload: AlertPayload = {
-      event,
-      board: entry.board,
-      task_id: entry.taskId,
-      run_id: entry.runId,
-      trace_id: entry.traceId,
-      intended_close: entry.intent,
-      error,
-      at: this.d.now().toISOString(),
-    };
-    try {
-      await this.d.alerter.send(this.d.redactor.redactDeep(payload));
-      return true;
-    } catch (err) {
-      this.d.log?.("error", "alert not delivered: entry kept as a dead letter", { task_id: entry.taskId, err: describeError(err) });
-      return false;
-    }
+  /** Queues an alert about an entry (delivery marks the entry alerted; failure makes it a dead letter). */
+  alert(event: AlertPayload["event"], entry: OutboxEntry, error: string | null): void {
+    this.d.alerts.enqueue(
+      this.d.redactor.redactDeep({
+        event,
+        entry_id: entry.id,
+        board: entry.board,
+        task_id: entry.taskId,
+        run_id: entry.runId,
+        trace_id: entry.traceId,
+        intended_close: entry.intent,
+        error,
+        at: this.d.now().toISOString(),
+      }),
+    );
   }
 
   private journal(lease: Lease, traceId: string, intent: CloseIntent): OutboxEntry {
-    return this.d.outbox.record({ board: lease.board, taskId: lease.taskId, runId: lease.runId, traceId, seat: this.d.seat, workspace: lease.workspace, intent });
+    return this.d.outbox.record({
+      board: lease.board,
+      taskId: lease.taskId,
+      runId: lease.runId,
+      traceId,
+      seat: this.d.seat,
+      workspace: lease.workspace,
+      intent,
+    });
   }
 
   private redactIntent(intent: CloseIntent): CloseIntent {
@@ -111,14 +134,15 @@ export class Closer {
 
 /** The lease an outbox entry was written under (for replay: fenced on the recorded run id). */
 export function leaseOf(entry: OutboxEntry): Lease {
-  return {
-    board: entry.board,
-    taskId: entry.taskId,
-    runId: entry.runId,
-    lock: null,
-    workspace: entry.workspace,
-    claimedAt: 0,
-    expiresAt: 0,
-    ttlSeconds: 0,
-  };
+  return { board: entry.board, taskId: entry.taskId, runId: entry.runId, lock: null, workspace: entry.workspace, claimedAt: 0, expiresAt: 0, ttlSeconds: 0 };
+}
+
+/** Marks an entry after its alert's fate is known (the background sender's callbacks). */
+export function markAlert(outbox: Outbox, p: AlertPayload, delivered: boolean, error?: string): void {
+  if (!p.entry_id) return;
+  const e = outbox.get(p.entry_id);
+  if (!e) return;
+  if (delivered) outbox.mark(e.id, e.state, { alerted: true });
+  else if (e.state !== "done" && e.state !== "lease_lost") outbox.mark(e.id, "dead", { alerted: false, error: error ?? e.error });
+  else outbox.mark(e.id, e.state, { alerted: false });
 }

@@ -1,0 +1,82 @@
+// One `hermes kanban` call: argv (argv.ts), scrubbed env with the fencing pair when a lease is given
+// (env.ts), the process (process/runner), the typed error (classify.ts), the call record for metrics,
+// and the retry policy (retry.ts). The only code that starts the hermes command.
+import { Transient } from "../errors/board.js";
+import type { Lease } from "../lease/lease.js";
+import { type RunResult, runProcess } from "../process/runner.js";
+import { type VerbCall, buildArgv } from "./argv.js";
+import { classify } from "./classify.js";
+import { type CliEnvOptions, buildCliEnv } from "./env.js";
+import { OutputParseError } from "./parse.js";
+import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
+
+export interface CliCallRecord {
+  verb: string;
+  exitCode: number | null;
+  durationMs: number;
+  ok: boolean;
+}
+
+export interface HermesCliOptions {
+  slug: string;
+  /** argv prefix: ["hermes"], ["python3", "/opt/hermes/hermes"], ["ssh", "board-host", "hermes"]. */
+  command: readonly string[];
+  env: CliEnvOptions;
+  /** Per call; above the CLI's own 120 s SQLite busy wait by default. */
+  timeoutMs?: number;
+  retry?: RetryPolicy;
+  onCall?: (rec: CliCallRecord) => void;
+  onRetry?: (verb: string, err: Error, attempt: number) => void;
+}
+
+export class HermesCli {
+  readonly slug: string;
+  readonly retry: RetryPolicy;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly o: HermesCliOptions) {
+    this.slug = o.slug;
+    this.timeoutMs = o.timeoutMs ?? 150_000;
+    this.retry = o.retry ?? DEFAULT_RETRY;
+  }
+
+  /** One call; a failure is thrown as a typed board error. */
+  async run(call: VerbCall, o: { taskId?: string | undefined; fence?: Lease | undefined; signal?: AbortSignal | undefined } = {}): Promise<RunResult> {
+    const argv = buildArgv(this.o.command, this.slug, call);
+    const env = buildCliEnv(this.o.env, o.fence ? { taskId: o.fence.taskId, runId: o.fence.runId } : undefined);
+    const r = await runProcess({ argv, env, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal });
+    const err = classify(r, { verb: call.verb, board: this.slug, taskId: o.taskId });
+    this.o.onCall?.({ verb: call.verb, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null });
+    if (err) throw err;
+    return r;
+  }
+
+  /** A call outside `kanban` (e.g. `hermes --version`), unclassified. */
+  raw(args: readonly string[], signal?: AbortSignal): Promise<RunResult> {
+    return runProcess({ argv: [...this.o.command, ...args], env: buildCliEnv(this.o.env), timeoutMs: this.timeoutMs, signal });
+  }
+
+  retrying<T>(verb: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return withRetry(fn, this.retry, { signal, onRetry: (err, attempt) => this.o.onRetry?.(verb, err, attempt) });
+  }
+
+  onRetry(verb: string, err: Error, attempt: number): void {
+    this.o.onRetry?.(verb, err, attempt);
+  }
+
+  /** Parses a successful call's output; output that does not parse is a transient failure. */
+  parsed<T>(verb: string, taskId: string | undefined, r: RunResult, parse: () => T): T {
+    try {
+      return parse();
+    } catch (err) {
+      if (err instanceof OutputParseError)
+        throw new Transient({ verb, board: this.slug, taskId, exitCode: r.exitCode, stderrTail: err.sample, cause: err }, err.message);
+      throw err;
+    }
+  }
+
+  /** The watch child's argv and env (the watch verb runs long and is read line by line). */
+  watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
+    return { argv: buildArgv(this.o.command, this.slug, { verb: "watch", options: [["assignee", assignee]] }), env: buildCliEnv(this.o.env) };
+  }
+}

@@ -1,0 +1,63 @@
+// The lease: what the bridge holds after a successful claim, and how it is read from and judged
+// against the board's view of the task (show --json: the open run, the last `claimed` event).
+// Every lease-bound call is fenced on the run id, so Hermes itself refuses a write after a loss.
+import type { TaskDetail } from "../board/port.js";
+import { LeaseLost } from "../errors/board.js";
+
+export interface Lease {
+  board: string;
+  taskId: string;
+  /** null only when the run id could not be read after the claim (calls are then unfenced). */
+  runId: number | null;
+  lock: string | null;
+  /** The workspace path `claim` printed (a path on the board host). */
+  workspace: string;
+  /** Epoch ms, from the bridge's clock, taken just before the claim call. */
+  claimedAt: number;
+  /** Epoch ms as the board reported it (claimed event `expires`), or claimedAt + ttl. */
+  expiresAt: number;
+  ttlSeconds: number;
+}
+
+/** The open run of a task as far as show --json tells: the running run, with the last `claimed` event's lock and expiry. */
+export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {
+  const running = [...detail.runs].reverse().find((r) => r.status === "running" && r.endedAt === null);
+  const claimed = [...detail.events].reverse().find((e) => e.kind === "claimed");
+  const payload = claimed?.payload ?? null;
+  const payloadRun = typeof payload?.run_id === "number" ? payload.run_id : null;
+  const lock = typeof payload?.lock === "string" ? payload.lock : null;
+  const expires = typeof payload?.expires === "number" ? payload.expires : null;
+  if (running) return { runId: running.id, lock: payloadRun === running.id ? lock : null, expires: payloadRun === running.id ? expires : null };
+  return { runId: null, lock: null, expires: null };
+}
+
+/** The lease with run id, lock and expiry read from show --json. */
+export function leaseFrom(base: Lease, detail: TaskDetail): Lease {
+  const open = openRun(detail);
+  return {
+    ...base,
+    runId: open.runId,
+    lock: open.lock,
+    expiresAt: open.expires !== null ? Math.min(base.expiresAt, open.expires * 1000 + 999) : base.expiresAt,
+  };
+}
+
+export type LeaseState = "already_applied" | "owned" | LeaseLost;
+
+/**
+ * Judges a lease against the task: our run already closed the way we wanted (a retry after a lost
+ * answer) → already_applied; the open run is no longer ours → LeaseLost; otherwise owned.
+ */
+export function judge(lease: Lease, detail: TaskDetail, closedOutcome: "completed" | "blocked" | null): LeaseState {
+  const mine = lease.runId === null ? undefined : detail.runs.find((r) => r.id === lease.runId);
+  if (closedOutcome && mine && mine.outcome === closedOutcome) return "already_applied";
+  const open = openRun(detail);
+  const status = detail.task.status;
+  if (lease.runId !== null && (status !== "running" || open.runId !== lease.runId)) {
+    return new LeaseLost(
+      { verb: "show", board: lease.board, taskId: lease.taskId, stderrTail: mine?.error ?? undefined },
+      { runId: lease.runId, currentStatus: status, currentRunId: open.runId },
+    );
+  }
+  return "owned";
+}

@@ -1,0 +1,71 @@
+// The one SIGTERM → grace → SIGKILL ladder, for a whole process group: the process runner (timeouts,
+// aborts, leftovers after an exit), adopted agents and restart recovery all stop processes with it.
+import { readFileSync, readdirSync } from "node:fs";
+import { sleep } from "../time/clock.js";
+
+/** Signals the process group `pgid` (falls back to the single process). False when nothing was there. */
+export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    try {
+      process.kill(pgid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Live (non-zombie) members of a process group, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      // Fields after the comm (which may hold spaces and parentheses): state ppid pgrp …
+      const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (rest[0] === "Z" || rest[0] === "X") continue;
+      if (Number(rest[2]) === pgid) out.push(Number(name));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return out;
+}
+
+export interface LadderOptions {
+  /** Time between the first signal and SIGKILL. */
+  graceMs: number;
+  /** The first signal (SIGTERM unless a polite stop, e.g. SIGINT, is wanted). */
+  first?: NodeJS.Signals;
+  /** True once nothing is left to stop (default: the group has no live member). */
+  gone?: () => boolean;
+  pollMs?: number;
+}
+
+/** Stops a process group: first signal, wait up to the grace, then SIGKILL. Says how it ended. */
+export async function terminateGroup(pgid: number, o: LadderOptions): Promise<"gone" | "killed" | "survived"> {
+  const gone = o.gone ?? (() => groupMembers(pgid).length === 0);
+  if (gone()) return "gone";
+  killGroup(pgid, o.first ?? "SIGTERM");
+  const poll = o.pollMs ?? 50;
+  for (let waited = 0; waited < o.graceMs; waited += poll) {
+    await sleep(poll);
+    if (gone()) return "gone";
+  }
+  killGroup(pgid, "SIGKILL");
+  for (let waited = 0; waited < 2000; waited += poll) {
+    if (gone()) return "killed";
+    await sleep(poll);
+  }
+  return gone() ? "killed" : "survived";
+}

@@ -1,0 +1,21 @@
+// What a run decides to do with its task: complete (summary + the agent's result, plus the gate's
+// extras), a templated block, or nothing at all because the lease was lost.
+import type { AgentResult } from "./common.js";
+import type { BlockTemplate, Cause } from "./template.js";
+
+export interface GateExtras {
+  verification?: { command: string; exit_code: number | null; duration_ms: number; output_tail: string; timed_out?: boolean }[];
+  changed_files?: string[];
+  diff_stat?: string;
+  /** Commands of the task body's `## Verification` that were not run (task text is untrusted). */
+  verification_skipped?: string[];
+}
+
+export type Decision =
+  | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras }
+  | { type: "block"; template: BlockTemplate; limit: boolean }
+  | { type: "lost" };
+
+export function blockDecision(cause: Cause, what: string, options: string[], recommendation: string, next: string, limit = false): Decision {
+  return { type: "block", template: { cause, what_happened: what, options, recommendation, next_action: next }, limit };
+}

@@ -1,0 +1,97 @@
+// What a close says (pure): the bridge part of the metadata (usage, session, workspace, exit), the
+// block reason with the run's facts (a cut names its last note and changed files; one usage line; the
+// session to resume), and why the run was cut, for the session journal.
+import type { FinishedEvent, Usage } from "../agents/port.js";
+import type { CutReason } from "../continuity/journal.js";
+import type { BridgeInfo } from "../result/common.js";
+import type { Decision } from "../result/decision.js";
+import { renderBlock } from "../result/template.js";
+import type { RunFacts } from "./decide.js";
+
+export interface RunStory {
+  traceId: string;
+  seat: string;
+  agent: string;
+  model?: string | undefined;
+  runId: number | null;
+  startedAt: number;
+  now: number;
+  workspace: { mode: string; path: string } | null;
+  session: { id: string; resumed: boolean } | null;
+  usage: Usage | null;
+  lastNote: string | undefined;
+  changedFiles: string[] | null;
+  /** A fact from the workspace's finish (a pushed WIP commit). */
+  workspaceNote: string | null;
+}
+
+export function bridgeInfo(s: RunStory, fin: FinishedEvent | null, stop: string | null): BridgeInfo {
+  const u = s.usage;
+  const info: BridgeInfo = {
+    trace_id: s.traceId,
+    seat: s.seat,
+    agent: s.agent,
+    run_id: s.runId,
+    started_at: new Date(s.startedAt).toISOString(),
+    duration_ms: s.now - s.startedAt,
+    exit: { code: fin?.exitCode ?? null, signal: fin?.signal ?? null, reason: stop ?? fin?.reason ?? "unknown" },
+  };
+  const model = u?.model ?? s.model;
+  if (model) info.model = model;
+  if (u?.turns !== undefined) info.turns = u.turns;
+  if (u?.costUsd !== undefined) info.cost_usd = u.costUsd;
+  if (u?.tokens) {
+    info.tokens = { input: u.tokens.input, output: u.tokens.output };
+    if (u.tokens.cacheRead !== undefined) info.tokens.cache_read = u.tokens.cacheRead;
+    if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
+  }
+  if (s.session) info.session = s.session;
+  if (s.workspace) info.workspace = s.workspace;
+  return info;
+}
+
+export function usageLine(u: Usage | null, model?: string): string | null {
+  if (!u || (!u.tokens && u.costUsd === undefined && u.turns === undefined)) return null;
+  const parts: string[] = [];
+  if (u.tokens) {
+    const cache = u.tokens.cacheRead || u.tokens.cacheWrite ? ` (cache read ${u.tokens.cacheRead ?? 0}, write ${u.tokens.cacheWrite ?? 0})` : "";
+    parts.push(`${u.tokens.input} input / ${u.tokens.output} output tokens${cache}`);
+  }
+  if (u.costUsd !== undefined) parts.push(`$${u.costUsd.toFixed(4)}`);
+  if (u.turns !== undefined) parts.push(`${u.turns} turn${u.turns === 1 ? "" : "s"}`);
+  const m = u.model ?? model;
+  return `usage: ${parts.join(", ")}${m ? ` (model ${m})` : ""}`;
+}
+
+/** A cut: the run stopped before the agent finished (the block names where it got to). */
+const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth"]);
+
+export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory, cut: CutReason, lease: { workspace: string; runId: number | null }): string {
+  let what = `${d.template.what_happened} (workspace ${lease.workspace}, run ${lease.runId ?? "?"}, trace ${s.traceId})`;
+  if (CUTS.has(cut)) {
+    what += ` Last progress note: ${s.lastNote ? JSON.stringify(s.lastNote.slice(0, 300)) : "(none)"}.`;
+    if (s.changedFiles)
+      what += ` Files changed so far: ${s.changedFiles.length ? s.changedFiles.slice(0, 20).join(", ") + (s.changedFiles.length > 20 ? `, +${s.changedFiles.length - 20} more` : "") : "none"}.`;
+  }
+  if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
+  const lines = [renderBlock({ ...d.template, what_happened: what })];
+  const usage = usageLine(s.usage, s.model);
+  if (usage) lines.push(usage);
+  if (s.session) lines.push(`session: ${s.session.id} — unblock to continue; the next run of this seat resumes session ${s.session.id}`);
+  return lines.join("\n");
+}
+
+/** Why a run that did not complete ended, in the session journal's terms. */
+export function cutReasonOf(f: RunFacts, d: Decision): CutReason {
+  if (d.type === "lost" || f.stop === "lease_lost") return "lease_lost";
+  if (f.stop === "deadline") return "deadline";
+  if (f.stop === "shutdown") return "shutdown";
+  if (f.stop === "unresolved") return "unresolved";
+  if (f.authFailed) return "auth";
+  if (f.limit) return "usage_limit";
+  if (f.finished?.reason === "stalled") return "stall";
+  if (d.type === "block" && d.template.cause === "test failure" && f.outcome?.kind === "complete") return "gate";
+  if (f.outcome?.kind === "block") return "blocked";
+  if (f.finished && (f.finished.exitCode !== 0 || f.finished.signal !== null) && !f.finished.exitUnknown) return "crash";
+  return "failed";
+}
