@@ -63,14 +63,6 @@ export function decide(f: RunFacts): Decision {
       "Unblock this task once the limit has reset.",
       true,
     );
-  if (f.failure && f.outcome?.kind !== "block")
-    return block(
-      f.failure.cause,
-      `The agent's run failed: ${tail(f.failure.message, 600)}. ${exitText(f.finished)}.${outputText(f.finished)}`,
-      ["unblock to retry", "adjust the agent's limits or environment, then unblock"],
-      "Read the failure above; fix its cause before retrying.",
-      "Fix the cause named above, then unblock this task.",
-    );
   if (f.finished?.reason === "stalled")
     return block(
       "environment",
@@ -86,17 +78,21 @@ export function decide(f: RunFacts): Decision {
   if (f.stop === "deadline")
     return block(
       "environment",
-      `The run did not finish before its deadline (${f.deadlineAt}, claim TTL minus the safety margin) and was stopped. ${exitText(f.finished)}.${outputText(f.finished)}`,
-      ["unblock to retry as is", "raise claim.ttlSeconds for long tasks and unblock", "split the task into smaller ones"],
-      "Split the task or raise the claim TTL, then unblock: a retry under the same limits will likely stop again.",
-      "Decide between a longer TTL and a smaller task, then unblock.",
+      `The run did not finish before its deadline (${f.deadlineAt}, claim TTL minus the safety margin) and was stopped (politely first, so the agent could save its session). ${exitText(f.finished)}.${outputText(f.finished)}`,
+      [
+        "unblock to continue: the next run of this seat resumes where this one stopped",
+        "give the task a --max-runtime (or raise claim.ttlSeconds) and unblock",
+        "split the task into smaller ones",
+      ],
+      "Unblock to continue; if the task keeps running out of time, give it a --max-runtime or split it.",
+      "Unblock this task to let the next run continue (or resize it first).",
     );
   if (f.stop === "shutdown")
     return block(
       "environment",
       `The bridge was shutting down and stopped the run before it finished. ${exitText(f.finished)}.${outputText(f.finished)}`,
-      ["unblock to retry", "leave blocked until the bridge is back"],
-      "Unblock to retry once the bridge is running again.",
+      ["unblock to continue once the bridge is back (the next run resumes the session)", "leave blocked until the bridge is back"],
+      "Unblock once the bridge is running again: the next run continues where this one stopped.",
       "Unblock this task when the bridge for this seat is back up.",
     );
   if (f.stop === "unresolved")
@@ -106,6 +102,14 @@ export function decide(f: RunFacts): Decision {
       ["unblock to retry", "check the board host and the hermes CLI first"],
       "Check that the board answers (`hermes-bridge doctor`), then unblock.",
       "Verify the board is reachable, then unblock this task.",
+    );
+  if (f.failure && f.outcome?.kind !== "block")
+    return block(
+      f.failure.cause,
+      `The agent's run failed: ${tail(f.failure.message, 600)}. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      ["unblock to retry", "adjust the agent's limits or environment, then unblock"],
+      "Read the failure above; fix its cause before retrying.",
+      "Fix the cause named above, then unblock this task.",
     );
   const fin = f.finished;
   const exitedOk = fin !== null && fin.reason === "exited" && fin.signal === null && (fin.exitCode === 0 || fin.exitUnknown === true);

@@ -3,7 +3,7 @@
 // can read it: the board path, a mapped path, or a copy uploaded with workspace.uploadCommand). One
 // that cannot be preserved — missing, not a regular file, outside the workspace, too big, or not
 // reachable by the board — stops the complete, naming the file.
-import { lstatSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
 import type { Attachment, Lease } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
@@ -91,4 +91,34 @@ export async function preserveDeliverables(result: AgentResult, ws: PreparedWork
     }
   }
   return { ok: true, artifacts: out };
+}
+
+/**
+ * Files named by absolute workspace path in the summary become declared deliverables, and the mention
+ * becomes workspace-relative: Hermes would otherwise find the path itself and replace the result's
+ * artifacts list with bare path strings (hermes-cli-contract: prose artifacts on complete).
+ */
+export function proseDeliverables(
+  summary: string,
+  ws: Pick<PreparedWorkspace, "local" | "boardPath">,
+  declared: AgentResult["artifacts"],
+): { summary: string; added: AgentResult["artifacts"] } {
+  const added: AgentResult["artifacts"] = [];
+  const known = new Set(declared.map((a) => a.path).filter((p): p is string => typeof p === "string"));
+  let out = summary;
+  for (const root of new Set([ws.boardPath, ws.local])) {
+    const re = new RegExp(`${root.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[^\\s\`"'<>]+`, "g");
+    out = out.replace(re, (m) => {
+      const path = m.replace(/[.,;:!?)\]}]+$/, "");
+      const rel = relative(root, path);
+      const local = join(ws.local, rel);
+      if (!isInside(ws.local, local) || !existsSync(local) || !lstatSync(local).isFile()) return m;
+      if (!known.has(rel)) {
+        known.add(rel);
+        added.push({ type: "file", label: "named in the summary", path: rel });
+      }
+      return `${rel}${m.slice(path.length)}`;
+    });
+  }
+  return { summary: out, added };
 }

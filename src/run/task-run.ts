@@ -23,7 +23,7 @@ import type { PreparedWorkspace, WorkspaceProvider } from "../workspace/port.js"
 import { WorkspaceRefused } from "../workspace/port.js";
 import { type RunStory, blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
-import { type UploadSpec, preserveDeliverables } from "./deliverables.js";
+import { type UploadSpec, preserveDeliverables, proseDeliverables } from "./deliverables.js";
 import type { RunFactories } from "./factories.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { workRun } from "./work.js";
@@ -224,6 +224,8 @@ export class TaskRun {
     this.setPhase("delivering");
     let d: Decision = decision;
     if (d.type === "complete") {
+      const prose = proseDeliverables(d.summary, ws, d.result.artifacts);
+      d = { ...d, summary: prose.summary, result: { ...d.result, artifacts: [...d.result.artifacts, ...prose.added] } };
       const delivered = await preserveDeliverables(d.result, ws, this.lease, {
         attach: (l, f, s) => this.d.board.attach(l, f, s),
         upload: this.d.upload,

@@ -17,7 +17,7 @@ export type ToolName = (typeof TOOL_NAMES)[number];
 export const TOOL_SCHEMAS = {
   kanban_show: z.object({}),
   kanban_heartbeat: z.object({ note: z.string().max(2000).describe("short progress note") }),
-  kanban_comment: z.object({ body: z.string().min(1).max(20_000).describe("a fact worth keeping on the task (not thoughts)") }),
+  kanban_comment: z.object({ body: z.string().trim().min(1).max(20_000).describe("a fact worth keeping on the task (not thoughts)") }),
   kanban_complete: z.object({
     summary: z.string().min(1).describe("for humans: what was done"),
     result: AgentResultSchema.describe("for machines: {ok, status, items, metrics, note, artifacts, error}"),

@@ -5,10 +5,14 @@ import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type Block = { text: string } | { tool: string; input: Record<string, unknown> };
-export type ScriptedTurn = { blocks: Block[] } | { status: number; body: unknown; headers?: Record<string, string> };
+/** A scripted main-loop turn: content blocks, an HTTP error, or a request that is never answered. */
+export type ScriptedTurn = { blocks: Block[] } | { status: number; body: unknown; headers?: Record<string, string> } | { hang: true };
 
 abstract class ScriptedServer {
   readonly bodies: Record<string, unknown>[] = [];
+  /** Main-loop requests only (those that carry tools), in order. */
+  readonly mainBodies: Record<string, unknown>[] = [];
+  private readonly hung: ServerResponse[] = [];
   protected server!: Server;
   protected readonly turns: ScriptedTurn[];
   constructor(turns: readonly ScriptedTurn[]) {
@@ -29,7 +33,12 @@ abstract class ScriptedServer {
         const j = (body ? JSON.parse(body) : {}) as Record<string, unknown>;
         this.bodies.push(j);
         const main = Array.isArray(j.tools) && j.tools.length > 0;
+        if (main) this.mainBodies.push(j);
         const turn = main ? (this.turns.shift() ?? { blocks: [{ text: "(script exhausted)" }] }) : { blocks: [{ text: "ok" }] };
+        if ("hang" in turn) {
+          this.hung.push(res);
+          return;
+        }
         if ("status" in turn) {
           res.writeHead(turn.status, { "content-type": "application/json", ...(turn.headers ?? {}) }).end(JSON.stringify(turn.body));
           return;
@@ -47,7 +56,19 @@ abstract class ScriptedServer {
     return (this.server.address() as AddressInfo).port;
   }
 
+  /** The rest of the script, replaced (turns a cut run did not reach are dropped). */
+  replace(...turns: ScriptedTurn[]): void {
+    this.turns.splice(0, this.turns.length, ...turns);
+  }
+
+  /** More turns for a later run (the script continues where it stopped). */
+  push(...turns: ScriptedTurn[]): void {
+    this.turns.push(...turns);
+  }
+
   close(): Promise<void> {
+    for (const r of this.hung) r.destroy();
+    this.server.closeAllConnections();
     return new Promise((r) => this.server.close(() => r()));
   }
 

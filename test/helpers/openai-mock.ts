@@ -55,6 +55,11 @@ export class OpenAiMock {
     return self;
   }
 
+  /** More replies for a later run. */
+  push(...replies: Reply[]): void {
+    this.replies.push(...replies);
+  }
+
   get baseUrl(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }

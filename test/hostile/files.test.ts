@@ -1,0 +1,94 @@
+// Hostile files: an outcome "file" that is a FIFO, a symlink to /dev/zero or to a host file is never
+// read (a regular file only, size-capped, bounded in time): the task is blocked as a protocol
+// violation, nothing of the host file reaches the board, and the daemon's shutdown stays bounded.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hasAllFields } from "../../src/result/template.js";
+import { runProcess } from "../../src/process/runner.js";
+import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
+import { CLI_BIN, Emu } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+const reasonOf = async (id: string) => String((await emu.show(id)).events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+
+describe("outcome files that are not regular files", () => {
+  it.each([
+    ["fifo", /is not a regular file \(a FIFO\)/],
+    ["zero", /is a symbolic link/],
+  ])("%s: a protocol-violation block, at once", async (mode, why) => {
+    emu = await Emu.create();
+    const id = await emu.createTask(mode, { assignee: SEAT, body: `MODE:${mode}` });
+    const t0 = performance.now();
+    const b = await runBridge(emu);
+    await b.daemon.done;
+    expect(performance.now() - t0).toBeLessThan(30_000);
+    const r = await reasonOf(id);
+    expect(hasAllFields(r)).toBe(true);
+    expect(r).toMatch(/protocol violation/);
+    expect(r).toMatch(why);
+  });
+
+  it("a symlink to a host file: its content never reaches the board", async () => {
+    emu = await Emu.create();
+    const secret = join(emu.dir, "root-only.txt");
+    writeFileSync(secret, "TOP-SECRET-CONTENT-4711\n", { mode: 0o600 });
+    const id = await emu.createTask("escape", { assignee: SEAT, body: "MODE:escape" });
+    await (
+      await runBridge(emu, {
+        env: { FIXTURE_TARGET: secret },
+        base: { agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_TARGET"] } },
+      })
+    ).daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    expect(JSON.stringify(d)).not.toContain("TOP-SECRET-CONTENT-4711");
+  });
+
+  it("two SIGTERMs stop a daemon whose agent left a FIFO, within grace + kill grace + close time", async () => {
+    emu = await Emu.create();
+    await emu.createTask("fifo", { assignee: SEAT, body: "MODE:fifo" });
+    await emu.createTask("hang", { assignee: SEAT, body: "MODE:hang" });
+    const argv = [
+      process.execPath,
+      CLI_BIN,
+      "run",
+      "--board",
+      "bridge",
+      "--assignee",
+      SEAT,
+      "--hermes",
+      `${process.execPath} ${emu.command[1]}`,
+      "--hermes-home",
+      emu.home,
+    ];
+    argv.push("--agent-command", `${process.execPath} ${AGENT}`, "--state-dir", join(emu.dir, "state"), "--log-format", "json", "--concurrency", "2");
+    let pid = 0;
+    let started = 0;
+    let resolveStarted: () => void = () => undefined;
+    const twoStarted = new Promise<void>((r) => {
+      resolveStarted = r;
+    });
+    const run = runProcess({
+      argv,
+      env: { PATH: process.env.PATH ?? "", HOME: emu.dir },
+      onSpawn: (p) => {
+        pid = p;
+      },
+      onStdoutLine: (l) => {
+        if (l.includes('"agent started"') && ++started >= 1) resolveStarted();
+      },
+    });
+    await twoStarted;
+    const t0 = performance.now();
+    process.kill(pid, "SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    process.kill(pid, "SIGTERM");
+    const res = await run;
+    // grace 30 s is skipped by the second signal: kill grace (10 s) × 2 + closes
+    expect(performance.now() - t0).toBeLessThan(25_000);
+    expect(res.exitCode).not.toBeNull();
+  });
+});
