@@ -64,7 +64,7 @@ describe("operations", () => {
     const limited = await emu.createTask("limited", { assignee: SEAT, body: "MODE:limit", priority: 5 });
     const b = await runBridge(emu, {
       once: false,
-      env: { FIXTURE_RESET_MS: "1500" },
+      env: { FIXTURE_RESET_MS: "4000" },
       base: {
         seat: { limitMarginSeconds: 0 },
         discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 },
@@ -73,6 +73,18 @@ describe("operations", () => {
     });
     try {
       const first = await new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
+      // listen before anything slow happens: the pause is short
+      let paused = true;
+      let claimedWhilePaused = false;
+      b.daemon.on("claimed", () => {
+        if (paused) claimedWhilePaused = true;
+      });
+      const resumed = new Promise<void>((r) =>
+        b.daemon.once("seat:resumed", () => {
+          paused = false;
+          r();
+        }),
+      );
       expect(first.taskId).toBe(limited);
       expect(b.daemon.status().seat.paused).toBe(true);
       const d = await emu.show(limited);
@@ -81,12 +93,12 @@ describe("operations", () => {
       expect(String(blocked?.reason)).toMatch(/Seat test-seat hit a usage\/rate limit \(usage\).*Resets at 20/);
       // a new task while paused is not claimed until the seat resumes
       const later = await emu.createTask("later", { assignee: SEAT, body: "MODE:complete" });
-      b.daemon.scheduler.wake(b.built.boards[0] as never, 0);
-      const resumed = new Promise<void>((r) => b.daemon.once("seat:resumed", () => r()));
       const next = new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
-      expect((await emu.show(later)).task.status).toBe("ready");
+      b.daemon.scheduler.wake(b.built.boards[0] as never, 0);
       await resumed;
       expect((await next).taskId).toBe(later);
+      expect(claimedWhilePaused).toBe(false);
+      expect((await emu.show(later)).task.status).toBe("done");
     } finally {
       await b.daemon.stop();
     }
