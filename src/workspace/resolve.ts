@@ -1,6 +1,6 @@
 // Which workspace a claimed task gets on this host, and whether it may have it at all. Pure decisions
 // (allowed roots, mode choice, path mapping) apart from the existence checks; checkout.ts does git.
-import { realpathSync, statSync } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import type { Lease, Task } from "../board/port.js";
@@ -48,9 +48,16 @@ export function allowedRootsFor(s: WorkspaceSettings): string[] {
   return [...s.hermesHomes.map((h) => join(h, "kanban")), ...s.allowedRoots];
 }
 
+/** A scratch workspace is Hermes's own `<board workspaces root>/<task id>`: a task writer cannot choose it. */
+export function isHermesScratch(task: Pick<Task, "id" | "workspaceKind">, boardPath: string): boolean {
+  const p = normalize(boardPath);
+  return task.workspaceKind === "scratch" && p.endsWith(`${sep}workspaces${sep}${task.id}`) && !p.split(sep).includes("..");
+}
+
 /** null when the board path is allowed, else the refusal. */
-export function rootRefusal(s: WorkspaceSettings, boardPath: string): WorkspaceRefused | null {
+export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick<Task, "id" | "workspaceKind">): WorkspaceRefused | null {
   if (!isAbsolute(boardPath)) return new WorkspaceRefused(`the workspace path '${boardPath}' is not absolute`, "workspace.allowedRoots");
+  if (task && isHermesScratch(task, boardPath)) return null;
   const p = normalize(boardPath);
   const roots = allowedRootsFor(s);
   if (roots.some((r) => under(r, p))) return null;
@@ -118,7 +125,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
 
   async prepare(lease: Lease, task: Task, signal?: AbortSignal): Promise<PreparedWorkspace> {
     const boardPath = lease.workspace;
-    const refused = rootRefusal(this.s, boardPath);
+    const refused = rootRefusal(this.s, boardPath, task);
     if (refused) throw refused;
     const { mode, why } = chooseMode(this.s, lease.board, task, boardPath);
     if (mode === "board") {
@@ -129,7 +136,11 @@ export class LocalWorkspaces implements WorkspaceProvider {
         );
       // The path is the board's; a symlink inside it must not lead the agent out of the allowed roots.
       const real = realpathSync(boardPath);
-      const escaped = rootRefusal(this.s, real);
+      const scratch = isHermesScratch(task, boardPath);
+      // A scratch workspace must be Hermes's own directory, not a link planted in its place.
+      if (scratch && lstatSync(boardPath).isSymbolicLink())
+        throw new WorkspaceRefused(`the scratch workspace ${boardPath} is a symbolic link (to ${real})`, "workspace.allowedRoots");
+      const escaped = scratch ? null : rootRefusal(this.s, real);
       if (escaped) throw new WorkspaceRefused(`${boardPath} resolves to ${real}, outside the allowed roots`, "workspace.allowedRoots");
       return { mode, local: boardPath, boardPath, why, boardPathOf: (f) => f, finish: async () => NOTHING_TO_FINISH };
     }

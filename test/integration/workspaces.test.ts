@@ -1,0 +1,136 @@
+// Seats anywhere: the board on "another host" (the emulator prints its workspace paths under a prefix
+// that does not exist here). mapped: the board's files mounted elsewhere; checkout: a git worktree per
+// task on its branch, committed and pushed at every close (WIP at a cut, continued by another bridge),
+// or an empty dir whose deliverables reach the board through workspace.uploadCommand; auto picks each.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu, type ShowDoc } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+const PREFIX = "/remote-board-host";
+const remote = (extra: Record<string, unknown> = {}) => ({
+  hermes: {
+    command: emu.command,
+    home: emu.home,
+    env: { HERMES_EMULATOR_WORKSPACE_PREFIX: PREFIX },
+    retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
+  },
+  ...extra,
+});
+const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+const git = (dir: string, ...args: string[]) =>
+  execFileSync("git", ["-C", dir, ...args], {
+    encoding: "utf8",
+    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" },
+  }).trim();
+
+/** A bare origin with one commit on main. */
+function origin(): string {
+  const work = join(emu.dir, "seed");
+  mkdirSync(work);
+  git(work, "init", "-q", "-b", "main");
+  writeFileSync(join(work, "README.md"), "project\n");
+  git(work, "add", ".");
+  git(work, "commit", "-qm", "init");
+  const bare = join(emu.dir, "origin.git");
+  execFileSync("git", ["clone", "-q", "--bare", work, bare]);
+  return bare;
+}
+
+describe("workspace modes", () => {
+  it("mapped: the claimed path is the board host's; the agent works in the mounted path and deliverables are attached", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("mapped", { assignee: SEAT, body: "MODE:deliver" });
+    const b = await runBridge(emu, { base: remote({ workspace: { pathMap: { [`${PREFIX}${emu.home}`]: emu.home } } }) });
+    await b.daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    const asBoardShowsIt = JSON.parse((await emu.kanban(["show", id, "--json"], { HERMES_EMULATOR_WORKSPACE_PREFIX: PREFIX })).stdout) as ShowDoc;
+    expect(asBoardShowsIt.task.workspace_path).toBe(`${PREFIX}${d.task.workspace_path}`);
+    expect(d.runs.at(-1)?.metadata).toMatchObject({ bridge: { workspace: { mode: "mapped", path: expect.stringMatching(new RegExp(`^${emu.home}/`)) } } });
+    const att = JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string }[];
+    expect(att.map((a) => a.filename)).toEqual(["report.md"]);
+  });
+
+  it("a bad map blocks the task clearly, naming the map entry", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("bad map", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu, { base: remote({ workspace: { mode: "mapped", pathMap: { [PREFIX]: "/nonexistent-mount" } } }) })).daemon.done;
+    const r = reasonOf(await emu.show(id));
+    expect(r).toMatch(/^cause: environment$/m);
+    expect(r).toContain(`workspace.pathMap["${PREFIX}"]`);
+    expect(r).toMatch(/which does not exist on this host/);
+  });
+
+  it("auto picks board when the path exists here, mapped with a map, checkout otherwise", async () => {
+    emu = await Emu.create();
+    const a = await emu.createTask("a", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu)).daemon.done;
+    const b = await emu.createTask("b", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu, { base: remote({ workspace: { pathMap: { [PREFIX]: "/" } } }) })).daemon.done;
+    const c = await emu.createTask("c", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu, { base: remote() })).daemon.done;
+    const mode = async (id: string) => ((await emu.show(id)).runs.at(-1)?.metadata as { bridge: { workspace: { mode: string } } }).bridge.workspace.mode;
+    expect([await mode(a), await mode(b), await mode(c)]).toEqual(["board", "mapped", "checkout"]);
+  });
+});
+
+describe("checkout mode with a repository", () => {
+  it("commits the agent's work on the task branch and pushes it; the artifacts name branch and commit", async () => {
+    emu = await Emu.create();
+    const bare = origin();
+    const id = await emu.createTask("git task", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu, { base: remote({ workspace: { repos: { bridge: bare }, localRoot: join(emu.dir, "seat-a") } }) })).daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    const branch = `hermes/${id}`;
+    expect(git(bare, "show", `${branch}:out.txt`)).toBe("done");
+    expect(git(bare, "log", "--format=%s", "-1", branch)).toBe(`${id} run 1 (${SEAT})`);
+    const commit = git(bare, "rev-parse", branch);
+    expect((d.runs.at(-1)?.metadata as { artifacts: unknown[] }).artifacts).toContainEqual({ type: "git", label: "branch", url: `${bare}#${branch}`, commit });
+  });
+
+  it("a run cut at its deadline pushes a WIP commit; a second bridge with its own local root continues from it", async () => {
+    emu = await Emu.create();
+    const bare = origin();
+    const id = await emu.createTask("halves", { assignee: SEAT, body: "MODE:partial" });
+    const cut = { claim: { ttlSeconds: 30, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } };
+    await (await runBridge(emu, { stateName: "state-a", base: remote({ ...cut, workspace: { repos: { bridge: bare }, localRoot: join(emu.dir, "seat-a") } }) }))
+      .daemon.done;
+    const branch = `hermes/${id}`;
+    expect(git(bare, "log", "--format=%s", "-1", branch)).toBe(`WIP: ${id} run 1 (${SEAT})`);
+    expect(git(bare, "show", `${branch}:part1.txt`)).toBe("first half");
+    expect(reasonOf(await emu.show(id))).toMatch(/Workspace: WIP commit [0-9a-f]{12} on hermes\/t_[0-9a-f]+ pushed to /);
+    await emu.kanban(["unblock", id]);
+    await (await runBridge(emu, { stateName: "state-b", base: remote({ workspace: { repos: { bridge: bare }, localRoot: join(emu.dir, "seat-b") } }) })).daemon
+      .done;
+    expect((await emu.show(id)).task.status).toBe("done");
+    expect(git(bare, "show", `${branch}:part2.txt`)).toBe("second half");
+    expect(existsSync(join(emu.dir, "seat-b", "bridge", id, "part1.txt"))).toBe(true);
+  });
+});
+
+describe("checkout mode without a repository", () => {
+  it("a deliverable reaches the board through workspace.uploadCommand, then attach", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("upload", { assignee: SEAT, body: "MODE:deliver" });
+    const uploads = join(emu.dir, "uploads");
+    const workspace = {
+      localRoot: join(emu.dir, "seat-a"),
+      // "scp {file} board-host:{dir}/": the board host sees `uploads` at PREFIX + uploads
+      uploadCommand: ["sh", "-c", 'mkdir -p "$1" && cp "$2" "$1/$3"', "upload", `${uploads}/{task}`, "{file}", "{name}"],
+      uploadDir: `${PREFIX}${uploads}/{task}`,
+    };
+    await (await runBridge(emu, { base: remote({ workspace }) })).daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(readFileSync(join(uploads, id, "report.md"), "utf8")).toBe("# report\n");
+    const att = JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string }[];
+    expect(att.map((a) => a.filename)).toEqual(["report.md"]);
+  });
+});
