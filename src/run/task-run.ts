@@ -15,7 +15,7 @@ import type { GateConfig } from "../gate/gate.js";
 import { type Lease, leaseFrom } from "../lease/lease.js";
 import type { CloseResult, RunCloser } from "../outbox/closer.js";
 import { buildMetadata } from "../result/common.js";
-import { type Decision, blockDecision } from "../result/decision.js";
+import type { Decision } from "../result/decision.js";
 import type { Redactor } from "../result/redact.js";
 import { kindFor } from "../result/template.js";
 import { type Clock, sleepUnlessAborted } from "../time/clock.js";
@@ -25,7 +25,9 @@ import { type RunStory, blockReason, bridgeInfo, cutReasonOf } from "./close-tex
 import type { RunFacts } from "./decide.js";
 import { type UploadSpec, preserveDeliverables, proseDeliverables } from "./deliverables.js";
 import type { RunFactories } from "./factories.js";
+import { deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import { type Prepared, prepareRun } from "./prepare.js";
+import { rememberRun } from "./remember.js";
 import { workRun } from "./work.js";
 
 export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
@@ -144,7 +146,18 @@ export class TaskRun {
     story.lastNote = this.lastNote;
     const cut = decision.type === "complete" ? undefined : cutReasonOf(facts, decision);
     const close = await this.close(decision, facts, story, cut ?? "failed");
-    if (record) this.remember(record, decision, close, cut, facts, story);
+    if (record) {
+      try {
+        rememberRun(
+          this.d.continuity.journal,
+          record,
+          { lease: this.lease, traceId: this.d.traceId, now: this.d.clock.now(), redactor: this.d.redactor },
+          { decision, close, cut, facts, story },
+        );
+      } catch (err) {
+        this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: this.lease.taskId, err: describeError(err) });
+      }
+    }
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
       taskId: this.lease.taskId,
@@ -286,83 +299,8 @@ export class TaskRun {
     }
   }
 
-  /** The session journal after the close: forgotten when the task is done, else what the next run needs. */
-  private remember(
-    rec: SessionRecord,
-    decision: Decision,
-    close: CloseResult | "not_attempted",
-    cut: CutReason | undefined,
-    facts: RunFacts,
-    story: RunStory,
-  ): void {
-    const j = this.d.continuity.journal;
-    try {
-      if (decision.type === "complete" && (close === "applied" || close === "already_applied")) {
-        j.remove(this.lease.board, this.lease.taskId);
-        return;
-      }
-      j.put({
-        ...rec,
-        runs: rec.runs + 1,
-        resumes: rec.resumes + (story.session?.resumed ? 1 : 0),
-        lastRun: {
-          runId: this.lease.runId,
-          traceId: this.d.traceId,
-          cut: cut ?? "failed",
-          at: new Date(this.d.clock.now()).toISOString(),
-          note: story.lastNote ? this.d.redactor.redact(story.lastNote).slice(0, 500) : null,
-          changedFiles: (story.changedFiles ?? []).slice(0, 200),
-          commentsSeen: facts.commentsSeen ?? 0,
-          summary: null,
-        },
-      });
-    } catch (err) {
-      this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: this.lease.taskId, err: describeError(err) });
-    }
-  }
-
   private setPhase(p: RunPhase): void {
     this.phase = p;
     this.d.hooks?.onPhase?.(p);
   }
-}
-
-function readFailure(error: string): Decision {
-  return blockDecision(
-    "environment",
-    `After the claim the bridge could not read the task from the board: ${error}`,
-    ["unblock to retry", "check the board and the hermes CLI first"],
-    "Check the board answers (`hermes-bridge doctor`), then unblock.",
-    "Verify the board is reachable, then unblock this task.",
-  );
-}
-
-function internalFailure(err: unknown): Decision {
-  return blockDecision(
-    "environment",
-    `The bridge could not run the task: ${describeError(err)}`,
-    ["unblock to retry", "check the bridge's log and its host first"],
-    "Look at the error above; fix the bridge host if it is at fault, then unblock.",
-    "Check the bridge (`hermes-bridge doctor`), then unblock this task.",
-  );
-}
-
-function deliverableBlock(file: string, why: string): Decision {
-  return blockDecision(
-    "environment",
-    `The agent asked to complete, but its deliverable ${file} could not be preserved on the board: ${why}. A scratch workspace is deleted when the task completes, so the complete was not sent.`,
-    ["fix the deliverable (or its artifacts entry) and unblock", "attach the file by hand and complete the task"],
-    "Make the declared deliverable available (or correct the artifact path), then unblock.",
-    `Check ${file} in the workspace, then unblock or complete by hand.`,
-  );
-}
-
-function workspaceFinishBlock(why: string, setting: string): Decision {
-  return blockDecision(
-    "environment",
-    `The agent asked to complete, but its work could not be committed and pushed (${setting}): ${why}`,
-    ["fix the repository access and unblock", "push the branch by hand and complete the task"],
-    "Fix the push (credentials, remote, branch protection), then unblock: the work tree keeps the changes.",
-    "Fix the repository access, then unblock this task.",
-  );
 }

@@ -75,7 +75,8 @@ describe("workspace modes", () => {
     await (await runBridge(emu, { base: remote({ workspace: { pathMap: { [PREFIX]: "/" } } }) })).daemon.done;
     const c = await emu.createTask("c", { assignee: SEAT, body: "MODE:complete" });
     await (await runBridge(emu, { base: remote() })).daemon.done;
-    const mode = async (id: string) => ((await emu.show(id)).runs.at(-1)?.metadata as { bridge: { workspace: { mode: string } } }).bridge.workspace.mode;
+    const mode = async (id: string) =>
+      ((await emu.show(id)).runs.at(-1)?.metadata as { bridge?: { workspace?: { mode?: string } } } | undefined)?.bridge?.workspace?.mode;
     expect([await mode(a), await mode(b), await mode(c)]).toEqual(["board", "mapped", "checkout"]);
   });
 });
@@ -92,7 +93,12 @@ describe("checkout mode with a repository", () => {
     expect(git(bare, "show", `${branch}:out.txt`)).toBe("done");
     expect(git(bare, "log", "--format=%s", "-1", branch)).toBe(`${id} run 1 (${SEAT})`);
     const commit = git(bare, "rev-parse", branch);
-    expect((d.runs.at(-1)?.metadata as { artifacts: unknown[] }).artifacts).toContainEqual({ type: "git", label: "branch", url: `${bare}#${branch}`, commit });
+    expect((d.runs.at(-1)?.metadata as { artifacts?: unknown[] } | undefined)?.artifacts).toContainEqual({
+      type: "git",
+      label: "branch",
+      url: `${bare}#${branch}`,
+      commit,
+    });
   });
 
   it("a run cut at its deadline pushes a WIP commit; a second bridge with its own local root continues from it", async () => {

@@ -1,0 +1,45 @@
+// The templated blocks a TaskRun writes when the bridge itself (not the agent) could not carry the
+// run: the task could not be read, the run threw, a deliverable could not be preserved, the work could
+// not be committed and pushed.
+import { describeError } from "../errors/index.js";
+import { type Decision, blockDecision } from "../result/decision.js";
+
+export function readFailure(error: string): Decision {
+  return blockDecision(
+    "environment",
+    `After the claim the bridge could not read the task from the board: ${error}`,
+    ["unblock to retry", "check the board and the hermes CLI first"],
+    "Check the board answers (`hermes-bridge doctor`), then unblock.",
+    "Verify the board is reachable, then unblock this task.",
+  );
+}
+
+export function internalFailure(err: unknown): Decision {
+  return blockDecision(
+    "environment",
+    `The bridge could not run the task: ${describeError(err)}`,
+    ["unblock to retry", "check the bridge's log and its host first"],
+    "Look at the error above; fix the bridge host if it is at fault, then unblock.",
+    "Check the bridge (`hermes-bridge doctor`), then unblock this task.",
+  );
+}
+
+export function deliverableBlock(file: string, why: string): Decision {
+  return blockDecision(
+    "environment",
+    `The agent asked to complete, but its deliverable ${file} could not be preserved on the board: ${why}. A scratch workspace is deleted when the task completes, so the complete was not sent.`,
+    ["fix the deliverable (or its artifacts entry) and unblock", "attach the file by hand and complete the task"],
+    "Make the declared deliverable available (or correct the artifact path), then unblock.",
+    `Check ${file} in the workspace, then unblock or complete by hand.`,
+  );
+}
+
+export function workspaceFinishBlock(why: string, setting: string): Decision {
+  return blockDecision(
+    "environment",
+    `The agent asked to complete, but its work could not be committed and pushed (${setting}): ${why}`,
+    ["fix the repository access and unblock", "push the branch by hand and complete the task"],
+    "Fix the push (credentials, remote, branch protection), then unblock: the work tree keeps the changes.",
+    "Fix the repository access, then unblock this task.",
+  );
+}

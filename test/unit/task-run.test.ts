@@ -1,0 +1,246 @@
+// TaskRun on in-memory collaborators: every way a run can stop ends in exactly one close — complete,
+// a templated block, or a recorded lost lease — and cleanup runs in reverse order even when a step
+// fails. No processes, no real waits: the timers, the keeper and the tools are driven by hand.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
+import { timingFor } from "../../src/config/timing.js";
+import { SessionJournal } from "../../src/continuity/journal.js";
+import { LeaseLost } from "../../src/errors/board.js";
+import type { GateConfig } from "../../src/gate/gate.js";
+import type { Lease } from "../../src/lease/lease.js";
+import type { CloseIntent } from "../../src/outbox/outbox.js";
+import { Redactor } from "../../src/result/redact.js";
+import { hasAllFields } from "../../src/result/template.js";
+import { type RunReport, TaskRun } from "../../src/run/task-run.js";
+import { FakeBoard, FakeCloser, ManualFactories, ScriptAgent, aborted, detailOf, fakeWorkspaces, finished } from "../helpers/fakes.js";
+
+const NOW = 1_800_000_000_000;
+const clock = { now: () => NOW };
+const GATE: GateConfig = {
+  commands: [],
+  bodyVerification: false,
+  allowedCommands: [],
+  timeoutSeconds: 5,
+  outputTailChars: 400,
+  requireChanges: false,
+  allowDirty: true,
+  minItems: 0,
+};
+const RESULT = { ok: true, status: "ok", items: 1 };
+
+interface Setup {
+  agent: ScriptAgent;
+  make?: ManualFactories;
+  closer?: FakeCloser;
+  shutdown?: AbortController;
+  gate?: Partial<GateConfig>;
+}
+
+function start(s: Setup) {
+  const make = s.make ?? new ManualFactories();
+  const closer = s.closer ?? new FakeCloser();
+  const shutdown = s.shutdown ?? new AbortController();
+  const ws = fakeWorkspaces();
+  const lease: Lease = { board: "b", taskId: "t_1", runId: 1, lock: null, workspace: ws.dir, claimedAt: NOW, expiresAt: NOW + 900_000, ttlSeconds: 900 };
+  const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
+  const run = new TaskRun({
+    board: new FakeBoard(detailOf("t_1")),
+    lease,
+    detail: detailOf("t_1"),
+    contextText: "# context",
+    agent: s.agent,
+    closer,
+    clock,
+    seat: "seat",
+    author: "seat",
+    traceId: "trace-0123456789",
+    timing,
+    deadline: NOW + timing.runSeconds * 1000,
+    killGraceMs: 1000,
+    runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
+    prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
+    shutdown: shutdown.signal,
+    continuity: { journal: new SessionJournal(mkdtempSync(join(tmpdir(), "hkb-sessions-"))), enabled: true, budget: 5 },
+    workspaces: ws,
+    gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" } },
+    redactor: new Redactor(),
+    make,
+  });
+  return { report: run.run(), make, closer, shutdown, deadline: NOW + timing.runSeconds * 1000 };
+}
+
+/** An agent that works until stopped (hard stop), reporting progress first. */
+const worksUntilStopped = (extra: AgentEvent[] = []) =>
+  new ScriptAgent(async function* (input: AgentRunInput) {
+    yield { type: "started", pid: 4242 };
+    yield { type: "session", id: "sess-1" };
+    yield { type: "progress", note: "halfway" };
+    for (const e of extra) yield e;
+    await aborted(input.signal);
+    yield finished({ exitCode: null, signal: "SIGTERM", reason: "aborted" });
+  });
+
+/** Yields to the event loop until `cond` holds (the scripted agent's events are in flight). */
+const until = async (cond: () => boolean) => {
+  for (let i = 0; i < 1000 && !cond(); i += 1) await new Promise((r) => setImmediate(r));
+  expect(cond()).toBe(true);
+};
+
+const keeperOf = (make: ManualFactories) => {
+  if (!make.keeperDeps) throw new Error("the run has no keeper yet");
+  return make.keeperDeps;
+};
+
+const block = (closer: FakeCloser): Extract<CloseIntent, { type: "block" }> => {
+  expect(closer.intents).toHaveLength(1);
+  const i = closer.intents[0];
+  if (i?.type !== "block") throw new Error(`expected a block, got ${JSON.stringify(i)}`);
+  expect(hasAllFields(i.reason)).toBe(true);
+  return i;
+};
+
+describe("TaskRun stop paths", () => {
+  it("complete: the agent's outcome, after the gate, with usage and session in the metadata", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "session", id: "sess-9" };
+      yield { type: "usage", usage: { tokens: { input: 5, output: 2 }, costUsd: 0.5, turns: 2, model: "m" } };
+      yield { type: "outcome", request: { kind: "complete", summary: "did it", result: RESULT } };
+      yield finished();
+    });
+    const { report, closer } = start({ agent });
+    expect((await report).decision).toBe("complete");
+    const i = closer.intents[0];
+    expect(i).toMatchObject({
+      type: "complete",
+      summary: "did it",
+      metadata: { ok: true, bridge: { session: { id: "sess-9", resumed: false }, tokens: { input: 5, output: 2 }, cost_usd: 0.5, turns: 2, model: "m" } },
+    });
+  });
+
+  it("deadline: the polite stop at deadline − wrap-up, the hard stop at the deadline, a block naming the last note", async () => {
+    const agent = worksUntilStopped();
+    const { report, make, closer, deadline } = start({ agent });
+    await agent.started;
+    make.fireUntil(deadline - 60_000);
+    expect(agent.inputs[0]?.wrapUp.aborted).toBe(true);
+    expect(agent.inputs[0]?.signal.aborted).toBe(false);
+    make.fireUntil(deadline);
+    const r = await report;
+    expect(r).toMatchObject({ decision: "block", cut: "deadline", cause: "environment" });
+    const b = block(closer);
+    expect(b.reason).toMatch(/did not finish before its deadline/);
+    expect(b.reason).toMatch(/Last progress note: "halfway"/);
+    expect(b.reason).toContain("session: sess-1 — unblock to continue");
+  });
+
+  it("lease lost: the agent is stopped and the loss is recorded, nothing closed", async () => {
+    const agent = worksUntilStopped();
+    const { report, make, closer } = start({ agent });
+    await agent.started;
+    keeperOf(make).onLost(new LeaseLost({ verb: "heartbeat", board: "b" }, { runId: 1, currentStatus: "ready", currentRunId: null }));
+    make.fireUntil(Number.MAX_SAFE_INTEGER); // the kill grace
+    const r = await report;
+    expect(r).toMatchObject({ decision: "lost", close: "lease_lost", cut: "lease_lost" });
+    expect(closer.lost).toBe(1);
+    expect(closer.intents).toEqual([]);
+  });
+
+  it("unresolved: heartbeats that cannot be confirmed stop the run with a block", async () => {
+    const agent = worksUntilStopped();
+    const { report, make, closer } = start({ agent });
+    await agent.started;
+    keeperOf(make).onUnresolved(new Error("board down"));
+    make.fireUntil(Number.MAX_SAFE_INTEGER);
+    expect((await report).cut).toBe("unresolved");
+    expect(block(closer).reason).toMatch(/could not keep the lease confirmed with the board \(board down\)/);
+  });
+
+  it("shutdown: the forced shutdown stops the run with the shutting-down block", async () => {
+    const agent = worksUntilStopped();
+    const { report, make, closer, shutdown } = start({ agent });
+    await agent.started;
+    shutdown.abort(new Error("forced"));
+    make.fireUntil(Number.MAX_SAFE_INTEGER);
+    expect((await report).cut).toBe("shutdown");
+    expect(block(closer).reason).toMatch(/The bridge was shutting down/);
+  });
+
+  it("auth: an auth failure stops the run at once and blocks for the operator", async () => {
+    const agent = worksUntilStopped([{ type: "auth_failed", message: "Not logged in" }]);
+    const { report, make, closer } = start({ agent });
+    await agent.started;
+    // The auth failure alone arms the kill grace: only that timer is fired, not the deadline's.
+    await until(() => make.timers.some((t) => t.at === NOW + 1000));
+    make.fireUntil(NOW + 1000);
+    const r = await report;
+    expect(r).toMatchObject({ authFailed: true, cut: "auth", cause: "auth missing" });
+    expect(block(closer).kind).toBe("capability");
+  });
+
+  it("limit: a usage limit blocks as transient and reports the reset", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "limit", kind: "five_hour", resetsAt: NOW + 3_600_000, message: "limit" };
+      yield finished({ exitCode: 1 });
+    });
+    const { report, closer } = start({ agent });
+    const r = await report;
+    expect(r.limit?.resetsAt).toBe(NOW + 3_600_000);
+    expect(r.cut).toBe("usage_limit");
+    expect(block(closer).kind).toBe("transient");
+  });
+
+  it("stall: a run the silence watchdog stopped is blocked as stalled", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "progress", note: "thinking" };
+      yield finished({ exitCode: null, signal: "SIGTERM", reason: "stalled" });
+    });
+    const { report, closer } = start({ agent });
+    expect((await report).cut).toBe("stall");
+    expect(block(closer).reason).toMatch(/went silent and was stopped as stalled/);
+  });
+
+  it("tools failure: a run whose tools cannot be served is blocked, and the keeper is still stopped", async () => {
+    const make = new ManualFactories();
+    make.toolsThrow = new Error("EADDRINUSE");
+    const { report, closer } = start({ agent: new ScriptAgent(async function* () {}, true), make });
+    expect((await report).decision).toBe("block");
+    expect(block(closer).reason).toMatch(/The bridge could not run the task: EADDRINUSE/);
+    expect(make.keeperStops).toBe(1);
+  });
+
+  it("gate failure: a failing verification command turns the complete into a test-failure block", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "outcome", request: { kind: "complete", summary: "done", result: RESULT } };
+      yield finished();
+    });
+    const { report, closer } = start({ agent, gate: { commands: ["echo broken >&2; exit 3"] } });
+    expect((await report).cut).toBe("gate");
+    expect(block(closer).reason).toMatch(/verification failed: `echo broken >&2; exit 3` exited 3. Output tail: broken/);
+  });
+
+  it("close failure: a close that cannot even be journaled fails the run loudly", async () => {
+    const closer = new FakeCloser();
+    closer.failWith = new Error("ENOSPC");
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "outcome", request: { kind: "complete", summary: "done", result: RESULT } };
+      yield finished();
+    });
+    await expect(start({ agent, closer }).report).rejects.toThrow(/closing t_1 failed before it was journaled: ENOSPC/);
+  });
+
+  it("cleanup keeps going when a step fails: the tools are closed even if the keeper will not stop", async () => {
+    const make = new ManualFactories();
+    make.keeperStopThrows = true;
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "outcome", request: { kind: "complete", summary: "done", result: RESULT } };
+      yield finished();
+    }, true);
+    const r: RunReport = await start({ agent, make }).report;
+    expect(r.decision).toBe("complete");
+    expect(make.toolsClosed).toBe(1);
+    expect(make.keeperStops).toBe(1);
+  });
+});
