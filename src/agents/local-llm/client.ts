@@ -70,11 +70,8 @@ export async function streamChat(r: ChatRequest): Promise<Turn> {
     },
     4 * 1024 * 1024,
   );
-  // One streaming decoder for the whole body: a multi-byte character split across chunks stays whole.
-  const decoder = new TextDecoder("utf-8");
   try {
-    for await (const chunk of res.body) lines.push(typeof chunk === "string" ? chunk : decoder.decode(chunk as Buffer, { stream: true }));
-    lines.push(decoder.decode());
+    for await (const chunk of res.body) lines.pushBytes(chunk as Buffer | string);
   } catch (err) {
     if (r.signal.aborted) throw err;
     throw new LlmError("stalled", `the model stream broke off: ${(err as Error).message}`, { cause: err });
