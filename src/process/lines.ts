@@ -1,10 +1,11 @@
 // Splits a byte stream into text lines without holding more than `maxLine` chars of a partial line.
 // Bytes go through one streaming UTF-8 decoder: a character split across chunks stays whole.
+import { StringDecoder } from "node:string_decoder";
 
 export class LineSplitter {
   private partial = "";
   private dropping = false;
-  private decoder: TextDecoder | null = null;
+  private decoder: StringDecoder | null = null;
   constructor(
     private readonly onLine: (line: string) => void,
     private readonly maxLine = 64 * 1024,
@@ -24,13 +25,15 @@ export class LineSplitter {
 
   /** Raw bytes (or already-decoded text) as they arrive from a socket or a file. */
   pushBytes(chunk: Uint8Array | string): void {
-    if (typeof chunk === "string") return this.push(chunk);
-    this.decoder ??= new TextDecoder("utf-8");
-    this.push(this.decoder.decode(chunk, { stream: true }));
+    if (typeof chunk === "string") this.push(chunk);
+    else {
+      this.decoder ??= new StringDecoder("utf8");
+      this.push(this.decoder.write(chunk));
+    }
   }
 
   end(): void {
-    if (this.decoder) this.push(this.decoder.decode());
+    if (this.decoder) this.push(this.decoder.end());
     if (this.partial.length > 0 || this.dropping) this.emit();
   }
 

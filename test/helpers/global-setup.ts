@@ -1,9 +1,17 @@
-// Integration tests run the compiled emulator and CLI (real processes): build once if missing.
+// Integration tests run the compiled emulator and CLI (real processes): build when `dist` is missing
+// or older than any source file, so `npx vitest run <file>` after an edit tests the edit.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+const newest = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+    const p = join(dir, e.name);
+    return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }, 0);
 
 export default function setup(): void {
-  if (!existsSync("dist/emulator/bin.js") || !existsSync("dist/cli/main.js")) {
-    execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
-  }
+  const built = ["dist/emulator/bin.js", "dist/cli/main.js"];
+  const stale = built.some((f) => !existsSync(f)) || Math.min(...built.map((f) => statSync(f).mtimeMs)) < newest("src");
+  if (stale) execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
 }
