@@ -37,7 +37,7 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
       hermes: {
         command: emu.command,
         home: emu.home,
-        env: o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {},
+        env: { ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}) },
         retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
       },
       agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1 },

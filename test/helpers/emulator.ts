@@ -1,4 +1,5 @@
-// A temporary emulator board for tests: real processes, real SQLite, no mocks.
+// A temporary board for tests: the emulator by default (real processes, real SQLite, no mocks), or
+// the real Hermes CLI (`Emu.create(slug, { command })`, e.g. from HERMES_BIN) for the real lane.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -15,23 +16,26 @@ export interface Res {
 }
 
 export class Emu {
-  readonly command = [process.execPath, EMULATOR_BIN];
   private constructor(
     readonly dir: string,
     readonly home: string,
     readonly slug: string,
+    readonly command: string[],
+    /** The real Hermes CLI: board time cannot be moved (`advance`), claims are expired by `reclaim`. */
+    readonly real: boolean,
   ) {}
 
-  static async create(slug = "bridge"): Promise<Emu> {
+  static async create(slug = "bridge", o: { command?: string[] } = {}): Promise<Emu> {
     const dir = mkdtempSync(join(tmpdir(), "hkb-test-"));
-    const emu = new Emu(dir, join(dir, "hermes"), slug);
+    const emu = new Emu(dir, join(dir, "hermes"), slug, o.command ?? [process.execPath, EMULATOR_BIN], o.command !== undefined);
     const r = await emu.raw(["kanban", "boards", "create", slug]);
     if (r.code !== 0) throw new Error(`boards create failed: ${r.stderr}`);
     return emu;
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...extra };
+    // The real CLI also reads its profile from HOME: keep it inside the test's directory.
+    return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}), ...extra };
   }
 
   async raw(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
@@ -68,6 +72,7 @@ export class Emu {
 
   /** Moves board time forward (claims expire) without waiting. */
   advance(seconds: number): void {
+    if (this.real) throw new Error("the real Hermes CLI has no clock to move: use `reclaim`");
     writeFileSync(join(this.home, ".emulator-clock-offset"), String(seconds));
   }
 
@@ -75,7 +80,12 @@ export class Emu {
     return new HermesCliBoard({
       slug: this.slug,
       command: this.command,
-      env: { parent: { ...process.env, ...(o.envExtra ?? {}) }, passEnv: [], set: { HERMES_HOME: this.home }, author: o.author ?? "test-bridge" },
+      env: {
+        parent: { ...process.env, ...(o.envExtra ?? {}) },
+        passEnv: [],
+        set: { HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}) },
+        author: o.author ?? "test-bridge",
+      },
       timeoutMs: 20_000,
       retry: { retries: 3, minDelayMs: 20, maxDelayMs: 100, deadlineMs: 20_000 },
       ...o,
