@@ -1,13 +1,17 @@
-// `npm run bench [-- --repeats 3 --idle 60 --quick]`: the bridge and a naive polling bridge side by
-// side on one emulator board (one lane each), measured from the emulator's call log and /proc.
+// `npm run bench [-- --repeats 3 --idle 60 --quick] [--hermes "<argv>"]`: the bridge and a naive
+// polling bridge side by side on one board (one lane each), measured from the board's call log and
+// /proc. The board is the bundled emulator, or the real Hermes CLI given by --hermes (its calls are
+// logged by a thin wrapper); results go to bench/results.json or bench/results-real.json.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunResult, runProcess } from "../src/process/runner.js";
-import { cpuMs, median, percentile, treeRssKiB } from "./lib/proc.js";
+import { benchBoard } from "./lib/board.js";
+import { cpuMs, median, percentile, rssKiB, treeRssKiB } from "./lib/proc.js";
 
 const arg = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
 const quick = process.argv.includes("--quick");
+const hermesArg = process.argv.includes("--hermes") ? process.argv[process.argv.indexOf("--hermes") + 1] : undefined;
 const CFG = {
   repeats: arg("repeats", quick ? 1 : 3),
   idleS: arg("idle", quick ? 20 : 60),
@@ -17,7 +21,6 @@ const CFG = {
   hbMs: 2000,
 };
 const ROOT = resolve(".");
-const EMU = [process.execPath, join(ROOT, "dist", "emulator", "bin.js")];
 const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -53,9 +56,15 @@ function calls(s: Side, from = 0, to = Number.POSITIVE_INFINITY): Call[] {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "hkb-bench-"));
   const home = join(dir, "hermes");
-  const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home };
-  const emu = (args: string[]) => runProcess({ argv: [...EMU, "kanban", ...args], env, timeoutMs: 60_000 });
-  await emu(["boards", "create", "bench"]);
+  // HOME too: the real CLI reads its profile from there.
+  const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, HOME: dir };
+  const board = await benchBoard(hermesArg, env);
+  console.log(`board: ${board.label}`);
+  const hermes = board.command;
+  const emu = (args: string[]) =>
+    runProcess({ argv: [...hermes, "kanban", ...args], env: { ...env, ...board.callEnv(join(dir, "setup.calls")) }, timeoutMs: 60_000 });
+  const made = await emu(["boards", "create", "bench"]);
+  if (made.exitCode !== 0) throw new Error(`boards create: ${made.stderr}`);
   const create = async (lane: string, body: string) => {
     const r = await emu(["--board=bench", "create", `--assignee=${lane}`, `--body=${body}`, "--json", "--", "bench task"]);
     return { id: (JSON.parse(r.stdout) as { id: string }).id, at: Date.now() };
@@ -76,7 +85,7 @@ async function main(): Promise<void> {
         [
           "boards: [bench]",
           `assignee: ${lane}`,
-          `hermes: {command: ${JSON.stringify(EMU)}, home: "${home}", env: {HERMES_EMULATOR_CALL_LOG: "${log}"}}`,
+          `hermes: {command: ${JSON.stringify(hermes)}, home: "${home}", env: ${JSON.stringify({ ...board.callEnv(log), HOME: dir })}}`,
           `agent: {kind: command, command: ${JSON.stringify(AGENT)}}`,
           `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
           `concurrency: ${concurrency}`,
@@ -96,8 +105,8 @@ async function main(): Promise<void> {
         argv: [process.execPath, join(ROOT, "bench", "naive-bridge.mjs")],
         env: {
           ...env,
-          HERMES_EMULATOR_CALL_LOG: log,
-          NAIVE_HERMES: JSON.stringify(EMU),
+          ...board.callEnv(log),
+          NAIVE_HERMES: JSON.stringify(hermes),
           NAIVE_AGENT: JSON.stringify(AGENT),
           NAIVE_BOARD: "bench",
           NAIVE_ASSIGNEE: lane,
@@ -153,17 +162,20 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const cpu0 = sides.map((s) => cpuMs(s.pid));
     const rss: number[][] = [[], []];
+    const own: number[][] = [[], []];
     while (Date.now() - t0 < CFG.idleS * 1000) {
       await sleep(5000);
       sides.forEach((s, i) => {
         rss[i]?.push(treeRssKiB(s.pid));
+        own[i]?.push(rssKiB(s.pid));
       });
     }
     const t1 = Date.now();
     sides.forEach((s, i) => {
       add("CLI processes per idle minute", s.name, (calls(s, t0, t1).length * 60_000) / (t1 - t0));
       add("idle CPU, % of one core", s.name, ((cpuMs(s.pid).withChildren - (cpu0[i]?.withChildren ?? 0)) / (t1 - t0)) * 100);
-      add("RSS of the process tree, MiB", s.name, median(rss[i] ?? []) / 1024);
+      add("RSS of the bridge process alone at idle, MiB", s.name, median(own[i] ?? []) / 1024);
+      add("RSS of the process tree (with the watch child), MiB", s.name, median(rss[i] ?? []) / 1024);
     });
     for (const s of sides) {
       const made: { id: string; at: number }[] = [];
@@ -197,7 +209,11 @@ async function main(): Promise<void> {
         const end = await waitDone(s, ids, 300_000);
         add(`throughput at concurrency ${conc}, tasks/min`, s.name, (CFG.tasks * 60_000) / (end - from));
         if (conc === 1) {
-          add("CLI processes per task", s.name, calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task)).length / CFG.tasks);
+          const spent = calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task));
+          add("CLI processes per task (heartbeats apart)", s.name, spent.filter((c) => c.verb !== "heartbeat").length / CFG.tasks);
+          add("heartbeats per task", s.name, spent.filter((c) => c.verb === "heartbeat").length / CFG.tasks);
+          for (const verb of ["list", "context", "claim", "show", "complete", "block", "comment"])
+            add(`  ${verb} per task`, s.name, spent.filter((c) => c.verb === verb).length / CFG.tasks);
           add("own CPU per task (no CLI, no agent), ms", s.name, (cpuMs(s.pid).own - own0) / CFG.tasks);
         }
       }
@@ -222,16 +238,19 @@ async function main(): Promise<void> {
     await stop(...sides);
   }
 
-  const table = Object.entries(rows).map(([metric, v]) => {
+  // A per-verb row neither side used says nothing.
+  const shown = Object.entries(rows).filter(([metric, v]) => !metric.startsWith("  ") || median(v.bridge) > 0 || median(v.naive) > 0);
+  const table = shown.map(([metric, v]) => {
     const pick = metric.startsWith("pickup") ? (xs: number[]) => median(xs) : median;
     const b = pick(v.bridge);
     const n = pick(v.naive);
     const p95: Record<string, number> = metric.startsWith("pickup") ? { bridge_p95: percentile(v.bridge, 95), naive_p95: percentile(v.naive, 95) } : {};
     return { metric, bridge: round(b), naive: round(n), ratio: n === 0 ? null : round(b / n), ...mapRound(p95) };
   });
-  const result = { date: new Date().toISOString(), cores: cpus().length, node: process.version, config: CFG, table };
-  writeFileSync(join(ROOT, "bench", "results.json"), `${JSON.stringify(result, null, 2)}\n`);
-  console.log(`\n${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians)\n`);
+  const result = { date: new Date().toISOString(), board: board.label, cores: cpus().length, node: process.version, config: CFG, table };
+  const out = join(ROOT, "bench", hermesArg ? "results-real.json" : "results.json");
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nboard: ${board.label}; ${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians) → ${out}\n`);
   console.log(`| metric | bridge | naive | bridge / naive |\n|---|---|---|---|`);
   for (const r of table)
     console.log(

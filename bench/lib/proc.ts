@@ -33,6 +33,15 @@ function children(): Map<number, number[]> {
   return m;
 }
 
+/** RSS (KiB) of one process (0 once it is gone). */
+export function rssKiB(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** RSS (KiB) of a process and all its live descendants. */
 export function treeRssKiB(pid: number): number {
   const kids = children();
@@ -40,12 +49,7 @@ export function treeRssKiB(pid: number): number {
   const stack = [pid];
   while (stack.length) {
     const p = stack.pop() as number;
-    try {
-      const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, "utf8"));
-      total += Number(m?.[1] ?? 0);
-    } catch {
-      // gone
-    }
+    total += rssKiB(p);
     stack.push(...(kids.get(p) ?? []));
   }
   return total;

@@ -2,7 +2,6 @@
 // status`, `codex login status` — skipped with a custom model provider, whose auth it does not
 // know —, a local server's /models.) A failure pauses the seat: no task is claimed only to fail.
 import { join } from "node:path";
-import { request } from "undici";
 import type { Config } from "../config/schema.js";
 import { runProcess } from "../process/runner.js";
 import { agentEnv } from "./env.js";
@@ -18,7 +17,7 @@ export async function preflight(c: Config, env: NodeJS.ProcessEnv): Promise<Pref
   if (a.kind === "command") return { ok: true, detail: "command agent: nothing to check", fix: "" };
   if (a.kind === "local-llm") {
     try {
-      const res = await request(`${a.baseUrl.replace(/\/+$/, "")}/models`, {
+      const res = await (await import("undici")).request(`${a.baseUrl.replace(/\/+$/, "")}/models`, {
         headersTimeout: 5000,
         bodyTimeout: 5000,
         headers: a.apiKeyEnv && env[a.apiKeyEnv] ? { authorization: `Bearer ${env[a.apiKeyEnv]}` } : {},

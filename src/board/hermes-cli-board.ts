@@ -104,8 +104,15 @@ export class HermesCliBoard implements Board {
   }
 
   // ---- lease-bound verbs (fenced) ---------------------------------------------------------
-  async heartbeat(lease: Lease, note?: string, signal?: AbortSignal): Promise<void> {
-    const call: VerbCall = { verb: "heartbeat", options: [["note", note ? argvText(oneLine(note), 2000) : undefined]], positionals: [lease.taskId] };
+  async heartbeat(lease: Lease, note?: string, signal?: AbortSignal, extend?: { ttlSeconds: number }): Promise<void> {
+    const call: VerbCall = {
+      verb: "heartbeat",
+      options: [
+        ["note", note ? argvText(oneLine(note), 2000) : undefined],
+        ["ttl", extend ? Math.max(1, Math.floor(extend.ttlSeconds)) : undefined],
+      ],
+      positionals: [lease.taskId],
+    };
     try {
       await this.cli.retrying("heartbeat", () => this.cli.run(call, { taskId: lease.taskId, fence: lease, signal }), signal);
     } catch (err) {

@@ -1,8 +1,8 @@
 // The Board port: the only way the bridge speaks to a Hermes Kanban board, in domain verbs.
 // Nothing else is expressible (no generic "run any verb"). Every verb takes an AbortSignal.
-import type { Lease } from "../lease/lease.js";
+import type { Lease } from "../lease/types.js";
 
-export type { Lease } from "../lease/lease.js";
+export type { Lease } from "../lease/types.js";
 
 export type TaskStatus = "triage" | "todo" | "scheduled" | "ready" | "running" | "blocked" | "review" | "done" | "archived" | "unknown";
 
@@ -121,7 +121,11 @@ export interface Board {
   show(taskId: string, signal?: AbortSignal): Promise<TaskDetail>;
   context(taskId: string, signal?: AbortSignal): Promise<string>;
   claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<{ lease: Lease; detail: TaskDetail | null }>;
-  heartbeat(lease: Lease, note?: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Liveness (and the progress note) for a held lease. With `extend` (only where the capabilities say
+   * `heartbeatExtends`) the claim is renewed to `extend.ttlSeconds` from now.
+   */
+  heartbeat(lease: Lease, note?: string, signal?: AbortSignal, extend?: { ttlSeconds: number }): Promise<void>;
   comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void>;
   /** A file (a path the CLI can read) attached to a task this lease holds; ownership is checked first. */
   attach(lease: Lease, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;

@@ -9,7 +9,7 @@ import { describeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
 import type { GitRunner } from "../workspace/checkout.js";
 import { chooseMode, workspaceSettings } from "../workspace/resolve.js";
-import type { Check } from "./doctor.js";
+import type { Check } from "./check.js";
 
 /** Where a scratch workspace of `board` is on the board host (Hermes's layout under its HERMES_HOME). */
 function sampleWorkspace(board: Board, home: string): string {

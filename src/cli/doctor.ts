@@ -14,14 +14,10 @@ import { WebhookAlerter } from "../outbox/webhook.js";
 import { redactUrl } from "../result/redact.js";
 import { stateDirProblem } from "../state/dir.js";
 import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
+import type { Check } from "./check.js";
 import { workspaceChecks } from "./doctor-workspace.js";
 
-export interface Check {
-  name: string;
-  ok: boolean;
-  detail: string;
-  fix: string;
-}
+export type { Check } from "./check.js";
 
 export interface DoctorOptions {
   config?: string;

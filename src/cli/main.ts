@@ -1,16 +1,12 @@
 #!/usr/bin/env node
-// hermes-bridge: the product CLI. The only place that decides exit codes.
+// hermes-bridge: the product CLI. The only place that decides exit codes. Each command's module is
+// loaded when it runs, so a long-running `run` does not carry the others (or their libraries).
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { FLAGS, optionKey } from "../config/flags.js";
 import { bundledFile } from "../config/paths.js";
 import { ConfigError, ExitError, describeError } from "../errors/index.js";
 import { escapeControls } from "../result/text.js";
-import { demoCommand } from "./demo.js";
-import { doctorCommand } from "./doctor.js";
-import { outboxList, outboxReplay } from "./outbox.js";
-import { runCommand } from "./run.js";
-import { statusCommand } from "./status.js";
 
 function flagsOf(opts: Record<string, unknown>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -43,26 +39,26 @@ export async function main(argv: string[]): Promise<number> {
   withFlags(program.command("run").description("run the bridge daemon"))
     .option("--once", "finish every ready task, then exit (non-zero when a claimed task could not be closed)")
     .action(async (opts: Record<string, unknown>) => {
-      code = await runCommand({ ...common(opts), once: opts.once === true });
+      code = await (await import("./run.js")).runCommand({ ...common(opts), once: opts.once === true });
     });
   const outbox = program.command("outbox").description("closes that did not land");
   withFlags(outbox.command("list").description("show pending, failed and dead entries"))
     .option("--json", "JSON output")
-    .action((opts: Record<string, unknown>) => {
-      code = outboxList({ ...common(opts), json: opts.json === true });
+    .action(async (opts: Record<string, unknown>) => {
+      code = (await import("./outbox.js")).outboxList({ ...common(opts), json: opts.json === true });
     });
   withFlags(outbox.command("replay").description("retry every open entry (fenced), re-send failed alerts")).action(async (opts: Record<string, unknown>) => {
-    code = await outboxReplay(common(opts));
+    code = await (await import("./outbox.js")).outboxReplay(common(opts));
   });
   withFlags(program.command("status").description("the seat, runs in flight, outbox backlog, last errors"))
     .option("--json", "JSON output")
     .action(async (opts: Record<string, unknown>) => {
-      code = await statusCommand({ ...common(opts), json: opts.json === true });
+      code = await (await import("./status.js")).statusCommand({ ...common(opts), json: opts.json === true });
     });
   withFlags(program.command("doctor").description("check the setup; prints a fix for each failure and the effective settings"))
     .option("--send-test-alert", "deliver a test alert to the webhook")
     .action(async (opts: Record<string, unknown>) => {
-      code = await doctorCommand({ ...common(opts), sendTestAlert: opts.sendTestAlert === true });
+      code = await (await import("./doctor.js")).doctorCommand({ ...common(opts), sendTestAlert: opts.sendTestAlert === true });
     });
   program
     .command("task-tools")
@@ -82,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     .description("run the bridge on a temporary emulator board with a scripted demo agent")
     .option("--keep", "keep the temporary directory")
     .action(async (opts: { keep?: boolean }) => {
-      code = await demoCommand({ keep: opts.keep === true });
+      code = await (await import("./demo.js")).demoCommand({ keep: opts.keep === true });
     });
   try {
     await program.parseAsync(argv, { from: "user" });

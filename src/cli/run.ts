@@ -31,14 +31,14 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const http = new HttpServer(daemon, b.metrics);
+  const http = config.http.port !== undefined && b.metrics ? new HttpServer(daemon, b.metrics) : null;
   let notClosed = 0;
   daemon.on("run:closed", (r) => {
     if (r.close === "failed" || r.close === "dead" || r.close === "not_attempted") notClosed += 1;
   });
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
-    if (config.http.port !== undefined) {
+    if (http && config.http.port !== undefined) {
       const port = await http.listen(config.http.port, config.http.host);
       log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/healthz, /metrics, /status)");
     }
@@ -49,7 +49,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     if (err instanceof CliUnavailable) throw new ExitError(2, `${err.message}`, { cause: err });
     throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
   } finally {
-    await http.close();
+    await http?.close();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

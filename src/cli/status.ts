@@ -3,7 +3,6 @@
 // "not running" when its daemon is gone. Needs no agent settings. Text from tasks and agents is
 // shown with control characters escaped.
 import { join } from "node:path";
-import { request } from "undici";
 import { loadOpsConfig } from "../config/load.js";
 import type { StatusSnapshot } from "../daemon/status.js";
 import { ExitError } from "../errors/index.js";
@@ -22,7 +21,7 @@ async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ 
   if (c.http.port !== undefined) {
     const url = `http://${c.http.host}:${c.http.port}/status`;
     try {
-      const res = await request(url, { headersTimeout: 3000, bodyTimeout: 3000 });
+      const res = await (await import("undici")).request(url, { headersTimeout: 3000, bodyTimeout: 3000 });
       if (res.statusCode === 200) return { s: (await res.body.json()) as StatusSnapshot, source: url, running: true };
       await res.body.dump();
     } catch {

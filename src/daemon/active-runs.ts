@@ -37,6 +37,8 @@ const ActiveRunSchema = z.object({
 export type ActiveRun = z.output<typeof ActiveRunSchema>;
 
 export class ActiveRuns {
+  /** What this process wrote, by file: a moved deadline is written over it. */
+  private readonly written = new Map<string, ActiveRun>();
   constructor(
     readonly dir: string,
     /** Where run directories live (an entry's runDir must be inside). */
@@ -52,10 +54,19 @@ export class ActiveRuns {
     const f = this.file(r.board, r.task);
     writeFileSync(`${f}.tmp`, `${JSON.stringify(r)}\n`, { mode: 0o600 });
     renameSync(`${f}.tmp`, f);
+    this.written.set(f, r);
+  }
+
+  /** The CLI renewed the claim: an adopting bridge must see the later deadline. */
+  moveDeadline(board: string, task: string, deadline: number): void {
+    const r = this.written.get(this.file(board, task));
+    if (r) this.write({ ...r, deadline });
   }
 
   remove(board: string, task: string): void {
-    rmSync(this.file(board, task), { force: true });
+    const f = this.file(board, task);
+    this.written.delete(f);
+    rmSync(f, { force: true });
   }
 
   /** Why an entry cannot be trusted, or null. */

@@ -9,7 +9,7 @@ import { bundledFile } from "../config/paths.js";
 import type { Config, OpsConfig } from "../config/schema.js";
 import { SessionJournal } from "../continuity/journal.js";
 import type { Logger } from "../log/logger.js";
-import { Metrics } from "../observe/metrics.js";
+import type { Metrics } from "../observe/metrics.js";
 import { AlertSender } from "../outbox/alerts.js";
 import { Closer, markAlert } from "../outbox/closer.js";
 import { Outbox } from "../outbox/outbox.js";
@@ -31,7 +31,8 @@ export interface Ops {
   alerts: AlertSender;
   closer: Closer;
   redactor: Redactor;
-  metrics: Metrics;
+  /** Kept only when they can be read (`http.port` set): prom-client is not loaded otherwise. */
+  metrics: Metrics | undefined;
 }
 
 export interface Built extends Ops, Omit<RunServices, "metrics"> {
@@ -61,8 +62,7 @@ export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, log?: Logger, 
 }
 
 /** What `outbox` and the daemon share: boards, outbox, alerts, closer (no agent). */
-export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Ops {
-  const metrics = new Metrics();
+export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock, metrics?: Metrics): Ops {
   const boards = buildBoards(c, env, log, clock, metrics);
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
   const redactor = Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment);
@@ -112,7 +112,8 @@ export function gitRunner(env: NodeJS.ProcessEnv): GitRunner {
 }
 
 export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Promise<Built> {
-  const ops = buildOps(c, env, log, clock);
+  const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics() : undefined;
+  const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }

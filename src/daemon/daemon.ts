@@ -6,8 +6,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { join } from "node:path";
 import type { AgentAdapter } from "../agents/port.js";
-import { type Board, NotClaimable, TaskNotFound, maxRuntimeFromContext } from "../board/index.js";
-import { timingFor, ttlForTask } from "../config/timing.js";
+import type { Board, Capabilities } from "../board/index.js";
 import { Scheduler } from "../discovery/scheduler.js";
 import { describeError } from "../errors/index.js";
 import type { AlertSender } from "../outbox/alerts.js";
@@ -17,6 +16,7 @@ import type { RunReport } from "../run/task-run.js";
 import { ensureStateDir } from "../state/dir.js";
 import { takeQuarantined } from "../state/quarantine.js";
 import { sleepUnlessAborted } from "../time/clock.js";
+import { type Claimed, claimTask, readCapabilities } from "./claim.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { pickupLatencySeconds } from "./pickup.js";
 import { recover } from "./recovery.js";
@@ -51,6 +51,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   private readonly errors: { at: string; what: string }[] = [];
   private readonly quarantined: { file: string; why: string; at: string }[] = [];
   private orphans: { board: string; taskId: string }[] = [];
+  private caps = new Map<string, Capabilities | null>();
   private stopping = false;
   private started = false;
   private settle!: { resolve: () => void; reject: (e: Error) => void };
@@ -131,6 +132,11 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
       this.schedulePauseEnd();
     }
+    // Capabilities, not versions: read once; what differs between Hermes releases is decided here.
+    this.caps = await readCapabilities(this.d.boards, this.loopAc.signal, (board, err) =>
+      this.d.log.warn({ board, err: describeError(err) }, "could not read the CLI's capabilities: assuming 0.20.0's"),
+    );
+    for (const [board, k] of this.caps) if (k) this.d.log.info({ board, ...k }, "hermes capabilities");
     this.reportQuarantined();
     this.started = true;
     this.scheduler.start();
@@ -194,33 +200,26 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const c = this.d.config;
     if (this.stopping || this.launcher.inflight.has(key) || c.concurrency - this.launcher.inflight.size <= 0 || this.seat.paused()) return false;
     this.launcher.reserve(board.slug, taskId);
-    let contextText: string | null = null;
-    let claim: Awaited<ReturnType<Board["claim"]>>;
-    let ttl = c.claim.ttlSeconds;
+    let got: Claimed | null;
     try {
-      // The task's max runtime sizes the claim; 0.20.0 shows it only in `context`, read before the claim.
-      contextText = await board.context(taskId, this.loopAc.signal).catch((err: unknown) => {
-        if (err instanceof TaskNotFound) throw err;
-        return null;
-      });
-      ttl = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
-      claim = await board.claim(taskId, ttl, this.loopAc.signal);
+      got = await claimTask(board, taskId, c, this.caps.get(board.slug) ?? null, this.loopAc.signal);
     } catch (err) {
       this.launcher.release(board.slug, taskId);
-      if (err instanceof NotClaimable || err instanceof TaskNotFound) return false;
       throw err;
     }
+    if (!got) {
+      this.launcher.release(board.slug, taskId);
+      return false;
+    }
     this.lastOk.set(board.slug, this.d.clock.now());
-    const { lease, detail } = claim;
-    const timing = timingFor(c, ttl);
+    const { lease, detail, ttl } = got;
     const traceId = randomUUID();
-    const deadline = lease.claimedAt + timing.runSeconds * 1000;
     this.d.metrics?.claims.inc({ board: board.slug });
     const pickup = detail ? pickupLatencySeconds(detail, lease.claimedAt) : null;
     if (pickup !== null) this.d.metrics?.pickupLatency.observe({ board: board.slug }, pickup);
     this.d.log.info({ board: board.slug, task_id: taskId, run_id: lease.runId, trace_id: traceId, ttl_s: ttl, pickup_s: pickup }, "claimed");
     this.emit("claimed", { board: board.slug, taskId, runId: lease.runId, traceId, ttlSeconds: ttl });
-    this.launcher.launch({ board, lease, detail, contextText, agent: this.d.agent, traceId, timing, deadline });
+    this.launcher.launch({ ...got, board, agent: this.d.agent, traceId });
     return true;
   }
 

@@ -60,6 +60,8 @@ export interface LaunchInput {
   traceId: string;
   timing: Timing;
   deadline: number;
+  /** The CLI renews claims on heartbeat: the run's deadline follows, up to `latest`. */
+  extend?: { ttlSeconds: number; latest: number } | undefined;
   /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
   adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
 }
@@ -126,6 +128,7 @@ export class RunLauncher {
       traceId,
       timing: o.timing,
       deadline: o.deadline,
+      extend: o.extend,
       killGraceMs: c.agent.killGraceSeconds * 1000,
       runsDir: join(c.stateDir, "runs"),
       prompts: this.s.prompts,
@@ -147,6 +150,11 @@ export class RunLauncher {
           this.hooks.onHeartbeat(lease.taskId, lease.runId);
         },
         onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
+        onDeadline: (deadline) => {
+          slot.deadline = deadline;
+          this.s.active.moveDeadline(board.slug, lease.taskId, deadline);
+          this.s.log.debug({ ...ids, deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
+        },
         onLog: (level, msg, data) => this.s.log[level]({ ...ids, ...(data ?? {}) }, msg),
         onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
           if (o.adopted === undefined) {

@@ -24,3 +24,11 @@ export function fail(ctx: Ctx, message: string): never {
 export function legacyExitCodes(env: NodeJS.ProcessEnv): boolean {
   return env.HERMES_EMULATOR_COMPAT === "0.14";
 }
+
+/**
+ * HERMES_EMULATOR_COMPAT=next: a later Hermes whose CLI heartbeat renews the claim (`heartbeat --ttl`,
+ * like heartbeat_claim(ttl_seconds) in its kanban_db). Tests the capability path 0.20.0 cannot show.
+ */
+export function renewingHeartbeat(env: NodeJS.ProcessEnv): boolean {
+  return env.HERMES_EMULATOR_COMPAT === "next";
+}

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
 import { HELP, usageBlock } from "./help-text.js";
-import { EmuExit, legacyExitCodes } from "./io.js";
+import { EmuExit, legacyExitCodes, renewingHeartbeat } from "./io.js";
 import { parseFaults, pickFault } from "./faults.js";
 import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
 import { boardsCommand } from "./verbs/boards.js";
@@ -12,7 +12,7 @@ import { block, blockSpec, reclaim, unblock } from "./verbs/close.js";
 import { complete } from "./verbs/complete.js";
 import { context } from "./verbs/context.js";
 import { dispatch } from "./verbs/dispatch.js";
-import { claim, comment, heartbeat } from "./verbs/lease.js";
+import { claim, comment, heartbeatVerb } from "./verbs/lease.js";
 import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
@@ -88,7 +88,7 @@ function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, 
     show,
     context,
     claim,
-    heartbeat,
+    heartbeat: heartbeatVerb(renewingHeartbeat(env)),
     comment,
     attach,
     attachments,
@@ -129,11 +129,15 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     const root = kanbanRoot(env);
     mkdirSync(root, { recursive: true });
     const faults = parseFaults(env.HERMES_EMULATOR_FAULTS);
-    const fault = pickFault(
-      root,
-      faults.filter((f) => f.mode !== "die-after"),
-      verbName,
-    );
+    // `--help` never opens the database: no fault applies to it (nor is one used up by it).
+    const asksHelp = args.includes("-h") || args.includes("--help");
+    const fault = asksHelp
+      ? null
+      : pickFault(
+          root,
+          faults.filter((f) => f.mode !== "die-after"),
+          verbName,
+        );
     const dieAfter = faults.find((f) => f.mode === "die-after" && f.verb === verbName)?.arg ?? null;
     const table = verbs(env, dieAfter);
     const verb = table[verbName];
@@ -146,8 +150,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         `${KANBAN_USAGE}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${VERB_NAMES.map((v) => `'${v}'`).join(", ")})\n`,
       );
     const parsed = parseVerbArgs(verb.spec, args);
-    // The recorded help is 0.20.0's; the v0.14 compat switch has other options (no block --kind).
-    if (parsed.help) return { code: 0, stdout: (legacyExitCodes(env) ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
+    // The recorded help is 0.20.0's; a compat switch with other options prints help from the spec.
+    const ownHelp = legacyExitCodes(env) || (renewingHeartbeat(env) && verbName === "heartbeat");
+    if (parsed.help) return { code: 0, stdout: (ownHelp ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");

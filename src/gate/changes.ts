@@ -1,7 +1,7 @@
 // What the run changed: git work trees by git itself (uncommitted + committed since the start),
 // scratch directories by a before/after listing of files (size + mtime).
-import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { runProcess } from "../process/runner.js";
 
 export type Snapshot = { kind: "git"; head: string | null; dirty: string[] } | { kind: "files"; files: Map<string, string> };
@@ -50,7 +50,17 @@ function listFiles(root: string, limit = 20_000): Map<string, string> {
   return out;
 }
 
+/** A `.git` (directory, or file for a linked worktree) in `ws` or above it: only then is git asked. */
+function mayBeGitTree(ws: string, env: Record<string, string>): boolean {
+  if (env.GIT_DIR) return true;
+  for (let d = ws; ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) return true;
+    if (dirname(d) === d) return false;
+  }
+}
+
 export async function snapshot(ws: string, env: Record<string, string>): Promise<Snapshot> {
+  if (!mayBeGitTree(ws, env)) return { kind: "files", files: listFiles(ws) };
   const inside = await git(ws, ["rev-parse", "--is-inside-work-tree"], env);
   if (inside.ok && inside.out.trim() === "true") {
     const head = await git(ws, ["rev-parse", "HEAD"], env);

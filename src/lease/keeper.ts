@@ -1,7 +1,8 @@
 // LeaseKeeper: heartbeats every interval with the latest progress note, then checks ownership.
 // A fenced failure, a non-running status or another open run = lease lost → onLost (abort the run).
-// Failures it cannot resolve after a short re-check → onUnresolved. Sees the board through 2 verbs,
-// owns its AbortController, and stops (idempotently) with every wait interrupted.
+// Failures it cannot resolve after a short re-check → onUnresolved. Where the CLI can renew a claim
+// (`extend`), every confirmed heartbeat renews it and reports the new expiry (onExtended). Sees the
+// board through 2 verbs, owns its AbortController, and stops (idempotently) with every wait interrupted.
 import type { Board } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
@@ -20,6 +21,8 @@ export interface LeaseKeeperDeps {
   onUnresolved: (err: unknown) => void;
   onHeartbeat?: () => void;
   onFailure?: (err: unknown) => void;
+  /** Renew the claim to `ttlSeconds` from the heartbeat (capability `heartbeatExtends`); `now` times it. */
+  extend?: { ttlSeconds: number; now: () => number; onExtended: (expiresAt: number) => void };
 }
 
 /** What a TaskRun needs of a keeper (tests inject their own). */
@@ -77,12 +80,16 @@ export class LeaseKeeper implements Keeper {
 
   private async beat(signal: AbortSignal): Promise<void> {
     const note = this.d.note();
+    const ext = this.d.extend;
+    // Taken before the call: the renewed expiry is never later than the board's.
+    const sentAt = ext?.now();
     // Hermes stores every note as an event: skip repeating an unchanged one.
-    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined, signal);
+    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined, signal, ext ? { ttlSeconds: ext.ttlSeconds } : undefined);
     this.lastNote = note;
     this.d.onHeartbeat?.();
     // Exit 0 is not proof (it succeeds after the claim expired): read the task and compare the open run.
     const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId, signal), null);
     if (state instanceof LeaseLost) throw state;
+    if (ext && sentAt !== undefined) ext.onExtended(sentAt + ext.ttlSeconds * 1000);
   }
 }

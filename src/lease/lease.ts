@@ -3,21 +3,9 @@
 // Every lease-bound call is fenced on the run id, so Hermes itself refuses a write after a loss.
 import type { TaskDetail } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
+import type { Lease } from "./types.js";
 
-export interface Lease {
-  board: string;
-  taskId: string;
-  /** null only when the run id could not be read after the claim (calls are then unfenced). */
-  runId: number | null;
-  lock: string | null;
-  /** The workspace path `claim` printed (a path on the board host). */
-  workspace: string;
-  /** Epoch ms, from the bridge's clock, taken just before the claim call. */
-  claimedAt: number;
-  /** Epoch ms as the board reported it (claimed event `expires`), or claimedAt + ttl. */
-  expiresAt: number;
-  ttlSeconds: number;
-}
+export type { Lease } from "./types.js";
 
 /** The open run of a task as far as show --json tells: the running run, with the last `claimed` event's lock and expiry. */
 export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {

@@ -3,7 +3,6 @@
 // Sent from the background sender (alerts.ts): a failure here turns an outbox entry into a dead letter.
 import { createHmac } from "node:crypto";
 import pRetry from "p-retry";
-import { request } from "undici";
 import { BridgeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
 
@@ -45,6 +44,8 @@ export class WebhookAlerter implements Alerter {
     if (this.o.secret) headers["x-hermes-bridge-signature"] = signature(body, this.o.secret);
     await pRetry(
       async () => {
+        // undici is loaded with the first alert: a bridge that never alerts does not carry it.
+        const { request } = await import("undici");
         let res: Awaited<ReturnType<typeof request>>;
         try {
           res = await request(url, {

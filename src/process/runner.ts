@@ -1,8 +1,10 @@
-// ProcessRunner over execa: own process group, the SIGTERM → SIGKILL ladder for the whole group,
-// capped capture, line callbacks, a polite stop (SIGINT) before the ladder, leftovers of the group
-// reaped after an exit, and a result that says why the process ended.
+// ProcessRunner over node:child_process: own process group, the SIGTERM → SIGKILL ladder for the
+// whole group, capped capture, line callbacks, a polite stop (SIGINT) before the ladder, leftovers of
+// the group reaped after an exit, and a result that says why the process ended. (Not execa: every
+// feature it would add here is turned off — no buffering, no rejection, no env merge — and loading it
+// cost the idle daemon ~10 MiB and each spawn a few ms; see spawn.ts.)
 import { closeSync, openSync } from "node:fs";
-import { execa } from "execa";
+import { type Exit, startChild } from "./spawn.js";
 import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
 import { groupMembers, killGroup, terminateGroup } from "./terminate.js";
@@ -72,25 +74,18 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const outFds: [number, number] | null = opts.outputFiles
     ? [openSync(opts.outputFiles.stdout, "a", 0o600), openSync(opts.outputFiles.stderr, "a", 0o600)]
     : null;
-  const child = execa(file, args, {
+  const proc = startChild(file, args, {
     cwd: opts.cwd,
     env: opts.env,
-    extendEnv: false,
     stdin: opts.input === undefined ? "ignore" : "pipe",
-    // A raw fd is inherited by the child (execa's {file} form would still pipe through us). The
-    // cast keeps execa's overloads (typed per stdio value) on the pipe variant; at run time an fd
-    // simply leaves child.stdout/stderr null, which the handlers below allow.
-    stdout: (outFds ? outFds[0] : "pipe") as "pipe",
-    stderr: (outFds ? outFds[1] : "pipe") as "pipe",
-    buffer: false,
-    reject: false,
-    detached: true,
+    // A raw fd is inherited by the child: its output then never passes through the bridge.
+    stdout: outFds ? outFds[0] : "pipe",
+    stderr: outFds ? outFds[1] : "pipe",
     cleanup: opts.cleanup ?? true,
-    encoding: "utf8",
-    stripFinalNewline: false,
   });
+  const child = proc.child;
   for (const fd of outFds ?? []) closeSync(fd);
-  const pid = child.pid;
+  const pid = child?.pid;
   if (pid !== undefined) opts.onSpawn?.(pid);
 
   const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
@@ -107,11 +102,11 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
     : [];
   for (const t of tailers) t.start();
-  child.stdout?.setEncoding("utf8");
-  child.stderr?.setEncoding("utf8");
-  child.stdout?.on("data", onOut);
-  child.stderr?.on("data", onErr);
-  if (opts.input !== undefined && child.stdin) {
+  child?.stdout?.setEncoding("utf8");
+  child?.stderr?.setEncoding("utf8");
+  child?.stdout?.on("data", onOut);
+  child?.stderr?.on("data", onErr);
+  if (opts.input !== undefined && child?.stdin) {
     child.stdin.on("error", () => {
       /* the child may exit without reading stdin (EPIPE): not our failure */
     });
@@ -137,7 +132,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   else opts.polite?.addEventListener("abort", onPolite, { once: true });
 
   try {
-    const res = await child;
+    const res: Exit = await proc.exit;
     exited = true;
     let reaped = 0;
     if (pid !== undefined && (opts.reapGroup || ladder)) {
@@ -145,16 +140,17 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
       if (reaped > 0) await terminateGroup(pid, { graceMs });
     }
     await ladder;
+    // Output still in the pipes is read to the end (bounded: a leftover holding a pipe open is not waited for).
+    await proc.drained(1000);
     for (const t of tailers) t.stop();
     outLines?.end();
     errLines?.end();
-    const spawnFailed = res.failed && res.exitCode === undefined && res.signal === undefined;
-    if (spawnFailed && reason === "exited") reason = "spawn_failed";
+    if (res.spawnError && reason === "exited") reason = "spawn_failed";
     const result: RunResult = {
       argv: opts.argv,
       pid,
-      exitCode: res.exitCode ?? null,
-      signal: res.signal ?? null,
+      exitCode: res.exitCode,
+      signal: res.signal,
       stdout: out.toString(),
       stderr: err.toString(),
       stdoutTruncated: out.truncated,
@@ -164,12 +160,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
       durationMs: Math.round(performance.now() - started),
     };
     if ((reason as TerminationReason) === "aborted") result.abortReason = abortReason;
-    if (spawnFailed) {
-      const cause = res.cause as (Error & { code?: string }) | undefined;
-      const e: Error & { code?: string } = new Error(res.shortMessage ?? res.message, { cause });
-      if (cause?.code) e.code = cause.code;
-      result.spawnError = e;
-    }
+    if (res.spawnError) result.spawnError = res.spawnError;
     return result;
   } finally {
     exited = true;

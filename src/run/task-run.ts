@@ -28,9 +28,10 @@ import type { RunFactories } from "./factories.js";
 import { deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { rememberRun } from "./remember.js";
+import type { RunHooks, RunPhase } from "./hooks.js";
 import { workRun } from "./work.js";
 
-export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
+export type { RunHooks, RunPhase } from "./hooks.js";
 
 export interface RunReport {
   taskId: string;
@@ -48,16 +49,6 @@ export interface RunReport {
   durationMs: number;
 }
 
-export interface RunHooks {
-  onPhase?: (phase: RunPhase) => void;
-  onHeartbeat?: () => void;
-  onHeartbeatFailure?: () => void;
-  onAgentEvent?: (e: AgentEvent) => void;
-  /** The agent process is up: enough to find it again after a bridge restart. */
-  onStarted?: (info: { pid: number; resultFile: string; runDir: string; workspace: string; tools: { path: string; token: string } | null }) => void;
-  onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;
-}
-
 export interface TaskRunDeps {
   board: Board;
   lease: Lease;
@@ -73,6 +64,8 @@ export interface TaskRunDeps {
   timing: Timing;
   /** Epoch ms by which the agent must have finished. */
   deadline: number;
+  /** The CLI renews claims on heartbeat (capability): the deadline follows, up to `latest` (epoch ms). */
+  extend?: { ttlSeconds: number; latest: number } | undefined;
   killGraceMs: number;
   runsDir: string;
   prompts: { task: string; resume: string };

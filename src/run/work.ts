@@ -1,5 +1,6 @@
 // The working phase of a TaskRun: the agent runs with the lease keeper heartbeating, the task tools
-// served, a polite stop at deadline − wrap-up and the hard stop at the deadline; a resumed session
+// served, a polite stop at deadline − wrap-up and the hard stop at the deadline (moved later when the
+// CLI renews the claim on each heartbeat, up to the run's latest deadline); a resumed session
 // that cannot be continued is started over fresh once (never in a loop); then decide, and the gate
 // (verification, changed files) once on a complete — still inside the lease's scope. Cleanup runs in
 // reverse order and keeps going when a step fails.
@@ -21,7 +22,7 @@ import { type RunFacts, type Stop, decide } from "./decide.js";
 import { type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { RunFactories, Timer, ToolsEndpoint } from "./factories.js";
 import type { Prepared } from "./prepare.js";
-import type { RunHooks, RunPhase } from "./task-run.js";
+import type { RunHooks, RunPhase } from "./hooks.js";
 
 export interface WorkInput {
   board: Board;
@@ -33,6 +34,8 @@ export interface WorkInput {
   traceId: string;
   timing: Timing;
   deadline: number;
+  /** The CLI renews the claim on every heartbeat: the deadline follows the renewed expiry, up to `latest`. */
+  extend?: { ttlSeconds: number; latest: number } | undefined;
   killGraceMs: number;
   shutdown: AbortSignal;
   continuity: { journal: SessionJournal };
@@ -66,6 +69,31 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     timers.push(w.make.timer(w.clock.now() + w.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
   };
   const onShutdown = () => stop("shutdown");
+  // The graceful cut: the polite stop at deadline − wrap-up (the run is being cut for its deadline), the hard stop at it.
+  let deadline = w.deadline;
+  let cut: Timer[] = [];
+  const arm = (at: number) => {
+    for (const t of cut) t.cancel();
+    deadline = at;
+    facts.deadlineAt = new Date(at).toISOString();
+    cut = [
+      w.make.timer(at - w.timing.wrapUpSeconds * 1000, () => {
+        if (facts.stop === null) facts.stop = "deadline";
+        wrapAc.abort(new Error("wrap-up before the deadline"));
+      }),
+      w.make.timer(at, () => {
+        if (facts.stop === null) facts.stop = "deadline";
+        agentAc.abort(new Error("deadline"));
+      }),
+    ];
+  };
+  const extend = w.extend;
+  const onExtended = (expiresAt: number) => {
+    const next = Math.min(expiresAt - w.timing.safetySeconds * 1000, extend?.latest ?? expiresAt);
+    if (next <= deadline || facts.stop !== null || wrapAc.signal.aborted) return;
+    arm(next);
+    w.hooks?.onDeadline?.(next);
+  };
   const keeper = w.make.keeper({
     board: w.board,
     lease: w.lease,
@@ -76,6 +104,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     onUnresolved: (err) => stop("unresolved", describeError(err)),
     ...(w.hooks?.onHeartbeat ? { onHeartbeat: w.hooks.onHeartbeat } : {}),
     ...(w.hooks?.onHeartbeatFailure ? { onFailure: w.hooks.onHeartbeatFailure } : {}),
+    ...(extend ? { extend: { ttlSeconds: extend.ttlSeconds, now: () => w.clock.now(), onExtended } } : {}),
   });
   let tools: { host: ToolHost; endpoint: ToolsEndpoint } | null = null;
   const cleanup: [string, () => unknown][] = [];
@@ -83,23 +112,11 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     if (w.shutdown.aborted) onShutdown();
     else w.shutdown.addEventListener("abort", onShutdown, { once: true });
     cleanup.push(["shutdown listener", () => w.shutdown.removeEventListener("abort", onShutdown)]);
-    // The graceful cut: the polite stop at deadline − wrap-up (the run is being cut for its deadline), the hard stop at it.
-    timers.push(
-      w.make.timer(w.deadline - w.timing.wrapUpSeconds * 1000, () => {
-        if (facts.stop === null) facts.stop = "deadline";
-        wrapAc.abort(new Error("wrap-up before the deadline"));
-      }),
-    );
-    timers.push(
-      w.make.timer(w.deadline, () => {
-        if (facts.stop === null) facts.stop = "deadline";
-        agentAc.abort(new Error("deadline"));
-      }),
-    );
+    arm(w.deadline);
     cleanup.push([
       "timers",
       () => {
-        for (const t of timers) t.cancel();
+        for (const t of [...timers, ...cut]) t.cancel();
       },
     ]);
     keeper.start();

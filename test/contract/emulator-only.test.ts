@@ -27,6 +27,23 @@ describe("emulator and watch", () => {
     expect((await emu.show(id)).task.status).toBe("blocked");
   });
 
+  it("a Hermes whose heartbeat renews claims (compat next): the capability is read from --help, `--ttl` renews, 0.20.0 refuses it", async () => {
+    emu = await Emu.create();
+    const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "next" }, author: "x" } });
+    expect((await next.capabilities()).heartbeatExtends).toBe(true);
+    const id = await emu.createTask("renewed", { assignee: "s" });
+    const { lease } = await next.claim(id, 60);
+    emu.advance(50);
+    await next.heartbeat(lease, "still at it", undefined, { ttlSeconds: 60 });
+    // 100 s after the claim: past the first TTL, inside the renewed one — a dispatch pass keeps it.
+    emu.advance(100);
+    await emu.kanban(["dispatch", "--json"]);
+    expect((await emu.show(id)).task.status).toBe("running");
+    emu.advance(0);
+    const plain = emu.board();
+    await expect(plain.heartbeat(lease, undefined, undefined, { ttlSeconds: 60 })).rejects.toThrow(/unrecognized arguments: --ttl=60/);
+  });
+
   it("watch prints (stopped) on SIGINT and dies silently on SIGTERM", async () => {
     emu = await Emu.create();
     for (const [sig, expectOut] of [

@@ -17,6 +17,8 @@ export interface BridgeOptions {
   stateName?: string;
   once?: boolean;
   faults?: string;
+  /** Extra env for every hermes call (e.g. HERMES_EMULATOR_COMPAT). */
+  hermesEnv?: Record<string, string>;
   base?: Record<string, unknown>;
   env?: Record<string, string>;
 }
@@ -37,7 +39,7 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
       hermes: {
         command: emu.command,
         home: emu.home,
-        env: { ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}) },
+        env: { ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}), ...(o.hermesEnv ?? {}) },
         retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
       },
       agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1 },

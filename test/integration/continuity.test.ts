@@ -119,7 +119,8 @@ describe("per-task claims, deliverables, usage", () => {
     const id = await emu.createTask("usage", { assignee: SEAT, body: "x" });
     const b = await runBridge(emu, {
       env: { FAKE_CLI: "claude", FAKE_SCRIPT: "complete" },
-      base: { agent: { kind: "claude-code", command: [process.execPath, FAKE], passEnv: ["FAKE_CLI", "FAKE_SCRIPT"], killGraceSeconds: 1 } },
+      // http.port set: the metrics are kept (they are not built when nothing can read them).
+      base: { agent: { kind: "claude-code", command: [process.execPath, FAKE], passEnv: ["FAKE_CLI", "FAKE_SCRIPT"], killGraceSeconds: 1 }, http: { port: 0 } },
     });
     await b.daemon.done;
     const meta = (await emu.show(id)).runs.at(-1)?.metadata as { bridge: Record<string, unknown> };
@@ -128,7 +129,7 @@ describe("per-task claims, deliverables, usage", () => {
       cost_usd: 0.01,
       session: { id: "11111111-2222-4333-8444-555555555555", resumed: false },
     });
-    const metrics = await b.built.metrics.registry.metrics();
+    const metrics = await b.built.metrics?.registry.metrics();
     expect(metrics).toMatch(/hkb_agent_tokens_total\{seat="test-seat",agent="claude-code",kind="input"\} 10/);
     expect(metrics).toMatch(/hkb_agent_cost_usd_total\{seat="test-seat",agent="claude-code"\} 0.01/);
   });

@@ -29,8 +29,9 @@ describe("operations", () => {
     emu = await Emu.create();
     await emu.createTask("ok", { assignee: SEAT, body: "MODE:complete" });
     await emu.createTask("stuck", { assignee: SEAT, body: "MODE:block" });
-    const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 } } });
+    const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 }, http: { port: 0 } } });
     const two = closedN(b.daemon, 2);
+    if (!b.built.metrics) throw new Error("metrics are built when http.port is set");
     const http = new HttpServer(b.daemon, b.built.metrics);
     const port = await http.listen(0);
     try {

@@ -27,7 +27,12 @@ describe.skipIf(!bin)("daemon on the real Hermes CLI", () => {
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
     expect(d.runs[0]?.outcome).toBe("completed");
-    expect(d.runs[0]?.metadata).toMatchObject({ ok: true, status: "ok", items: 3, bridge: { seat: SEAT, agent: "command", run_id: d.runs[0]?.id, workspace: { mode: "board" } } });
+    expect(d.runs[0]?.metadata).toMatchObject({
+      ok: true,
+      status: "ok",
+      items: 3,
+      bridge: { seat: SEAT, agent: "command", run_id: d.runs[0]?.id, workspace: { mode: "board" } },
+    });
     expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
     expect(b.built.outbox.backlog()).toBe(0);
   });

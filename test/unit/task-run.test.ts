@@ -37,6 +37,7 @@ interface Setup {
   closer?: FakeCloser;
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
+  extend?: { ttlSeconds: number; latest: number };
 }
 
 function start(s: Setup) {
@@ -59,6 +60,7 @@ function start(s: Setup) {
     traceId: "trace-0123456789",
     timing,
     deadline: NOW + timing.runSeconds * 1000,
+    extend: s.extend,
     killGraceMs: 1000,
     runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
     prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
@@ -134,6 +136,35 @@ describe("TaskRun stop paths", () => {
     expect(b.reason).toMatch(/did not finish before its deadline/);
     expect(b.reason).toMatch(/Last progress note: "halfway"/);
     expect(b.reason).toContain("session: sess-1 — unblock to continue");
+  });
+
+  it("a renewable claim: the deadline follows each renewal, up to the latest, and the block names the moved deadline", async () => {
+    const agent = worksUntilStopped();
+    const first = NOW + (900 - 60) * 1000;
+    const latest = first + 600_000;
+    const { report, make, closer } = start({ agent, extend: { ttlSeconds: 900, latest } });
+    await agent.started;
+    const ext = keeperOf(make).extend;
+    expect(ext?.ttlSeconds).toBe(900);
+    ext?.onExtended(NOW + 1_200_000); // renewed: expires 1200 s after the claim
+    make.fireUntil(first);
+    expect(agent.inputs[0]?.wrapUp.aborted).toBe(false);
+    ext?.onExtended(NOW + 9_000_000); // far beyond: held at `latest`
+    make.fireUntil(latest - 1);
+    expect(agent.inputs[0]?.wrapUp.aborted).toBe(true);
+    expect(agent.inputs[0]?.signal.aborted).toBe(false);
+    make.fireUntil(latest);
+    expect((await report).cut).toBe("deadline");
+    expect(block(closer).reason).toContain(`did not finish before its deadline (${new Date(latest).toISOString()}`);
+  });
+
+  it("a claim that cannot be renewed: the keeper is not asked to extend it", async () => {
+    const agent = worksUntilStopped();
+    const { report, make } = start({ agent });
+    await agent.started;
+    expect(keeperOf(make).extend).toBeUndefined();
+    make.fireUntil(Number.MAX_SAFE_INTEGER);
+    expect((await report).cut).toBe("deadline");
   });
 
   it("lease lost: the agent is stopped and the loss is recorded, nothing closed", async () => {

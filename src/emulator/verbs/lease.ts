@@ -2,6 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import type { OptSpec } from "../argparse.js";
 import { EmuExit, fail } from "../io.js";
 import { shownPath } from "../remote.js";
 import { addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
@@ -42,23 +43,34 @@ export const claim: Verb = {
   },
 };
 
-export const heartbeat: Verb = {
-  spec: { prog: prog("heartbeat"), options: [{ flag: "--note", dest: "note", kind: "value" }], positionals: [{ dest: "task_id", nargs: 1 }] },
-  run(ctx, v) {
-    const id = str(v, "task_id") ?? "";
-    const note = str(v, "note");
-    const ok = tx(ctx, () => {
-      const t = getTask(ctx.db, id);
-      if (!t || t.status !== "running" || fencedOut(ctx.env, t)) return false;
-      ctx.db.prepare("UPDATE tasks SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, id);
-      if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, t.current_run_id);
-      addEvent(ctx.db, id, "heartbeat", note ? { note } : null, ctx.now, t.current_run_id);
-      return true;
-    });
-    if (!ok) fail(ctx, `cannot heartbeat ${id} (not running?)`);
-    ctx.out(`Heartbeat recorded for ${id}\n`);
-  },
-};
+/** `heartbeat`; with `renews` (compat "next") `--ttl N` also moves the claim's expiry to now + N. */
+export function heartbeatVerb(renews: boolean): Verb {
+  const options: OptSpec[] = [{ flag: "--note", dest: "note", kind: "value" }];
+  if (renews) options.push({ flag: "--ttl", dest: "ttl", kind: "value", type: "int" });
+  return {
+    spec: { prog: prog("heartbeat"), options, positionals: [{ dest: "task_id", nargs: 1 }] },
+    run(ctx, v) {
+      const id = str(v, "task_id") ?? "";
+      const note = str(v, "note");
+      const ttl = renews ? num(v, "ttl") : null;
+      const ok = tx(ctx, () => {
+        const t = getTask(ctx.db, id);
+        if (!t || t.status !== "running" || fencedOut(ctx.env, t)) return false;
+        ctx.db.prepare("UPDATE tasks SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, id);
+        if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, t.current_run_id);
+        if (ttl !== null) {
+          const expires = ctx.now + Math.max(1, ttl);
+          ctx.db.prepare("UPDATE tasks SET claim_expires = ? WHERE id = ?").run(expires, id);
+          if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET claim_expires = ? WHERE id = ?").run(expires, t.current_run_id);
+        }
+        addEvent(ctx.db, id, "heartbeat", note ? { note } : null, ctx.now, t.current_run_id);
+        return true;
+      });
+      if (!ok) fail(ctx, `cannot heartbeat ${id} (not running?)`);
+      ctx.out(`Heartbeat recorded for ${id}\n`);
+    },
+  };
+}
 
 export const comment: Verb = {
   spec: {

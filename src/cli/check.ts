@@ -1,0 +1,7 @@
+// One line of `doctor`: a check that passed, or failed with the fix to apply.
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix: string;
+}

@@ -1,0 +1,17 @@
+// What a TaskRun tells its owner (the launcher: metrics, the active-run journal, logs): its phases
+// and the events of its agent and its lease keeper.
+import type { AgentEvent } from "../agents/port.js";
+
+export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
+
+export interface RunHooks {
+  onPhase?: (phase: RunPhase) => void;
+  onHeartbeat?: () => void;
+  onHeartbeatFailure?: () => void;
+  /** The deadline moved later (the CLI renewed the claim). */
+  onDeadline?: (deadline: number) => void;
+  onAgentEvent?: (e: AgentEvent) => void;
+  /** The agent process is up: enough to find it again after a bridge restart. */
+  onStarted?: (info: { pid: number; resultFile: string; runDir: string; workspace: string; tools: { path: string; token: string } | null }) => void;
+  onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;
+}
