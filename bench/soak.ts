@@ -15,6 +15,8 @@ const rows: [string, string | number][] = [
   ["tasks", a.tasks],
   ["final statuses", JSON.stringify(a.statuses)],
   ["claims (runs)", a.claims],
+  ["runs per task (runs: tasks)", JSON.stringify(a.runsPerTask)],
+  ["ended runs: resumed a cut session / fresh", `${a.resumedRuns} / ${a.freshRuns}`],
   ["tasks left running with no live owner", a.runningLeft],
   ["tasks never closed", a.neverClosed.length],
   ["runs closed twice", a.closedTwice.length],

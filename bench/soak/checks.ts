@@ -14,6 +14,11 @@ export interface Audit {
   claims: number;
   claimsAccounted: number;
   statuses: Record<string, number>;
+  /** How many tasks took 1, 2, … runs. */
+  runsPerTask: Record<string, number>;
+  /** Ended runs that continued a cut run's session, and those that started fresh. */
+  resumedRuns: number;
+  freshRuns: number;
 }
 
 interface Ev {
@@ -28,11 +33,12 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
   try {
     const tasks = db.prepare("SELECT id, status FROM tasks").all() as { id: string; status: string }[];
     const events = db.prepare("SELECT task_id, run_id, kind, payload FROM task_events ORDER BY id").all() as Ev[];
-    const runs = db.prepare("SELECT id, task_id, status, outcome FROM task_runs").all() as {
+    const runs = db.prepare("SELECT id, task_id, status, outcome, metadata FROM task_runs").all() as {
       id: number;
       task_id: string;
       status: string;
       outcome: string | null;
+      metadata: string | null;
     }[];
     const statuses: Record<string, number> = {};
     for (const t of tasks) statuses[t.status] = (statuses[t.status] ?? 0) + 1;
@@ -62,7 +68,18 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
     const outboxRuns = new Set(outboxes.map((o) => o.runId));
     let accounted = 0;
     for (const run of claimed) if ((run !== null && terminalByRun.has(run)) || reclaimedRuns.has(run) || outboxRuns.has(run)) accounted += 1;
+    const perTask = new Map<string, number>();
+    for (const r of runs) perTask.set(r.task_id, (perTask.get(r.task_id) ?? 0) + 1);
+    const runsPerTask: Record<string, number> = {};
+    for (const n of perTask.values()) runsPerTask[n] = (runsPerTask[n] ?? 0) + 1;
+    // A resumed run says so: metadata.bridge.session.resumed on a complete, "(resumed)" in a block's session line.
+    const resumedCompletes = runs.filter((r) => r.metadata && (JSON.parse(r.metadata) as { bridge?: { session?: { resumed?: boolean } } }).bridge?.session?.resumed).length;
+    const resumedBlocks = events.filter((e) => e.kind === "blocked" && /^session: \S+ \(resumed\)/m.test(String((JSON.parse(e.payload ?? "{}") as { reason?: string }).reason ?? ""))).length;
+    const ended = runs.filter((r) => r.outcome === "completed" || r.outcome === "blocked").length;
     return {
+      runsPerTask,
+      resumedRuns: resumedCompletes + resumedBlocks,
+      freshRuns: ended - resumedCompletes - resumedBlocks,
       tasks: tasks.length,
       runningLeft: tasks.filter((t) => t.status === "running").length,
       neverClosed: tasks.filter((t) => !["done", "blocked", "triage"].includes(t.status)).map((t) => `${t.id}:${t.status}`),

@@ -1,7 +1,8 @@
 // The chaos soak: one emulator board, several bridge daemons (real processes) racing on N tasks,
 // with seeded faults — transient/hanging/v0.14-style CLI failures, misbehaving agents, gateway
 // reclaims, time jumps that expire claims, a webhook that goes down, daemons SIGKILLed and
-// restarted — then an audit of the board and the outboxes. Reproduce a run with its seed.
+// restarted, an operator unblocking runs cut at their deadline (the next run of the same seat resumes
+// the agent's session) — then an audit of the board and the outboxes. Reproduce a run with its seed.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -43,7 +44,8 @@ export function prng(seed: number): () => number {
 }
 
 const MIX: [string, number][] = [
-  ["complete", 0.42],
+  ["complete", 0.34],
+  ["polite", 0.08],
   ["block", 0.12],
   ["crash", 0.1],
   ["silent", 0.08],
@@ -68,6 +70,16 @@ const CLI = join(ROOT, "dist", "cli", "main.js");
 const AGENT = join(ROOT, "test", "fixtures", "agents", "agent.mjs");
 const SECRET = "planted-soak-secret-4c1d9e";
 
+/** Blocked tasks whose last block is a deadline cut naming a session to continue. */
+function cutWithSession(db: Database.Database): string[] {
+  const rows = db
+    .prepare(
+      "SELECT t.id AS id, (SELECT payload FROM task_events e WHERE e.task_id = t.id AND e.kind = 'blocked' ORDER BY e.id DESC LIMIT 1) AS payload FROM tasks t WHERE t.status = 'blocked'",
+    )
+    .all() as { id: string; payload: string | null }[];
+  return rows.filter((r) => /did not finish before its deadline[\s\S]*^session: /m.test(r.payload ? String(JSON.parse(r.payload).reason ?? "") : "")).map((r) => r.id);
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const started = performance.now();
   const log = o.log ?? (() => undefined);
@@ -78,7 +90,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const emu = (args: string[]) => runProcess({ argv: [process.execPath, EMU, "kanban", ...args], env, timeoutMs: 30_000 });
   await emu(["boards", "create", "soak"]);
   const hook = await WebhookServer.start();
-  const chaos: Record<string, number> = { kills: 0, webhookDown: 0, timeJumps: 0, dispatches: 0 };
+  const chaos: Record<string, number> = { kills: 0, webhookDown: 0, timeJumps: 0, dispatches: 0, unblocks: 0 };
+  const unblocked = new Map<string, number>();
   const daemons: { cfg: string; state: string; proc: Promise<RunResult> | null; pid: number }[] = [];
   try {
     for (let i = 0; i < o.tasks; i += 1) {
@@ -151,6 +164,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       if (tick % 4 === 0) {
         await emu(["--board=soak", "dispatch", "--json"]);
         chaos.dispatches = (chaos.dispatches ?? 0) + 1;
+      }
+      if (tick % 4 === 2) {
+        // The operator: a run cut at its deadline that names a session to continue is unblocked (twice at most).
+        for (const id of cutWithSession(db)) {
+          if ((unblocked.get(id) ?? 0) >= 2) continue;
+          unblocked.set(id, (unblocked.get(id) ?? 0) + 1);
+          await emu(["--board=soak", "unblock", "--", id]);
+          chaos.unblocks = (chaos.unblocks ?? 0) + 1;
+        }
       }
       const open = (db.prepare("SELECT COUNT(*) AS n FROM tasks WHERE status NOT IN ('done','blocked','triage')").get() as { n: number }).n;
       if (tick % 10 === 0) log(`  t=${Math.round((performance.now() - started) / 1000)}s open=${open} chaos=${JSON.stringify(chaos)}`);

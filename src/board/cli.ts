@@ -6,8 +6,9 @@ import type { Lease } from "../lease/lease.js";
 import { type RunResult, runProcess } from "../process/runner.js";
 import { type VerbCall, buildArgv } from "./argv.js";
 import { classify } from "./classify.js";
-import { type CliEnvOptions, buildCliEnv } from "./env.js";
+import { type CliEnvOptions, buildCliEnv, remoteVars } from "./env.js";
 import { OutputParseError } from "./parse.js";
+import { hermesArgv } from "./remote.js";
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
 
 export interface CliCallRecord {
@@ -42,8 +43,7 @@ export class HermesCli {
 
   /** One call; a failure is thrown as a typed board error. */
   async run(call: VerbCall, o: { taskId?: string | undefined; fence?: Lease | undefined; signal?: AbortSignal | undefined } = {}): Promise<RunResult> {
-    const argv = buildArgv(this.o.command, this.slug, call);
-    const env = buildCliEnv(this.o.env, o.fence ? { taskId: o.fence.taskId, runId: o.fence.runId } : undefined);
+    const { argv, env } = this.spawnSpec(buildArgv([], this.slug, call), o.fence);
     const r = await runProcess({ argv, env, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal });
     const err = classify(r, { verb: call.verb, board: this.slug, taskId: o.taskId });
     this.o.onCall?.({ verb: call.verb, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null });
@@ -53,7 +53,7 @@ export class HermesCli {
 
   /** A call outside `kanban` (e.g. `hermes --version`), unclassified. */
   raw(args: readonly string[], signal?: AbortSignal): Promise<RunResult> {
-    return runProcess({ argv: [...this.o.command, ...args], env: buildCliEnv(this.o.env), timeoutMs: this.timeoutMs, signal });
+    return runProcess({ ...this.spawnSpec(args), timeoutMs: this.timeoutMs, signal });
   }
 
   retrying<T>(verb: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -77,6 +77,12 @@ export class HermesCli {
 
   /** The watch child's argv and env (the watch verb runs long and is read line by line). */
   watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
-    return { argv: buildArgv(this.o.command, this.slug, { verb: "watch", options: [["assignee", assignee]] }), env: buildCliEnv(this.o.env) };
+    return this.spawnSpec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
+  }
+
+  /** argv and env of one call: the command prefix + `args`, the scrubbed env (+ the fencing pair); through ssh, both on the remote command line. */
+  private spawnSpec(args: readonly string[], fence?: Lease): { argv: string[]; env: Record<string, string> } {
+    const env = buildCliEnv(this.o.env, fence ? { taskId: fence.taskId, runId: fence.runId } : undefined);
+    return { argv: hermesArgv(this.o.command, args, remoteVars(this.o.env, env)), env };
   }
 }

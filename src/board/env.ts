@@ -40,3 +40,10 @@ export function buildCliEnv(o: CliEnvOptions, fence?: { taskId: string; runId: n
   }
   return env;
 }
+
+/** What a CLI on another host (through ssh) must be told: everything but what this host's env supplied. */
+export function remoteVars(o: CliEnvOptions, env: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (!BASE_KEYS.includes(k) || k in o.set) out[k] = v;
+  return out;
+}

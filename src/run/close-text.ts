@@ -77,7 +77,10 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   const lines = [renderBlock({ ...d.template, what_happened: what })];
   const usage = usageLine(s.usage, s.model);
   if (usage) lines.push(usage);
-  if (s.session) lines.push(`session: ${s.session.id} — unblock to continue; the next run of this seat resumes session ${s.session.id}`);
+  if (s.session)
+    lines.push(
+      `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
+    );
   return lines.join("\n");
 }
 

@@ -52,7 +52,17 @@ function check(ws: PreparedWorkspace, file: string): string | null {
   return null;
 }
 
-async function upload(u: UploadSpec, file: string, name: string, taskId: string, signal?: AbortSignal): Promise<string> {
+/**
+ * The name a deliverable is uploaded under: the agent chose the file's name (untrusted), and an upload
+ * command may hand it to a remote shell (legacy scp) or read it as an option — so only [A-Za-z0-9._-],
+ * never a leading '-' or '.'. The attachment keeps the original name.
+ */
+export function uploadName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^[-.]+/, "_") || "_";
+}
+
+async function upload(u: UploadSpec, file: string, original: string, taskId: string, signal?: AbortSignal): Promise<string> {
+  const name = uploadName(original);
   const dir = u.dir.replace(/\{task\}/g, taskId);
   const argv = u.command.map((a) =>
     a

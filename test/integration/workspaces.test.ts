@@ -3,11 +3,12 @@
 // task on its branch, committed and pushed at every close (WIP at a cut, continued by another bridge),
 // or an empty dir whose deliverables reach the board through workspace.uploadCommand; auto picks each.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
-import { Emu, type ShowDoc } from "../helpers/emulator.js";
+import { EMULATOR_BIN, Emu, type ShowDoc } from "../helpers/emulator.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -138,5 +139,58 @@ describe("checkout mode without a repository", () => {
     expect(readFileSync(join(uploads, id, "report.md"), "utf8")).toBe("# report\n");
     const att = JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string }[];
     expect(att.map((a) => a.filename)).toEqual(["report.md"]);
+  });
+
+  it("a deliverable named with shell and option syntax is uploaded under a safe name and attached under its own", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("odd", { assignee: SEAT, body: "MODE:deliver-odd" });
+    const uploads = join(emu.dir, "uploads");
+    const workspace = {
+      localRoot: join(emu.dir, "seat-a"),
+      // as a remote shell would see it (legacy scp): the name is shell input there
+      uploadCommand: ["sh", "-c", `mkdir -p "$1" && cd "$1" && cp "$2" ./{name}`, "upload", `${uploads}/{task}`, "{file}"],
+      uploadDir: `${PREFIX}${uploads}/{task}`,
+    };
+    await (await runBridge(emu, { base: remote({ workspace }) })).daemon.done;
+    expect((await emu.show(id)).task.status).toBe("done");
+    expect(readdirSync(join(uploads, id))).toEqual(["_o_x___touch_PWNED___q_.md"]);
+    const att = JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string }[];
+    expect(att.map((a) => a.filename)).toEqual(["-o x $(touch PWNED) 'q'.md"]);
+  });
+});
+
+describe("the CLI through ssh (README: Seats on other hosts)", () => {
+  it("hermes.command = ssh board-host hermes: the seat works a task in its own checkout dir, its deliverable uploaded", async () => {
+    emu = await Emu.create();
+    // A fake ssh (test/fixtures/fake-ssh.mjs) installed as `ssh`: the remote command goes through /bin/sh, no env arrives.
+    const ssh = join(emu.dir, "bin", "ssh");
+    mkdirSync(join(emu.dir, "bin"));
+    copyFileSync(resolve("test/fixtures/fake-ssh.mjs"), ssh);
+    chmodSync(ssh, 0o755);
+    const id = await emu.createTask("over ssh", { assignee: SEAT, body: "MODE:deliver" });
+    const uploads = join(emu.dir, "uploads");
+    const b = await runBridge(emu, {
+      base: {
+        hermes: {
+          command: [ssh, "-o", "BatchMode=yes", "board-host", process.execPath, EMULATOR_BIN],
+          home: emu.home,
+          env: { HERMES_EMULATOR_WORKSPACE_PREFIX: PREFIX },
+          retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
+        },
+        workspace: {
+          localRoot: join(emu.dir, "seat-a"),
+          uploadCommand: ["sh", "-c", 'mkdir -p "$1" && cp "$2" "$1/$3"', "upload", `${uploads}/{task}`, "{file}", "{name}"],
+          uploadDir: `${PREFIX}${uploads}/{task}`,
+        },
+      },
+    });
+    await b.daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs).toHaveLength(1);
+    expect(d.runs[0]?.metadata).toMatchObject({ bridge: { workspace: { mode: "checkout" } } });
+    // closed once, on its own run (that the fencing pair crosses ssh: test/contract/ssh-board.test.ts)
+    expect(d.events.filter((e) => e.kind === "completed" && e.run_id === d.runs[0]?.id)).toHaveLength(1);
+    expect(JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout)).toMatchObject([{ filename: "report.md" }]);
   });
 });
