@@ -73,8 +73,12 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
     const runsPerTask: Record<string, number> = {};
     for (const n of perTask.values()) runsPerTask[n] = (runsPerTask[n] ?? 0) + 1;
     // A resumed run says so: metadata.bridge.session.resumed on a complete, "(resumed)" in a block's session line.
-    const resumedCompletes = runs.filter((r) => r.metadata && (JSON.parse(r.metadata) as { bridge?: { session?: { resumed?: boolean } } }).bridge?.session?.resumed).length;
-    const resumedBlocks = events.filter((e) => e.kind === "blocked" && /^session: \S+ \(resumed\)/m.test(String((JSON.parse(e.payload ?? "{}") as { reason?: string }).reason ?? ""))).length;
+    const resumedCompletes = runs.filter(
+      (r) => r.metadata && (JSON.parse(r.metadata) as { bridge?: { session?: { resumed?: boolean } } }).bridge?.session?.resumed,
+    ).length;
+    const resumedBlocks = events.filter(
+      (e) => e.kind === "blocked" && /^session: \S+ \(resumed\)/m.test(String((JSON.parse(e.payload ?? "{}") as { reason?: string }).reason ?? "")),
+    ).length;
     const ended = runs.filter((r) => r.outcome === "completed" || r.outcome === "blocked").length;
     return {
       runsPerTask,

@@ -77,7 +77,9 @@ function cutWithSession(db: Database.Database): string[] {
       "SELECT t.id AS id, (SELECT payload FROM task_events e WHERE e.task_id = t.id AND e.kind = 'blocked' ORDER BY e.id DESC LIMIT 1) AS payload FROM tasks t WHERE t.status = 'blocked'",
     )
     .all() as { id: string; payload: string | null }[];
-  return rows.filter((r) => /did not finish before its deadline[\s\S]*^session: /m.test(r.payload ? String(JSON.parse(r.payload).reason ?? "") : "")).map((r) => r.id);
+  return rows
+    .filter((r) => /did not finish before its deadline[\s\S]*^session: /m.test(r.payload ? String(JSON.parse(r.payload).reason ?? "") : ""))
+    .map((r) => r.id);
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
