@@ -3,9 +3,9 @@
 // clock did — and exit code, stdout and stderr are compared after normalising what differs by nature
 // (task ids, timestamps, claim locks, the HERMES_HOME path). Verbs the emulator does not implement are
 // listed, not silently skipped.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
 import { EMULATOR_BIN } from "../helpers/emulator.js";
@@ -102,6 +102,10 @@ export async function replay(file: string) {
       );
       wall += b.wallSeconds;
       const local = (a: string) => a.replace(/<HERMES_HOMES>\/s\d+/g, home).replace(/t_[0-9a-f]{8}/g, (id) => toActual.get(id) ?? id);
+      for (const f of b.files) {
+        mkdirSync(dirname(local(f.path)), { recursive: true });
+        writeFileSync(local(f.path), f.content);
+      }
       const argv = b.argv.map(local);
       const env = Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, local(v)]));
       const r = await runProcess({

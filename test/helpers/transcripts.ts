@@ -14,6 +14,8 @@ export interface TranscriptBlock {
   elided: boolean;
   stdout: string;
   stderr: string;
+  /** Files the recorder created before this call (`## FILE <path> <JSON content>` lines). */
+  files: { path: string; content: string }[];
 }
 
 /** POSIX-shell-like words of a command line (single quotes literal, double quotes with \ escapes). */
@@ -61,9 +63,12 @@ export function readTranscript(file: string): TranscriptBlock[] {
   const lines = readFileSync(file, "utf8").split("\n");
   const blocks: TranscriptBlock[] = [];
   let recordedNow: number | null = null;
+  let files: TranscriptBlock["files"] = [];
   const TIME_FIELD = /"(?:created_at|started_at|ended_at|completed_at|last_heartbeat_at|now)": (1\d{9})\b/g;
   for (let i = 0; i < lines.length; i += 1) {
     for (const m of (lines[i] ?? "").matchAll(TIME_FIELD)) recordedNow = Math.max(recordedNow ?? 0, Number(m[1]));
+    const file = /^## FILE (\S+) (.*)$/.exec(lines[i] ?? "");
+    if (file) files.push({ path: file[1] ?? "", content: JSON.parse(file[2] ?? '""') as string });
     const head = /^### (.*)$/.exec(lines[i] ?? "");
     if (!head || !(lines[i + 1] ?? "").startsWith("$ hermes ")) continue;
     let cmd = (lines[i + 1] ?? "").slice(2);
@@ -75,7 +80,7 @@ export function readTranscript(file: string): TranscriptBlock[] {
     if (!ex) continue;
     const out = section(lines, j + 1, "stdout", (l) => l === "--- stderr ---");
     // stderr runs to the next block, a note or the end (a trailing blank line separates blocks).
-    const err = section(lines, out.next, "stderr", (l) => l.startsWith("### ") || l.startsWith("## NOTE") || l.startsWith("sql> "));
+    const err = section(lines, out.next, "stderr", (l) => l.startsWith("### ") || l.startsWith("## NOTE") || l.startsWith("## FILE") || l.startsWith("sql> "));
     blocks.push({
       label: head[1] ?? "",
       argv: shellWords(cmd).words.slice(1),
@@ -86,7 +91,9 @@ export function readTranscript(file: string): TranscriptBlock[] {
       elided: /chars of .* elided\]/.test(cmd),
       stdout: out.text,
       stderr: err.text,
+      files,
     });
+    files = [];
     for (const l of lines.slice(j, err.next)) for (const m of l.matchAll(TIME_FIELD)) recordedNow = Math.max(recordedNow ?? 0, Number(m[1]));
     i = err.next - 1;
   }
