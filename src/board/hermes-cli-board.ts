@@ -103,6 +103,11 @@ export class HermesCliBoard implements Board {
     return { lease: leaseFrom(base, detail), detail };
   }
 
+  async release(lease: Lease, reason: string, signal?: AbortSignal): Promise<void> {
+    const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [lease.taskId] };
+    await this.cli.retrying("reclaim", () => this.cli.run(call, { taskId: lease.taskId, signal }), signal);
+  }
+
   // ---- lease-bound verbs (fenced) ---------------------------------------------------------
   async heartbeat(lease: Lease, note?: string, signal?: AbortSignal, extend?: { ttlSeconds: number }): Promise<void> {
     const call: VerbCall = {

@@ -121,6 +121,8 @@ export interface Board {
   show(taskId: string, signal?: AbortSignal): Promise<TaskDetail>;
   context(taskId: string, signal?: AbortSignal): Promise<string>;
   claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<{ lease: Lease; detail: TaskDetail | null }>;
+  /** Gives a claim this bridge holds back (`reclaim`): the task is ready again, its run ends `reclaimed`. */
+  release(lease: Lease, reason: string, signal?: AbortSignal): Promise<void>;
   /**
    * Liveness (and the progress note) for a held lease. With `extend` (only where the capabilities say
    * `heartbeatExtends`) the claim is renewed to `extend.ttlSeconds` from now.

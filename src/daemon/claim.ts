@@ -1,43 +1,82 @@
-// Claiming one task with the TTL it needs: its max runtime (0.20.0 shows it only in `context`, so
-// that is read before the claim and handed to the run), the claim itself, and the run's timing —
-// its deadline, and where the CLI renews claims on heartbeat, how far that deadline may move.
+// Claiming one task with the TTL it needs. Hermes 0.20 shows a task's max runtime only in `context`,
+// and a claim's TTL cannot change once taken, so there are two ways to size it:
+// - claim first (the default): `claim --ttl claim.ttlSeconds` at once (pickup is one CLI call), with
+//   `context` read alongside; a task whose max runtime needs a longer TTL is given back (`reclaim`, with
+//   a reason) and claimed again with it — only such tasks pay the two extra calls;
+// - context first, where a reclaim would count against the task (capability `reclaimCountsAsFailure`).
+// The `context` text is handed to the run (no second read). Where the CLI renews claims on heartbeat,
+// the result also says how far the run's deadline may move.
 import { type Board, type Capabilities, type Lease, NotClaimable, type TaskDetail, TaskNotFound, maxRuntimeFromContext } from "../board/index.js";
-import { type Timing, timingFor, ttlForTask } from "../config/timing.js";
 import type { Config } from "../config/schema.js";
+import { type Timing, timingFor, ttlForTask } from "../config/timing.js";
 
 export interface Claimed {
   lease: Lease;
   detail: TaskDetail | null;
   contextText: string | null;
+  /** The TTL the run is timed by (at most the claim's). */
   ttl: number;
   timing: Timing;
   deadline: number;
   extend: { ttlSeconds: number; latest: number } | undefined;
+  /** The claim was given back and taken again with the task's max runtime. */
+  reclaimed: boolean;
 }
+
+/** `context`, or null when it cannot be read (the default TTL applies); a vanished task is thrown. */
+const readContext = (board: Board, taskId: string, signal: AbortSignal) =>
+  board.context(taskId, signal).catch((err: unknown) => {
+    if (err instanceof TaskNotFound) throw err;
+    return null;
+  });
+
+const notOurs = (err: unknown) => err instanceof NotClaimable || err instanceof TaskNotFound;
 
 /** Null when the task was not ours to take (a lost race, gone); other failures throw. */
 export async function claimTask(board: Board, taskId: string, c: Config, caps: Capabilities | null, signal: AbortSignal): Promise<Claimed | null> {
-  let contextText: string | null;
   try {
-    contextText = await board.context(taskId, signal).catch((err: unknown) => {
-      if (err instanceof TaskNotFound) throw err;
-      return null;
-    });
-    const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
-    const ttl = ttlForTask(c, maxRuntime);
-    const { lease, detail } = await board.claim(taskId, ttl, signal);
-    const timing = timingFor(c, ttl);
-    const deadline = lease.claimedAt + timing.runSeconds * 1000;
-    // A renewable claim still ends: at the task's own max runtime, else at claim.maxTtlSeconds.
-    const extend =
-      caps?.heartbeatExtends && maxRuntime === null
-        ? { ttlSeconds: ttl, latest: Math.max(deadline, lease.claimedAt + (c.claim.maxTtlSeconds - timing.safetySeconds) * 1000) }
-        : undefined;
-    return { lease, detail, contextText, ttl, timing, deadline, extend };
+    if (caps?.reclaimCountsAsFailure) {
+      const contextText = await readContext(board, taskId, signal);
+      const ttl = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
+      return timed(await board.claim(taskId, ttl, signal), contextText, ttl, c, caps, false);
+    }
+    const contextP = readContext(board, taskId, signal);
+    contextP.catch(() => undefined); // awaited below; a claim failure must not leave it unhandled
+    let claim: Awaited<ReturnType<Board["claim"]>>;
+    try {
+      claim = await board.claim(taskId, c.claim.ttlSeconds, signal);
+    } finally {
+      await contextP.catch(() => null);
+    }
+    const contextText = await contextP.catch(() => null);
+    const needed = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
+    if (needed <= c.claim.ttlSeconds) return timed(claim, contextText, needed, c, caps, false);
+    await board.release(claim.lease, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
+    return timed(await board.claim(taskId, needed, signal), contextText, needed, c, caps, true);
   } catch (err) {
-    if (err instanceof NotClaimable || err instanceof TaskNotFound) return null;
+    if (notOurs(err)) return null;
     throw err;
   }
+}
+
+function timed(
+  claim: Awaited<ReturnType<Board["claim"]>>,
+  contextText: string | null,
+  ttl: number,
+  c: Config,
+  caps: Capabilities | null,
+  reclaimed: boolean,
+): Claimed {
+  const { lease, detail } = claim;
+  const timing = timingFor(c, ttl);
+  const deadline = lease.claimedAt + timing.runSeconds * 1000;
+  const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
+  // A renewable claim still ends: at the task's own max runtime, else at claim.maxTtlSeconds.
+  const extend =
+    caps?.heartbeatExtends && maxRuntime === null
+      ? { ttlSeconds: ttl, latest: Math.max(deadline, lease.claimedAt + (c.claim.maxTtlSeconds - timing.safetySeconds) * 1000) }
+      : undefined;
+  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed };
 }
 
 /** Each board's capabilities, read once at start; a board that cannot say is left at null (read again on use). */

@@ -186,6 +186,23 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
       }
     });
 
+    it("gives a claim back (release): the task is ready again and claims anew with another TTL; the old lease is fenced out", async () => {
+      h = await setup();
+      try {
+        const id = await h.seed("resize", A, undefined, { maxRuntime: "2h" });
+        const b = h.board();
+        const first = await b.claim(id, 600);
+        await b.release(first.lease, "claiming again with the task's max runtime (--ttl 7260)");
+        const again = await b.claim(id, 7260);
+        expect(again.lease.runId).not.toBe(first.lease.runId);
+        expect(again.lease.ttlSeconds).toBe(7260);
+        await expect(b.heartbeat(first.lease, "stale")).rejects.toBeInstanceOf(LeaseLost);
+        expect(await b.complete(again.lease, { summary: "done", metadata: { ok: true } })).toBe("applied");
+      } finally {
+        h.cleanup();
+      }
+    });
+
     it("keeps an attached deliverable after complete deletes the scratch workspace", async () => {
       h = await setup();
       try {

@@ -65,8 +65,11 @@ export class FakeBoard implements Board {
     this.calls.push("context");
     return "# context";
   }
-  async claim(): Promise<never> {
+  async claim(_taskId: string, _ttlSeconds: number): ReturnType<Board["claim"]> {
     throw new Error("not used");
+  }
+  async release(_l: Lease, reason: string) {
+    this.calls.push(`release ${reason}`);
   }
   async heartbeat(_l: Lease, note?: string) {
     this.calls.push(`heartbeat ${note ?? ""}`);

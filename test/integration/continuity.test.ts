@@ -76,7 +76,7 @@ describe("continuity with a command agent", () => {
 });
 
 describe("per-task claims, deliverables, usage", () => {
-  it("a task's max runtime sizes its claim: TTL = max runtime + safety", async () => {
+  it("a task's max runtime sizes its claim: TTL = max runtime + safety (claimed, given back, claimed again)", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("sized", { assignee: SEAT, body: "MODE:complete", maxRuntime: "2h" });
     const b = await runBridge(emu, { base: { claim: { ttlSeconds: 900 } } });
@@ -87,8 +87,21 @@ describe("per-task claims, deliverables, usage", () => {
     await b.daemon.done;
     expect(ttl).toBe(7260);
     const d = await emu.show(id);
-    const claimed = d.events.find((e) => e.kind === "claimed");
-    expect(Number(claimed?.payload?.expires) - Number(claimed?.created_at)).toBe(7260);
+    expect(d.task.status).toBe("done");
+    const claims = d.events.filter((e) => e.kind === "claimed");
+    expect(claims.map((e) => Number(e.payload?.expires) - Number(e.created_at))).toEqual([900, 7260]);
+    expect(d.events.find((e) => e.kind === "reclaimed")?.payload?.reason).toBe("hermes-kanban-bridge: claiming again with the task's max runtime (--ttl 7260)");
+    // The work ran on the second claim only.
+    expect(d.runs.map((r) => r.outcome)).toEqual(["reclaimed", "completed"]);
+  });
+
+  it("a task without a max runtime is claimed once, with the default TTL", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("plain", { assignee: SEAT, body: "MODE:complete" });
+    await (await runBridge(emu, { base: { claim: { ttlSeconds: 900 } } })).daemon.done;
+    const d = await emu.show(id);
+    expect(d.events.filter((e) => e.kind === "claimed").map((e) => Number(e.payload?.expires) - Number(e.created_at))).toEqual([900]);
+    expect(d.events.filter((e) => e.kind === "reclaimed")).toEqual([]);
   });
 
   it("a declared deliverable is attached before the complete deletes the scratch workspace", async () => {

@@ -1,6 +1,7 @@
 // The real-CLI slice of the daemon tests: the bridge against real Hermes (HERMES_BIN, e.g.
 // "python3 /opt/hermes/hermes") with the fixture agent — claim → run → complete and block, a lease
-// lost to `reclaim` (nothing lands on the lost run), and two bridges racing on one board. Skipped
+// lost to `reclaim` (nothing lands on the lost run), a claim sized by the task's max runtime, and two
+// bridges racing on one board. Skipped
 // without HERMES_BIN; `npm run test:real` runs it with the Board contract on the same CLI.
 import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
@@ -62,6 +63,16 @@ describe.skipIf(!bin)("daemon on the real Hermes CLI", () => {
     expect(d.task.status).toBe("done");
     expect(d.runs.at(-1)?.summary).toBe("second attempt");
     expect(d.comments.some((c) => c.author === SEAT && /NOT applied/.test(c.body))).toBe(true);
+  });
+
+  it("a task's max runtime sizes its claim: given back and claimed again with max runtime + safety", async () => {
+    board = await real();
+    const id = await board.createTask("real sized", { assignee: SEAT, body: "MODE:complete", maxRuntime: "2h" });
+    await (await runBridge(board)).daemon.done;
+    const d = await board.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.events.filter((e) => e.kind === "claimed").map((e) => Number(e.payload?.expires) - Number(e.created_at))).toEqual([120, 7210]); // the test config: ttl 120, safety 10
+    expect(d.runs.map((r) => r.outcome)).toEqual(["reclaimed", "completed"]);
   });
 
   it("two bridges racing on 6 tasks claim and close each exactly once", async () => {
