@@ -67,9 +67,11 @@ export class Scheduler {
 
   start(): void {
     for (const board of this.d.boards) {
-      if (!this.d.once && this.d.discovery.watch) void this.supervise(board);
+      const watched = !this.d.once && this.d.discovery.watch;
+      if (watched) void this.supervise(board);
       if (!this.d.once) void this.sweep(board);
-      this.wake(board, 0);
+      // With a watch, the first scan is its reconcile once it is up (or its failure): one `list`, not two.
+      if (!watched) this.wake(board, 0);
     }
   }
 
@@ -147,9 +149,11 @@ export class Scheduler {
         this.watching.add(board.slug);
         this.wake(board, 0);
       },
+      // The watch is down: look at the board now; its restart reconciles again once it is up.
       onError: (err, ms) => {
         this.watching.delete(board.slug);
         this.d.onWatchError?.(board.slug, err, ms);
+        this.wake(board, 0);
       },
     });
     this.watching.delete(board.slug);

@@ -11,7 +11,7 @@ export interface WatchSupervisorOptions {
   clock: Clock;
   maxBackoffMs: number;
   onLine: (line: WatchLine) => void;
-  /** Called after every (re)start: reconcile, since watch never replays history. */
+  /** Called when a (re)started watch is up (its first line): reconcile, since watch never replays history. */
   onRestart: () => void;
   onError?: (err: string, restartInMs: number) => void;
 }
@@ -37,7 +37,6 @@ export async function superviseWatch(o: WatchSupervisorOptions): Promise<void> {
       const delay = backoffDelay(failures, { baseMs: 500, maxMs: o.maxBackoffMs });
       o.onError?.(describeError(err), delay);
       if (!(await sleepUnlessAborted(delay, o.signal))) return;
-      o.onRestart();
       continue;
     }
     if (o.signal.aborted) return;
