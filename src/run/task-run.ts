@@ -5,33 +5,31 @@
 // run's session to the next run of the task.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentAdapter, AgentEvent, Usage } from "../agents/port.js";
-import type { Board, TaskDetail } from "../board/port.js";
-import type { Timing } from "../config/timing.js";
-import type { CutReason, SessionJournal, SessionRecord } from "../continuity/journal.js";
+import type { AgentEvent, Usage } from "../agents/port.js";
+import type { TaskDetail } from "../board/port.js";
+import type { CutReason, SessionRecord } from "../continuity/journal.js";
 import { describeError } from "../errors/index.js";
 import { LeaseLost } from "../errors/board.js";
-import type { GateConfig } from "../gate/gate.js";
 import { type Lease, leaseFrom } from "../lease/lease.js";
-import type { CloseResult, RunCloser } from "../outbox/closer.js";
+import type { CloseResult } from "../outbox/closer.js";
 import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
-import type { Redactor } from "../result/redact.js";
 import { kindFor } from "../result/template.js";
-import { type Clock, sleepUnlessAborted } from "../time/clock.js";
-import type { PreparedWorkspace, WorkspaceProvider } from "../workspace/port.js";
+import { sleepUnlessAborted } from "../time/clock.js";
+import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
 import { type RunStory, blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
-import { type UploadSpec, preserveDeliverables, proseDeliverables } from "./deliverables.js";
-import type { RunFactories } from "./factories.js";
+import { preserveDeliverables, proseDeliverables } from "./deliverables.js";
 import { deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { rememberRun } from "./remember.js";
-import type { RunHooks, RunPhase } from "./hooks.js";
+import type { TaskRunDeps } from "./deps.js";
+import type { RunPhase } from "./hooks.js";
 import { workRun } from "./work.js";
 
 export type { RunHooks, RunPhase } from "./hooks.js";
+export type { TaskRunDeps } from "./deps.js";
 
 export interface RunReport {
   taskId: string;
@@ -47,40 +45,6 @@ export interface RunReport {
   resumed: boolean;
   usage: Usage | null;
   durationMs: number;
-}
-
-export interface TaskRunDeps {
-  board: Board;
-  lease: Lease;
-  detail: TaskDetail | null;
-  /** `context` text read before the claim (the TTL needed it), or null to read it now. */
-  contextText: string | null;
-  agent: AgentAdapter;
-  closer: RunCloser;
-  clock: Clock;
-  seat: string;
-  author: string;
-  traceId: string;
-  timing: Timing;
-  /** Epoch ms by which the agent must have finished. */
-  deadline: number;
-  /** The CLI renews claims on heartbeat (capability): the deadline follows, up to `latest` (epoch ms). */
-  extend?: { ttlSeconds: number; latest: number } | undefined;
-  killGraceMs: number;
-  runsDir: string;
-  prompts: { task: string; resume: string };
-  /** Aborted by the daemon on forced shutdown. */
-  shutdown: AbortSignal;
-  continuity: { journal: SessionJournal; enabled: boolean; budget: number };
-  workspaces: WorkspaceProvider;
-  gate: { config: GateConfig; env: Record<string, string> };
-  upload?: UploadSpec | undefined;
-  redactor: Redactor;
-  make: RunFactories;
-  /** An agent adopted after a bridge restart: its workspace is in use and its tools are served again. */
-  adopted?: { workspace: string; tools: { path: string; token: string } | null };
-  recheck?: { attempts: number; delayMs: number };
-  hooks?: RunHooks;
 }
 
 export class TaskRun {

@@ -4,47 +4,48 @@
 // that cannot be continued is started over fresh once (never in a loop); then decide, and the gate
 // (verification, changed files) once on a complete — still inside the lease's scope. Cleanup runs in
 // reverse order and keeps going when a step fails.
-import type { AgentAdapter, AgentRunInput } from "../agents/port.js";
-import type { Board, TaskDetail } from "../board/port.js";
-import type { Timing } from "../config/timing.js";
-import type { SessionJournal, SessionRecord } from "../continuity/journal.js";
+import type { AgentRunInput } from "../agents/port.js";
+import type { TaskDetail } from "../board/port.js";
+import type { SessionRecord } from "../continuity/journal.js";
 import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
-import { type GateConfig, applyGate } from "../gate/gate.js";
+import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Lease } from "../lease/lease.js";
 import type { Decision } from "../result/decision.js";
-import type { Redactor } from "../result/redact.js";
 import { ToolHost } from "../tools/host.js";
-import type { Clock } from "../time/clock.js";
 import type { RunStory } from "./close-text.js";
 import { type RunFacts, type Stop, decide } from "./decide.js";
 import { type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
-import type { RunFactories, Timer, ToolsEndpoint } from "./factories.js";
+import type { Timer, ToolsEndpoint } from "./factories.js";
 import type { Prepared } from "./prepare.js";
+import type { TaskRunDeps } from "./deps.js";
 import type { RunHooks, RunPhase } from "./hooks.js";
 
-export interface WorkInput {
-  board: Board;
+/** The run's dependencies the working phase uses, and what the run has so far. */
+export type WorkInput = Pick<
+  TaskRunDeps,
+  | "board"
+  | "agent"
+  | "clock"
+  | "seat"
+  | "author"
+  | "traceId"
+  | "timing"
+  | "deadline"
+  | "extend"
+  | "killGraceMs"
+  | "shutdown"
+  | "continuity"
+  | "gate"
+  | "redactor"
+  | "make"
+  | "adopted"
+  | "recheck"
+  | "hooks"
+> & {
+  /** The lease as read after the claim (its run id). */
   lease: Lease;
-  agent: AgentAdapter;
-  clock: Clock;
-  seat: string;
-  author: string;
-  traceId: string;
-  timing: Timing;
-  deadline: number;
-  /** The CLI renews the claim on every heartbeat: the deadline follows the renewed expiry, up to `latest`. */
-  extend?: { ttlSeconds: number; latest: number } | undefined;
-  killGraceMs: number;
-  shutdown: AbortSignal;
-  continuity: { journal: SessionJournal };
-  gate: { config: GateConfig; env: Record<string, string> };
-  redactor: Redactor;
-  make: RunFactories;
-  adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
-  recheck?: { attempts: number; delayMs: number } | undefined;
-  hooks?: RunHooks | undefined;
   prep: Prepared;
   detail: TaskDetail;
   facts: RunFacts;
@@ -52,7 +53,7 @@ export interface WorkInput {
   setPhase: (p: RunPhase) => void;
   note: () => string | undefined;
   setNote: (n: string) => void;
-}
+};
 
 export async function workRun(w: WorkInput): Promise<Decision> {
   const { facts, prep } = w;
