@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { HermesCliBoard } from "../../src/board/index.js";
 import { EMULATOR_BIN, Emu } from "../helpers/emulator.js";
 import { boardContract } from "./board-contract.js";
+import { emulatorHarness } from "./emulator-harness.js";
 
 /** The fake, installed as a program named `ssh` (how the bridge recognises a remote shell). */
 const SSH = join(mkdtempSync(join(tmpdir(), "hkb-fake-ssh-")), "ssh");
@@ -25,20 +26,7 @@ const overSsh = (emu: Emu, slug?: string) =>
 
 boardContract("HermesCliBoard through ssh (fake ssh, emulator board)", async () => {
   const emu = await Emu.create();
-  return {
-    board: (slug) => overSsh(emu, slug),
-    seed: (title, assignee, body, o) => emu.createTask(title, { assignee, ...(body ? { body } : {}), ...(o?.maxRuntime ? { maxRuntime: o.maxRuntime } : {}) }),
-    attachments: async (id) =>
-      JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string; size: number; stored_path: string }[],
-    expireAndDispatch: async () => {
-      emu.advance(7200);
-      const r = await emu.kanban(["dispatch", "--json"]);
-      emu.advance(0);
-      if (r.code !== 0) throw new Error(r.stderr);
-    },
-    comments: async (id) => (await emu.show(id)).comments,
-    cleanup: () => emu.cleanup(),
-  };
+  return emulatorHarness(emu, (slug) => overSsh(emu, slug));
 });
 
 describe("task text through ssh", () => {

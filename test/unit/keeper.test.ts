@@ -3,40 +3,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Board, Lease, TaskDetail } from "../../src/board/index.js";
 import { LeaseLost, Transient } from "../../src/board/index.js";
 import { LeaseKeeper } from "../../src/lease/keeper.js";
+import { detailOf } from "../helpers/fakes.js";
 
 const lease: Lease = { board: "b", taskId: "t_1", runId: 7, lock: null, workspace: "/w", claimedAt: 0, expiresAt: 0, ttlSeconds: 900 };
 
 function detail(runId: number | null, status = "running"): TaskDetail {
-  return {
-    task: {
-      id: "t_1",
-      title: "x",
-      body: null,
-      assignee: "s",
-      status: status as "running",
-      priority: 0,
-      tenant: null,
-      workspaceKind: "scratch",
-      workspacePath: "/w",
-      branchName: null,
-      projectId: null,
-      maxRuntimeSeconds: null,
-      createdAt: 0,
-      startedAt: 0,
-      completedAt: null,
-      result: null,
-      skills: [],
-    },
-    latestSummary: null,
-    parents: [],
-    children: [],
-    comments: [],
-    events: [],
-    runs:
-      runId === null
-        ? []
-        : [{ id: runId, profile: "s", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
-  };
+  const d = detailOf("t_1", { runId: runId ?? 0 });
+  return { ...d, task: { ...d.task, status: status as "running" }, runs: runId === null ? [] : d.runs };
 }
 
 class FakeBoard implements Pick<Board, "heartbeat" | "show"> {

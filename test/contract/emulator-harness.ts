@@ -1,0 +1,22 @@
+// The contract harness over an emulator board: the test's own access to the board (seed, list
+// attachments, expire a claim) is the emulator CLI; `board` is the Board under test.
+import type { Board } from "../../src/board/index.js";
+import type { Emu } from "../helpers/emulator.js";
+import type { ContractHarness } from "./board-contract.js";
+
+export function emulatorHarness(emu: Emu, board: (slug?: string) => Board): ContractHarness & { cleanup(): void } {
+  return {
+    board,
+    seed: (title, assignee, body, o) => emu.createTask(title, { assignee, ...(body ? { body } : {}), ...(o?.maxRuntime ? { maxRuntime: o.maxRuntime } : {}) }),
+    attachments: async (id) =>
+      JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string; size: number; stored_path: string }[],
+    expireAndDispatch: async () => {
+      emu.advance(7200);
+      const r = await emu.kanban(["dispatch", "--json"]);
+      emu.advance(0);
+      if (r.code !== 0) throw new Error(r.stderr);
+    },
+    comments: async (id) => (await emu.show(id)).comments,
+    cleanup: () => emu.cleanup(),
+  };
+}
