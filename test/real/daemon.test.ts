@@ -1,7 +1,7 @@
 // The real-CLI slice of the daemon tests: the bridge against real Hermes (HERMES_BIN, e.g.
 // "python3 /opt/hermes/hermes") with the fixture agent — claim → run → complete and block, a lease
-// lost to `reclaim` (nothing lands on the lost run), a claim sized by the task's max runtime, and two
-// bridges racing on one board. Skipped
+// lost to `reclaim` (nothing lands on the lost run), a claim sized by the task's max runtime, NUL in agent output and
+// an outcome FIFO, and two bridges racing on one board. Skipped
 // without HERMES_BIN; `npm run test:real` runs it with the Board contract on the same CLI.
 import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
@@ -73,6 +73,24 @@ describe.skipIf(!bin)("daemon on the real Hermes CLI", () => {
     expect(d.task.status).toBe("done");
     expect(d.events.filter((e) => e.kind === "claimed").map((e) => Number(e.payload?.expires) - Number(e.created_at))).toEqual([120, 7210]); // the test config: ttl 120, safety 10
     expect(d.runs.map((r) => r.outcome)).toEqual(["reclaimed", "completed"]);
+  });
+
+  it("hostile bytes and files: an agent printing NUL completes; an outcome FIFO is a protocol-violation block", async () => {
+    board = await real();
+    const nul = await board.createTask("real nul", { assignee: SEAT, body: "MODE:nul" });
+    const fifo = await board.createTask("real fifo", { assignee: SEAT, body: "MODE:fifo" });
+    const b = await runBridge(board);
+    await b.daemon.done;
+    const n = await board.show(nul);
+    expect(n.task.status).toBe("done");
+    expect(n.runs.at(-1)?.summary).toBe("done \\x00 with \\x1b]0;title\\x07 odd \ufffd bytes");
+    const f = await board.show(fifo);
+    expect(f.task.status).toBe("blocked");
+    const reason = String(f.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+    expect(hasAllFields(reason)).toBe(true);
+    expect(reason).toMatch(/protocol violation/);
+    expect(reason).toMatch(/is not a regular file \(a FIFO\)/);
+    expect(b.built.outbox.open()).toEqual([]);
   });
 
   it("two bridges racing on 6 tasks claim and close each exactly once", async () => {
