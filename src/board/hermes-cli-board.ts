@@ -1,7 +1,8 @@
 // HermesCliBoard: the Board port over the real `hermes kanban` CLI. Domain verbs here; the call
 // machinery (argv, env, classification, retries) in cli.ts, capabilities in capabilities.ts.
+import { hostname } from "node:os";
 import { LeaseLost, Transient, UsageError } from "../errors/board.js";
-import { type Lease, judge, leaseFrom } from "../lease/lease.js";
+import { type Lease, judge, leaseFrom, openRun } from "../lease/lease.js";
 import { argvText, escapeControlsDeep } from "../result/text.js";
 import type { Clock } from "../time/clock.js";
 import { backoffDelay, sleep, systemClock } from "../time/clock.js";
@@ -94,11 +95,12 @@ export class HermesCliBoard implements Board {
     const res = await this.cli.run({ verb: "claim", options: [["ttl", Math.max(1, Math.floor(ttlSeconds))]], positionals: [taskId] }, { taskId, signal });
     const { workspace } = this.cli.parsed("claim", taskId, res, () => parseClaim(res.stdout, taskId));
     const base: Lease = { board: this.slug, taskId, runId: null, lock: null, workspace, claimedAt, expiresAt: claimedAt + ttlSeconds * 1000, ttlSeconds };
+    if (res.pid !== undefined) base.claimLock = `${hostname()}:${res.pid}`;
     let detail: TaskDetail | null = null;
     try {
       detail = await this.show(taskId, signal);
     } catch {
-      return { lease: base, detail: null }; // the caller re-checks; calls stay unfenced until then
+      return { lease: base, detail: null }; // the run id is read later; nothing is written for the lease until then
     }
     return { lease: leaseFrom(base, detail), detail };
   }
@@ -118,16 +120,17 @@ export class HermesCliBoard implements Board {
       ],
       positionals: [lease.taskId],
     };
+    const fence = await this.fenceFor(lease, signal);
     try {
-      await this.cli.retrying("heartbeat", () => this.cli.run(call, { taskId: lease.taskId, fence: lease, signal }), signal);
+      await this.cli.retrying("heartbeat", () => this.cli.run(call, { taskId: lease.taskId, fence, signal }), signal);
     } catch (err) {
-      throw await this.leaseAware(err, lease);
+      throw await this.leaseAware(err, fence);
     }
   }
 
   async attach(lease: Lease, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment> {
     // `attach` is not fenced by Hermes: the bridge checks the lease first, as a fenced verb would.
-    const state = judge(lease, await this.show(lease.taskId, signal), null);
+    const state = judge(await this.fenceFor(lease, signal), await this.show(lease.taskId, signal), null);
     if (state instanceof LeaseLost) throw state;
     const call: VerbCall = { verb: "attach", options: [["name", argvText(file.name, 200)]], positionals: [lease.taskId, file.path] };
     const r = await this.cli.retrying("attach", () => this.cli.run(call, { taskId: lease.taskId, signal }), signal);
@@ -185,7 +188,24 @@ export class HermesCliBoard implements Board {
   }
 
   // ---- internals --------------------------------------------------------------------------
-  private async closeCall(call: VerbCall, lease: Lease, closedOutcome: "completed" | "blocked", signal?: AbortSignal): Promise<CloseOutcome> {
+  /**
+   * The lease every lease-bound call is fenced with. A lease whose run id was never read gets it now
+   * (show --json); a claim with no run to call its own was lost before it was read, and nothing is
+   * written for it — an unfenced close would land on whatever run holds the task by then.
+   */
+  private async fenceFor(lease: Lease, signal?: AbortSignal): Promise<Lease> {
+    if (lease.runId !== null) return lease;
+    const detail = await this.show(lease.taskId, signal);
+    const read = leaseFrom(lease, detail);
+    if (read.runId !== null) return read;
+    throw new LeaseLost(
+      { verb: "show", board: this.slug, taskId: lease.taskId },
+      { runId: null, currentStatus: detail.task.status, currentRunId: openRun(detail).runId },
+    );
+  }
+
+  private async closeCall(call: VerbCall, given: Lease, closedOutcome: "completed" | "blocked", signal?: AbortSignal): Promise<CloseOutcome> {
+    const lease = await this.fenceFor(given, signal);
     for (let attempt = 1; ; attempt += 1) {
       try {
         await this.cli.run(call, { taskId: lease.taskId, fence: lease, signal });

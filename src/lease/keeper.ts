@@ -3,16 +3,20 @@
 // Failures it cannot resolve after a short re-check → onUnresolved. Where the CLI can renew a claim
 // (`extend`), every confirmed heartbeat renews it and reports the new expiry (onExtended). Sees the
 // board through 2 verbs, owns its AbortController, and stops (idempotently) with every wait interrupted.
+// Beats keep a fixed rate: each is due one interval after the previous one began, so the time a
+// beat spends in the CLI (two Python processes on real Hermes) does not push every later beat back.
 import type { Board } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import { sleepUnlessAborted } from "../time/clock.js";
+import { type Clock, sleepUnlessAborted, systemClock } from "../time/clock.js";
 import { type Lease, judge } from "./lease.js";
 
 export interface LeaseKeeperDeps {
   board: Pick<Board, "heartbeat" | "show">;
   lease: Lease;
   intervalMs: number;
+  /** Times the beats (default: the system clock). */
+  clock?: Clock;
   /** Extra attempts (after the board's own retries) before a failure counts as unresolved. */
   recheckAttempts?: number;
   recheckDelayMs?: number;
@@ -50,8 +54,15 @@ export class LeaseKeeper implements Keeper {
 
   private async run(): Promise<void> {
     const signal = this.ac.signal;
-    while (await sleepUnlessAborted(this.d.intervalMs, signal)) {
+    const clock = this.d.clock ?? systemClock;
+    let due = clock.now() + this.d.intervalMs;
+    for (;;) {
+      const wait = due - clock.now();
+      if (wait > 0 ? !(await sleepUnlessAborted(wait, signal)) : signal.aborted) return;
+      const began = clock.now();
       if ((await this.beatWithRecheck(signal)) === "stop") return;
+      // A beat that overran its interval is followed by the next one at once, never by a burst.
+      due = Math.max(began + this.d.intervalMs, clock.now());
     }
   }
 

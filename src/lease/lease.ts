@@ -19,9 +19,25 @@ export function openRun(detail: TaskDetail): { runId: number | null; lock: strin
   return { runId: null, lock: null, expires: null };
 }
 
+/**
+ * The run a claim created: the `claimed` event carrying the claim's own lock (exact, even when the run
+ * was reclaimed and the task claimed again before this read), else the open run — the only evidence a
+ * claim made through ssh or a container leaves. A closed run is returned as it is: judging it says lost.
+ */
+export function claimedRun(detail: TaskDetail, claimLock?: string): { runId: number | null; lock: string | null; expires: number | null } {
+  const own = claimLock === undefined ? undefined : [...detail.events].reverse().find((e) => e.kind === "claimed" && e.payload?.lock === claimLock);
+  const runId = own?.payload?.run_id;
+  if (typeof runId === "number") {
+    const expires = own?.payload?.expires;
+    return { runId, lock: claimLock ?? null, expires: typeof expires === "number" ? expires : null };
+  }
+  return openRun(detail);
+}
+
 /** The lease with run id, lock and expiry read from show --json. */
 export function leaseFrom(base: Lease, detail: TaskDetail): Lease {
-  const open = openRun(detail);
+  if (base.runId !== null) return base; // a known run is never swapped for a later claimer's
+  const open = claimedRun(detail, base.claimLock);
   return {
     ...base,
     runId: open.runId,

@@ -3,9 +3,14 @@
 export interface Lease {
   board: string;
   taskId: string;
-  /** null only when the run id could not be read after the claim (calls are then unfenced). */
+  /** null until the run id is read (show --json after the claim); nothing is written for the lease while it is null. */
   runId: number | null;
   lock: string | null;
+  /**
+   * The lock Hermes writes for this claim when the CLI runs on this host: `<hostname>:<pid of the claim
+   * process>`. It names our run among the `claimed` events even after a reclaim and another claim.
+   */
+  claimLock?: string;
   /** The workspace path `claim` printed (a path on the board host). */
   workspace: string;
   /** Epoch ms, from the bridge's clock, taken just before the claim call. */

@@ -81,7 +81,8 @@ export class TaskRun {
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const read = await this.read();
-      if ("error" in read) decision = readFailure(read.error);
+      if ("lost" in read) decision = { type: "lost" };
+      else if ("error" in read) decision = readFailure(read.error);
       else {
         this.setPhase("preparing");
         const p = await prepareRun(this.prepareInput(read.detail, read.context, dir));
@@ -134,7 +135,7 @@ export class TaskRun {
     return report;
   }
 
-  private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string }> {
+  private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string } | { lost: true }> {
     this.setPhase("reading");
     const attempts = this.d.recheck?.attempts ?? 3;
     let lastErr: unknown;
@@ -144,6 +145,8 @@ export class TaskRun {
         if (!detail || this.lease.runId === null) {
           detail = await this.d.board.show(this.lease.taskId, this.d.shutdown);
           this.lease = leaseFrom(this.lease, detail);
+          // Reclaimed before its run could be read: nothing is ours to run or to close.
+          if (this.lease.runId === null) return { lost: true };
         }
         const context = this.d.contextText ?? (await this.d.board.context(this.lease.taskId, this.d.shutdown));
         return { detail, context };

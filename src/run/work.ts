@@ -99,6 +99,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     board: w.board,
     lease: w.lease,
     intervalMs: w.timing.heartbeatSeconds * 1000,
+    clock: w.clock,
     ...(w.recheck ? { recheckAttempts: w.recheck.attempts, recheckDelayMs: w.recheck.delayMs } : {}),
     note: w.note,
     onLost: () => stop("lease_lost"),

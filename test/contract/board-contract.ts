@@ -16,6 +16,8 @@ export interface ContractHarness {
   /** Expires the task's claim and runs one dispatcher pass (what a gateway does). */
   expireAndDispatch(taskId: string): Promise<void>;
   comments(taskId: string): Promise<{ author: string; body: string }[]>;
+  /** The CLI runs on another host (ssh): a claim's lock does not name this host's claim process. */
+  remote?: boolean;
 }
 
 export function boardContract(name: string, setup: () => Promise<ContractHarness & { cleanup(): void }>): void {
@@ -101,6 +103,31 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         const other = await h.board().claim(id, 600);
         await expect(b.block(lease, { reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
         const d = await b.show(id);
+        expect(d.task.status).toBe("running");
+        expect(d.runs.at(-1)?.id).toBe(other.lease.runId);
+      } finally {
+        h.cleanup();
+      }
+    });
+
+    it("a lease whose run id was never read writes nothing once its claim is gone", async () => {
+      h = await setup();
+      try {
+        const id = await h.seed("unread", A);
+        const b = h.board();
+        const { lease } = await b.claim(id, 60);
+        const unread = { ...lease, runId: null, lock: null };
+        await h.expireAndDispatch(id);
+        await expect(b.block(unread, { reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
+        await expect(b.complete(unread, { summary: "late", metadata: {} })).rejects.toBeInstanceOf(LeaseLost);
+        await expect(b.heartbeat(unread, "late")).rejects.toBeInstanceOf(LeaseLost);
+        let d = await b.show(id);
+        expect(d.task.status).toBe("ready");
+        expect(d.runs.map((r) => r.outcome)).toEqual(["reclaimed"]);
+        if (h.remote) return; // through ssh only the open run is evidence: see Lease.claimLock
+        const other = await h.board().claim(id, 600);
+        await expect(b.block(unread, { reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
+        d = await b.show(id);
         expect(d.task.status).toBe("running");
         expect(d.runs.at(-1)?.id).toBe(other.lease.runId);
       } finally {

@@ -26,7 +26,7 @@ const overSsh = (emu: Emu, slug?: string) =>
 
 boardContract("HermesCliBoard through ssh (fake ssh, emulator board)", async () => {
   const emu = await Emu.create();
-  return emulatorHarness(emu, (slug) => overSsh(emu, slug));
+  return { ...emulatorHarness(emu, (slug) => overSsh(emu, slug)), remote: true };
 });
 
 describe("task text through ssh", () => {

@@ -16,7 +16,12 @@ class FakeBoard implements Pick<Board, "heartbeat" | "show"> {
   notes: (string | undefined)[] = [];
   openRun: number | null = 7;
   failHeartbeats = 0;
+  /** How long each heartbeat call takes (fake time). */
+  callMs = 0;
+  readonly began: number[] = [];
   async heartbeat(_l: Lease, note?: string): Promise<void> {
+    this.began.push(Date.now());
+    if (this.callMs > 0) await new Promise((r) => setTimeout(r, this.callMs));
     if (this.failHeartbeats > 0) {
       this.failHeartbeats -= 1;
       throw new Transient({ verb: "heartbeat", board: "b" }, "locked");
@@ -44,6 +49,23 @@ describe("LeaseKeeper", () => {
     expect(board.notes).toEqual(["a", undefined, "b"]);
     await k.stop();
     await k.stop();
+  });
+
+  it("keeps a fixed rate: a slow CLI call does not push the next beats back; an overrun beat is followed at once", async () => {
+    const board = new FakeBoard();
+    board.callMs = 300;
+    const t0 = Date.now();
+    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => undefined, onLost: vi.fn(), onUnresolved: vi.fn() });
+    k.start();
+    await vi.advanceTimersByTimeAsync(3500);
+    expect(board.began.map((t) => t - t0)).toEqual([1000, 2000, 3000]);
+    board.callMs = 1500;
+    await vi.advanceTimersByTimeAsync(3000);
+    // The beat at 4000 overruns to 5500: the next one starts at 5500 (not 5000, not 6500).
+    expect(board.began.map((t) => t - t0)).toEqual([1000, 2000, 3000, 4000, 5500]);
+    const stopped = k.stop(); // waits for the beat in flight (this fake ignores the abort signal)
+    await vi.advanceTimersByTimeAsync(1500);
+    await stopped;
   });
 
   it("reports a lost lease when another run owns the task", async () => {

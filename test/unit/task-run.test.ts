@@ -38,6 +38,9 @@ interface Setup {
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
   extend?: { ttlSeconds: number; latest: number };
+  /** What `show` answers; with `unread`, the lease's run id was not read at the claim. */
+  board?: FakeBoard;
+  unread?: boolean;
 }
 
 function start(s: Setup) {
@@ -45,12 +48,21 @@ function start(s: Setup) {
   const closer = s.closer ?? new FakeCloser();
   const shutdown = s.shutdown ?? new AbortController();
   const ws = fakeWorkspaces();
-  const lease: Lease = { board: "b", taskId: "t_1", runId: 1, lock: null, workspace: ws.dir, claimedAt: NOW, expiresAt: NOW + 900_000, ttlSeconds: 900 };
+  const lease: Lease = {
+    board: "b",
+    taskId: "t_1",
+    runId: s.unread ? null : 1,
+    lock: null,
+    workspace: ws.dir,
+    claimedAt: NOW,
+    expiresAt: NOW + 900_000,
+    ttlSeconds: 900,
+  };
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
   const run = new TaskRun({
-    board: new FakeBoard(detailOf("t_1")),
+    board: s.board ?? new FakeBoard(detailOf("t_1")),
     lease,
-    detail: detailOf("t_1"),
+    detail: s.unread ? null : detailOf("t_1"),
     contextText: "# context",
     agent: s.agent,
     closer,
@@ -177,6 +189,37 @@ describe("TaskRun stop paths", () => {
     expect(r).toMatchObject({ decision: "lost", close: "lease_lost", cut: "lease_lost" });
     expect(closer.lost).toBe(1);
     expect(closer.intents).toEqual([]);
+  });
+
+  it("a claim reclaimed before its run id was read: the agent never starts, nothing is closed", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "outcome", request: { kind: "complete", summary: "should not run", result: RESULT } };
+      yield finished();
+    });
+    const d = detailOf("t_1", { runId: 3 });
+    const reclaimed = {
+      ...d,
+      task: { ...d.task, status: "ready" as const },
+      runs: d.runs.map((r) => ({ ...r, status: "reclaimed", outcome: "reclaimed" as const, endedAt: 1 })),
+    };
+    const board = new FakeBoard(reclaimed);
+    const { report, closer } = start({ agent, board, unread: true });
+    expect(await report).toMatchObject({ decision: "lost", close: "lease_lost", runId: null });
+    expect(agent.inputs).toHaveLength(0);
+    expect(closer.intents).toHaveLength(0);
+    expect(closer.lost).toBe(1);
+    expect(board.calls).toEqual(["show"]);
+  });
+
+  it("a claim whose run id is read late still runs on that run", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "outcome", request: { kind: "complete", summary: "ran", result: RESULT } };
+      yield finished();
+    });
+    const board = new FakeBoard(detailOf("t_1", { runId: 3 }));
+    const { report, closer } = start({ agent, board, unread: true });
+    expect(await report).toMatchObject({ decision: "complete", runId: 3 });
+    expect(closer.intents).toHaveLength(1);
   });
 
   it("unresolved: heartbeats that cannot be confirmed stop the run with a block", async () => {

@@ -1,0 +1,51 @@
+// Which run a claim created, read from show --json: by the claim's own lock when the CLI runs on this
+// host (exact after a reclaim and a new claim), else the open run; a known run id is never swapped.
+import { describe, expect, it } from "vitest";
+import type { TaskDetail } from "../../src/board/port.js";
+import { type Lease, claimedRun, judge, leaseFrom } from "../../src/lease/lease.js";
+import { detailOf } from "../helpers/fakes.js";
+
+const base: Lease = { board: "b", taskId: "t_1", runId: null, lock: null, workspace: "/w", claimedAt: 0, expiresAt: 900_999, ttlSeconds: 900 };
+type Run = TaskDetail["runs"][number];
+
+/** Run 3 claimed by us (lock h:100), reclaimed, then run 4 claimed by another seat (lock h:200). */
+function reclaimedAndTakenOver(): TaskDetail {
+  const d = detailOf("t_1", { runId: 3 });
+  const ended: Run = { ...(d.runs[0] as Run), status: "reclaimed", outcome: "reclaimed", endedAt: 5 };
+  const theirs: Run = { ...(d.runs[0] as Run), id: 4 };
+  return {
+    ...d,
+    runs: [ended, theirs],
+    events: [
+      { kind: "claimed", payload: { run_id: 3, lock: "h:100", expires: 900 }, createdAt: 0, runId: 3 },
+      { kind: "reclaimed", payload: {}, createdAt: 1, runId: 3 },
+      { kind: "claimed", payload: { run_id: 4, lock: "h:200", expires: 950 }, createdAt: 2, runId: 4 },
+    ],
+  };
+}
+
+describe("the run a claim created", () => {
+  it("is found by the claim's own lock even when another seat holds the task now — and judged lost", () => {
+    const d = reclaimedAndTakenOver();
+    expect(claimedRun(d, "h:100")).toEqual({ runId: 3, lock: "h:100", expires: 900 });
+    const lease = leaseFrom({ ...base, claimLock: "h:100" }, d);
+    expect(lease.runId).toBe(3);
+    expect(judge(lease, d, null)).toBeInstanceOf(Error);
+  });
+
+  it("without a matching lock (ssh, containers) is the open run", () => {
+    const d = reclaimedAndTakenOver();
+    expect(claimedRun(d, "elsewhere:1").runId).toBe(4);
+    expect(claimedRun(d).runId).toBe(4);
+  });
+
+  it("is none when the task has no open run and no claim of ours", () => {
+    const d = reclaimedAndTakenOver();
+    const ready: TaskDetail = { ...d, task: { ...d.task, status: "ready" }, runs: d.runs.slice(0, 1), events: d.events.slice(0, 2) };
+    expect(leaseFrom(base, ready).runId).toBeNull();
+  });
+
+  it("a lease that knows its run keeps it", () => {
+    expect(leaseFrom({ ...base, runId: 3 }, reclaimedAndTakenOver()).runId).toBe(3);
+  });
+});
