@@ -196,7 +196,7 @@ export class HermesCliBoard implements Board {
   private async fenceFor(lease: Lease, signal?: AbortSignal): Promise<Lease> {
     if (lease.runId !== null) return lease;
     const detail = await this.show(lease.taskId, signal);
-    const read = leaseFrom(lease, detail);
+    const read = leaseFrom(lease, detail, this.clock.now());
     if (read.runId !== null) return read;
     throw new LeaseLost(
       { verb: "show", board: this.slug, taskId: lease.taskId },

@@ -24,20 +24,28 @@ export function openRun(detail: TaskDetail): { runId: number | null; lock: strin
  * was reclaimed and the task claimed again before this read), else the open run — the only evidence a
  * claim made through ssh or a container leaves. A closed run is returned as it is: judging it says lost.
  */
-export function claimedRun(detail: TaskDetail, claimLock?: string): { runId: number | null; lock: string | null; expires: number | null } {
+export function claimedRun(
+  detail: TaskDetail,
+  claimLock?: string,
+  o: { openRunFallback: boolean } = { openRunFallback: true },
+): { runId: number | null; lock: string | null; expires: number | null } {
   const own = claimLock === undefined ? undefined : [...detail.events].reverse().find((e) => e.kind === "claimed" && e.payload?.lock === claimLock);
   const runId = own?.payload?.run_id;
   if (typeof runId === "number") {
     const expires = own?.payload?.expires;
     return { runId, lock: claimLock ?? null, expires: typeof expires === "number" ? expires : null };
   }
-  return openRun(detail);
+  return o.openRunFallback ? openRun(detail) : { runId: null, lock: null, expires: null };
 }
 
-/** The lease with run id, lock and expiry read from show --json. */
-export function leaseFrom(base: Lease, detail: TaskDetail): Lease {
+/**
+ * The lease with run id, lock and expiry read from show --json. The open run stands in for an
+ * unmatched lock only while the claim can still be live (`now` before its expiry): a late read — an
+ * outbox replay — could otherwise take another seat's run for ours.
+ */
+export function leaseFrom(base: Lease, detail: TaskDetail, now?: number): Lease {
   if (base.runId !== null) return base; // a known run is never swapped for a later claimer's
-  const open = claimedRun(detail, base.claimLock);
+  const open = claimedRun(detail, base.claimLock, { openRunFallback: now === undefined || now < base.expiresAt });
   return {
     ...base,
     runId: open.runId,

@@ -118,6 +118,7 @@ export class Closer implements RunCloser {
       board: lease.board,
       taskId: lease.taskId,
       runId: lease.runId,
+      ...(lease.claimLock !== undefined ? { claimLock: lease.claimLock } : {}),
       traceId,
       seat: this.d.seat,
       workspace: lease.workspace,
@@ -134,7 +135,18 @@ export class Closer implements RunCloser {
 
 /** The lease an outbox entry was written under (for replay: fenced on the recorded run id). */
 export function leaseOf(entry: OutboxEntry): Lease {
-  return { board: entry.board, taskId: entry.taskId, runId: entry.runId, lock: null, workspace: entry.workspace, claimedAt: 0, expiresAt: 0, ttlSeconds: 0 };
+  const lease: Lease = {
+    board: entry.board,
+    taskId: entry.taskId,
+    runId: entry.runId,
+    lock: null,
+    workspace: entry.workspace,
+    claimedAt: 0,
+    expiresAt: 0,
+    ttlSeconds: 0,
+  };
+  if (entry.claimLock !== undefined) lease.claimLock = entry.claimLock;
+  return lease;
 }
 
 /** Marks an entry after its alert's fate is known (the background sender's callbacks). */

@@ -21,6 +21,8 @@ const EntrySchema = z.object({
   board: z.string(),
   taskId: z.string(),
   runId: z.number().int().nullable(),
+  /** The claim's own lock, for an entry whose run id was never read (Lease.claimLock). */
+  claimLock: z.string().optional(),
   traceId: z.string(),
   seat: z.string(),
   workspace: z.string(),

@@ -144,7 +144,7 @@ export class TaskRun {
         let detail = this.d.detail;
         if (!detail || this.lease.runId === null) {
           detail = await this.d.board.show(this.lease.taskId, this.d.shutdown);
-          this.lease = leaseFrom(this.lease, detail);
+          this.lease = leaseFrom(this.lease, detail, this.d.clock.now());
           // Reclaimed before its run could be read: nothing is ours to run or to close.
           if (this.lease.runId === null) return { lost: true };
         }

@@ -124,9 +124,12 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         let d = await b.show(id);
         expect(d.task.status).toBe("ready");
         expect(d.runs.map((r) => r.outcome)).toEqual(["reclaimed"]);
-        if (h.remote) return; // through ssh only the open run is evidence: see Lease.claimLock
         const other = await h.board().claim(id, 600);
-        await expect(b.block(unread, { reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
+        // A replayed close (no lock of its own, its claim long expired) never takes the open run for its own.
+        const { claimLock: _, ...noLock } = unread;
+        await expect(b.block({ ...noLock, expiresAt: 0 }, { reason: "late replay" })).rejects.toBeInstanceOf(LeaseLost);
+        // The claim's own lock names its run even now (locally; through ssh the lock is the board host's).
+        if (!h.remote) await expect(b.block(unread, { reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
         d = await b.show(id);
         expect(d.task.status).toBe("running");
         expect(d.runs.at(-1)?.id).toBe(other.lease.runId);

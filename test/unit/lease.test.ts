@@ -3,6 +3,8 @@
 import { describe, expect, it } from "vitest";
 import type { TaskDetail } from "../../src/board/port.js";
 import { type Lease, claimedRun, judge, leaseFrom } from "../../src/lease/lease.js";
+import { leaseOf } from "../../src/outbox/closer.js";
+import type { OutboxEntry } from "../../src/outbox/outbox.js";
 import { detailOf } from "../helpers/fakes.js";
 
 const base: Lease = { board: "b", taskId: "t_1", runId: null, lock: null, workspace: "/w", claimedAt: 0, expiresAt: 900_999, ttlSeconds: 900 };
@@ -47,5 +49,19 @@ describe("the run a claim created", () => {
 
   it("a lease that knows its run keeps it", () => {
     expect(leaseFrom({ ...base, runId: 3 }, reclaimedAndTakenOver()).runId).toBe(3);
+  });
+});
+
+describe("the open run as a stand-in for an unmatched lock", () => {
+  it("only while the claim can still be live: a late read (an outbox replay) takes no run for its own", () => {
+    const d = reclaimedAndTakenOver();
+    expect(leaseFrom(base, d, base.expiresAt - 1).runId).toBe(4);
+    expect(leaseFrom(base, d, base.expiresAt).runId).toBeNull();
+    expect(leaseFrom({ ...base, claimLock: "h:100" }, d, base.expiresAt + 1).runId).toBe(3);
+  });
+
+  it("an outbox entry keeps the claim's lock for its replay", () => {
+    const entry = { board: "b", taskId: "t_1", runId: null, claimLock: "h:100", workspace: "/w" } as OutboxEntry;
+    expect(leaseOf(entry)).toMatchObject({ runId: null, claimLock: "h:100", expiresAt: 0 });
   });
 });
