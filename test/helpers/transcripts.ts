@@ -1,6 +1,7 @@
 // Reads the recorded real-Hermes transcripts (shared/reference/hermes-transcripts, copied under
 // test/fixtures/hermes-transcripts): blocks of label, argv, env overrides, exit code, stdout, stderr.
 import { readFileSync } from "node:fs";
+import { shellWords } from "../../src/config/command.js";
 
 export interface TranscriptBlock {
   label: string;
@@ -16,37 +17,6 @@ export interface TranscriptBlock {
   stderr: string;
   /** Files the recorder created before this call (`## FILE <path> <JSON content>` lines). */
   files: { path: string; content: string }[];
-}
-
-/** POSIX-shell-like words of a command line (single quotes literal, double quotes with \ escapes). */
-export function shellWords(cmd: string): { words: string[]; complete: boolean } {
-  const words: string[] = [];
-  let cur = "";
-  let has = false;
-  let quote: "'" | '"' | null = null;
-  for (let i = 0; i < cmd.length; i += 1) {
-    const ch = cmd.charAt(i);
-    if (quote === "'") {
-      if (ch === "'") quote = null;
-      else cur += ch;
-    } else if (quote === '"') {
-      if (ch === '"') quote = null;
-      else if (ch === "\\" && i + 1 < cmd.length && '"\\$`'.includes(cmd.charAt(i + 1))) cur += cmd.charAt(++i);
-      else cur += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      has = true;
-    } else if (ch === "\\" && i + 1 < cmd.length) {
-      cur += cmd.charAt(++i);
-      has = true;
-    } else if (/\s/.test(ch)) {
-      if (has || cur) words.push(cur);
-      cur = "";
-      has = false;
-    } else cur += ch;
-  }
-  if (has || cur) words.push(cur);
-  return { words, complete: quote === null };
 }
 
 function section(lines: string[], from: number, name: string, until: (l: string) => boolean): { text: string; next: number } {

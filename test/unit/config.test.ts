@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { splitCommand } from "../../src/config/command.js";
 import { loadConfig } from "../../src/config/load.js";
 import { timingFor, ttlForTask } from "../../src/config/timing.js";
 import { settingsTable } from "../../src/daemon/settings.js";
@@ -138,5 +139,23 @@ describe("settings that depend on the TTL", () => {
     expect(rows["claim.safetySeconds"]).toEqual(["50", "derived from the TTL"]);
     expect(rows.concurrency).toEqual(["2", "concurrency in config.yaml"]);
     expect(rows["agent.stallSeconds"]).toEqual(["600", "default"]);
+  });
+});
+
+describe("command strings (flags, env)", () => {
+  it("split as a POSIX shell would, without expansion", () => {
+    expect(splitCommand(`python3 '/opt/my hermes/hermes' --x "a \\"b\\" c\\d" e\\ f $HOME`)).toEqual([
+      "python3",
+      "/opt/my hermes/hermes",
+      "--x",
+      'a "b" c\\d',
+      "e f",
+      "$HOME",
+    ]);
+    expect(splitCommand(`ssh host ''`)).toEqual(["ssh", "host", ""]);
+  });
+
+  it("an open quote is an error naming the command", () => {
+    expect(() => splitCommand(`python3 'hermes`)).toThrow(/unterminated quote in command: python3 'hermes/);
   });
 });
