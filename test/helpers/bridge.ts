@@ -63,3 +63,23 @@ export async function runBridge(emu: Emu, o: BridgeOptions = {}): Promise<Bridge
   await daemon.start();
   return { daemon, built, config, reports };
 }
+
+/** `hermes-bridge run` arguments for the CLI as a process: the emulator board, the fixture agent, a state dir. */
+export function runArgv(emu: Emu, stateDir: string, o: { once?: boolean } = {}): string[] {
+  return [
+    "run",
+    ...(o.once ? ["--once"] : []),
+    "--board",
+    "bridge",
+    "--assignee",
+    SEAT,
+    "--hermes",
+    `${process.execPath} ${emu.command[1]}`,
+    "--hermes-home",
+    emu.home,
+    "--agent-command",
+    `${process.execPath} ${AGENT}`,
+    "--state-dir",
+    stateDir,
+  ];
+}

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hasAllFields } from "../../src/result/template.js";
 import { runProcess } from "../../src/process/runner.js";
-import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
+import { AGENT, runArgv, runBridge, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 
 let emu: Emu;
@@ -51,20 +51,7 @@ describe("outcome files that are not regular files", () => {
     emu = await Emu.create();
     await emu.createTask("fifo", { assignee: SEAT, body: "MODE:fifo" });
     await emu.createTask("hang", { assignee: SEAT, body: "MODE:hang" });
-    const argv = [
-      process.execPath,
-      CLI_BIN,
-      "run",
-      "--board",
-      "bridge",
-      "--assignee",
-      SEAT,
-      "--hermes",
-      `${process.execPath} ${emu.command[1]}`,
-      "--hermes-home",
-      emu.home,
-    ];
-    argv.push("--agent-command", `${process.execPath} ${AGENT}`, "--state-dir", join(emu.dir, "state"), "--log-format", "json", "--concurrency", "2");
+    const argv = [process.execPath, CLI_BIN, ...runArgv(emu, join(emu.dir, "state")), "--log-format", "json", "--concurrency", "2"];
     let pid = 0;
     let started = 0;
     let resolveStarted: () => void = () => undefined;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
 import { processStartTime } from "../../src/process/liveness.js";
 import { hasAllFields } from "../../src/result/template.js";
-import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
+import { runArgv, runBridge, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { OpenAiMock } from "../helpers/openai-mock.js";
 
@@ -19,22 +19,7 @@ const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
 const reasonOf = async (id: string) => String((await emu.show(id)).events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
 const cli = (args: string[], env: Record<string, string> = {}) =>
   runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: emu.dir, ...env }, timeoutMs: 60_000 });
-const runArgs = (stateDir: string) => [
-  "run",
-  "--once",
-  "--board",
-  "bridge",
-  "--assignee",
-  SEAT,
-  "--hermes",
-  `${process.execPath} ${emu.command[1]}`,
-  "--hermes-home",
-  emu.home,
-  "--agent-command",
-  `${process.execPath} ${AGENT}`,
-  "--state-dir",
-  stateDir,
-];
+const runArgs = (stateDir: string) => runArgv(emu, stateDir, { once: true });
 
 describe("state dir trust", () => {
   it("a group- or other-writable state dir is refused at start (exit 2, named)", async () => {
