@@ -2,12 +2,12 @@
 // (env.ts), the process (process/runner), the typed error (classify.ts), the call record for metrics,
 // and the retry policy (retry.ts). The only code that starts the hermes command.
 import { Transient } from "../errors/board.js";
-import type { Lease } from "../lease/lease.js";
 import { type RunResult, runProcess } from "../process/runner.js";
 import { type VerbCall, buildArgv } from "./argv.js";
 import { classify } from "./classify.js";
 import { type CliEnvOptions, buildCliEnv, remoteVars } from "./env.js";
 import { OutputParseError } from "./parse.js";
+import type { Fence } from "./port.js";
 import { hermesArgv } from "./remote.js";
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
 
@@ -42,9 +42,12 @@ export class HermesCli {
   }
 
   /** One call; a failure is thrown as a typed board error. */
-  async run(call: VerbCall, o: { taskId?: string | undefined; fence?: Lease | undefined; signal?: AbortSignal | undefined } = {}): Promise<RunResult> {
+  async run(
+    call: VerbCall,
+    o: { taskId?: string | undefined; fence?: Fence | undefined; signal?: AbortSignal | undefined; onSpawn?: (pid: number) => void } = {},
+  ): Promise<RunResult> {
     const { argv, env } = this.spawnSpec(buildArgv([], this.slug, call), o.fence);
-    const r = await runProcess({ argv, env, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal });
+    const r = await runProcess({ argv, env, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal, onSpawn: o.onSpawn });
     const err = classify(r, { verb: call.verb, board: this.slug, taskId: o.taskId });
     this.o.onCall?.({ verb: call.verb, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null });
     if (err) throw err;
@@ -58,10 +61,6 @@ export class HermesCli {
 
   retrying<T>(verb: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     return withRetry(fn, this.retry, { signal, onRetry: (err, attempt) => this.o.onRetry?.(verb, err, attempt) });
-  }
-
-  onRetry(verb: string, err: Error, attempt: number): void {
-    this.o.onRetry?.(verb, err, attempt);
   }
 
   /** Parses a successful call's output; output that does not parse is a transient failure. */
@@ -81,8 +80,8 @@ export class HermesCli {
   }
 
   /** argv and env of one call: the command prefix + `args`, the scrubbed env (+ the fencing pair); through ssh, both on the remote command line. */
-  private spawnSpec(args: readonly string[], fence?: Lease): { argv: string[]; env: Record<string, string> } {
-    const env = buildCliEnv(this.o.env, fence ? { taskId: fence.taskId, runId: fence.runId } : undefined);
+  private spawnSpec(args: readonly string[], fence?: Fence): { argv: string[]; env: Record<string, string> } {
+    const env = buildCliEnv(this.o.env, fence);
     return { argv: hermesArgv(this.o.command, args, remoteVars(this.o.env, env)), env };
   }
 }

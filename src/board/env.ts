@@ -25,7 +25,7 @@ export interface CliEnvOptions {
   author: string;
 }
 
-export function buildCliEnv(o: CliEnvOptions, fence?: { taskId: string; runId: number | null }): Record<string, string> {
+export function buildCliEnv(o: CliEnvOptions, fence?: { taskId: string; runId: number }): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of [...BASE_KEYS, ...o.passEnv]) {
     const v = o.parent[key];
@@ -34,7 +34,7 @@ export function buildCliEnv(o: CliEnvOptions, fence?: { taskId: string; runId: n
   for (const [k, v] of Object.entries(o.set)) if (!FORBIDDEN_KEYS.has(k)) env[k] = v;
   env.HERMES_PROFILE = o.author;
   env.PYTHONUNBUFFERED = "1";
-  if (fence && fence.runId !== null) {
+  if (fence) {
     env.HERMES_KANBAN_TASK = fence.taskId;
     env.HERMES_KANBAN_RUN_ID = String(fence.runId);
   }

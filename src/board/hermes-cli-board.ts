@@ -1,18 +1,16 @@
-// HermesCliBoard: the Board port over the real `hermes kanban` CLI. Domain verbs here; the call
-// machinery (argv, env, classification, retries) in cli.ts, capabilities in capabilities.ts.
+// HermesCliBoard: the Board port over the real `hermes kanban` CLI. It only speaks the CLI: argv,
+// environment, output parsing and the typed errors (cli.ts, parse.ts, classify.ts); what a lease may
+// write and when is the lease layer's. Reads are retried (p-retry, retry.ts); a write is one call.
 import { hostname } from "node:os";
-import { LeaseLost, Transient, UsageError } from "../errors/board.js";
-import { type Lease, judge, leaseFrom, openRun } from "../lease/lease.js";
+import { ClaimUncertain, NotClaimable, Rejected, TaskNotFound, Transient, UsageError } from "../errors/board.js";
 import { argvText, escapeControlsDeep } from "../result/text.js";
 import type { Clock } from "../time/clock.js";
-import { backoffDelay, sleep, systemClock } from "../time/clock.js";
+import { systemClock } from "../time/clock.js";
 import type { VerbCall } from "./argv.js";
 import { detectCapabilities } from "./capabilities.js";
-import { isLeaseBoundRefusal } from "./classify.js";
 import { type CliCallRecord, HermesCli, type HermesCliOptions } from "./cli.js";
-import { LeaseResolver } from "./lease-resolver.js";
 import { parseAttach, parseClaim, parseShow, parseTask, parseTaskList } from "./parse.js";
-import type { Attachment, Board, Capabilities, CloseBlockKind, CloseOutcome, CreateTaskInput, Task, TaskDetail, WatchLine } from "./port.js";
+import type { Attachment, Board, Capabilities, ClaimReceipt, CloseBlockKind, CreateTaskInput, Fence, Task, TaskDetail, WatchLine } from "./port.js";
 import { watchLines } from "./watch.js";
 
 export type { CliCallRecord };
@@ -22,20 +20,20 @@ export interface HermesCliBoardOptions extends HermesCliOptions {
   clock?: Clock;
 }
 
+const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+
 export class HermesCliBoard implements Board {
   readonly slug: string;
   private readonly cli: HermesCli;
   private readonly textCap: number;
   private readonly clock: Clock;
   private caps: Promise<Capabilities> | undefined;
-  private readonly resolver: LeaseResolver;
 
   constructor(o: HermesCliBoardOptions) {
     this.slug = o.slug;
     this.cli = new HermesCli(o);
     this.textCap = o.textCapBytes ?? 64 * 1024;
     this.clock = o.clock ?? systemClock;
-    this.resolver = new LeaseResolver((id) => this.showOnce(id));
   }
 
   // ---- read verbs -------------------------------------------------------------------------
@@ -69,7 +67,14 @@ export class HermesCliBoard implements Board {
   }
 
   show(taskId: string, signal?: AbortSignal): Promise<TaskDetail> {
-    return this.cli.retrying("show", () => this.showOnce(taskId, signal), signal);
+    return this.cli.retrying(
+      "show",
+      async () => {
+        const r = await this.cli.run({ verb: "show", options: [["json", true]], positionals: [taskId] }, { taskId, signal });
+        return this.cli.parsed("show", taskId, r, () => parseShow(r.stdout));
+      },
+      signal,
+    );
   }
 
   context(taskId: string, signal?: AbortSignal): Promise<string> {
@@ -89,80 +94,78 @@ export class HermesCliBoard implements Board {
   }
 
   // ---- claim ------------------------------------------------------------------------------
-  async claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<{ lease: Lease; detail: TaskDetail | null }> {
+  async claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt> {
     const claimedAt = this.clock.now();
-    // No retry: a lost race is final, any other failure is the caller's backoff + rescan.
-    const res = await this.cli.run({ verb: "claim", options: [["ttl", Math.max(1, Math.floor(ttlSeconds))]], positionals: [taskId] }, { taskId, signal });
-    const { workspace } = this.cli.parsed("claim", taskId, res, () => parseClaim(res.stdout, taskId));
-    const base: Lease = { board: this.slug, taskId, runId: null, lock: null, workspace, claimedAt, expiresAt: claimedAt + ttlSeconds * 1000, ttlSeconds };
-    if (res.pid !== undefined) base.claimLock = `${hostname()}:${res.pid}`;
-    let detail: TaskDetail | null = null;
+    const ttl = Math.max(1, Math.floor(ttlSeconds));
+    let pid: number | undefined;
+    const receipt = (workspace: string): ClaimReceipt => ({
+      taskId,
+      workspace,
+      claimedAt,
+      ttlSeconds: ttl,
+      ...(pid !== undefined ? { claimLock: `${hostname()}:${pid}` } : {}),
+    });
     try {
-      detail = await this.show(taskId, signal);
-    } catch {
-      return { lease: base, detail: null }; // the run id is read later; nothing is written for the lease until then
+      const res = await this.cli.run({ verb: "claim", options: [["ttl", ttl]], positionals: [taskId] }, { taskId, signal, onSpawn: (p) => (pid = p) });
+      return receipt(this.cli.parsed("claim", taskId, res, () => parseClaim(res.stdout, taskId)).workspace);
+    } catch (err) {
+      // A lost race, a missing task, a bad call: the claim did not happen. Anything else may have.
+      if (err instanceof Transient || err instanceof Rejected)
+        throw new ClaimUncertain({ taskId, claimedAt, ttlSeconds: ttl, claimLock: receipt("").claimLock, cause: err });
+      throw err;
     }
-    return { lease: leaseFrom(base, detail), detail };
   }
 
-  async release(lease: Lease, reason: string, signal?: AbortSignal): Promise<void> {
-    const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [lease.taskId] };
-    await this.cli.retrying("reclaim", () => this.cli.run(call, { taskId: lease.taskId, signal }), signal);
+  async release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
+    const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [taskId] };
+    await this.cli.retrying("reclaim", () => this.cli.run(call, { taskId, signal }), signal);
   }
 
-  // ---- lease-bound verbs (fenced) ---------------------------------------------------------
-  async heartbeat(lease: Lease, note?: string, signal?: AbortSignal, extend?: { ttlSeconds: number }): Promise<void> {
+  // ---- lease-bound verbs (Hermes fences them on the run id) --------------------------------
+  async heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void> {
     const call: VerbCall = {
       verb: "heartbeat",
       options: [
-        ["note", note ? argvText(oneLine(note), 2000) : undefined],
-        ["ttl", extend ? Math.max(1, Math.floor(extend.ttlSeconds)) : undefined],
+        ["note", o.note ? argvText(oneLine(o.note), 2000) : undefined],
+        ["ttl", o.ttlSeconds !== undefined ? Math.max(1, Math.floor(o.ttlSeconds)) : undefined],
       ],
-      positionals: [lease.taskId],
+      positionals: [fence.taskId],
     };
-    const fence = await this.fenceFor(lease, signal);
-    try {
-      await this.cli.retrying("heartbeat", () => this.cli.run(call, { taskId: lease.taskId, fence, signal }), signal);
-    } catch (err) {
-      throw await this.leaseAware(err, fence);
-    }
+    await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
-  async attach(lease: Lease, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment> {
-    // `attach` is not fenced by Hermes: the bridge checks the lease first, as a fenced verb would.
-    const state = judge(await this.fenceFor(lease, signal), await this.show(lease.taskId, signal), null);
-    if (state instanceof LeaseLost) throw state;
-    const call: VerbCall = { verb: "attach", options: [["name", argvText(file.name, 200)]], positionals: [lease.taskId, file.path] };
-    const r = await this.cli.retrying("attach", () => this.cli.run(call, { taskId: lease.taskId, signal }), signal);
-    return this.cli.parsed("attach", lease.taskId, r, () => parseAttach(r.stdout, lease.taskId));
-  }
-
-  async complete(lease: Lease, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<CloseOutcome> {
+  async complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void> {
     const metadata = JSON.stringify(escapeControlsDeep(close.metadata));
     if (Buffer.byteLength(metadata) > this.textCap)
-      throw new UsageError({ verb: "complete", board: this.slug, taskId: lease.taskId }, `metadata is larger than ${this.textCap} bytes`);
+      throw new UsageError({ verb: "complete", board: this.slug, taskId: fence.taskId }, `metadata is larger than ${this.textCap} bytes`);
     const call: VerbCall = {
       verb: "complete",
       options: [
         ["summary", argvText(close.summary, this.textCap)],
         ["metadata", metadata],
       ],
-      positionals: [lease.taskId],
+      positionals: [fence.taskId],
     };
-    return this.closeCall(call, lease, "completed", signal);
+    await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
-  async block(lease: Lease, close: { reason: string; kind?: CloseBlockKind }, signal?: AbortSignal): Promise<CloseOutcome> {
+  async block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void> {
     const caps = await this.capabilities(signal).catch(() => null);
     const kind = close.kind && caps?.blockKinds.includes(close.kind) ? close.kind : undefined;
-    const call: VerbCall = { verb: "block", options: [["kind", kind]], positionals: [lease.taskId, argvText(close.reason, this.textCap)] };
-    return this.closeCall(call, lease, "blocked", signal);
+    const call: VerbCall = { verb: "block", options: [["kind", kind]], positionals: [fence.taskId, argvText(close.reason, this.textCap)] };
+    await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
   // ---- other writes -----------------------------------------------------------------------
   async comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void> {
     const call: VerbCall = { verb: "comment", options: [["author", argvText(author, 200)]], positionals: [taskId, argvText(text, this.textCap)] };
-    await this.cli.retrying("comment", () => this.cli.run(call, { taskId, signal }), signal);
+    await this.cli.run(call, { taskId, signal });
+  }
+
+  async attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment> {
+    const call: VerbCall = { verb: "attach", options: [["name", argvText(oneLine(file.name), 200)]], positionals: [taskId, file.path] };
+    const r = await this.cli.run(call, { taskId, signal });
+    return this.cli.parsed("attach", taskId, r, () => parseAttach(r.stdout, taskId));
   }
 
   async createIdempotent(input: CreateTaskInput, signal?: AbortSignal): Promise<Task> {
@@ -186,61 +189,7 @@ export class HermesCliBoard implements Board {
       signal,
     );
   }
-
-  // ---- internals --------------------------------------------------------------------------
-  /**
-   * The lease every lease-bound call is fenced with. A lease whose run id was never read gets it now
-   * (show --json); a claim with no run to call its own was lost before it was read, and nothing is
-   * written for it — an unfenced close would land on whatever run holds the task by then.
-   */
-  private async fenceFor(lease: Lease, signal?: AbortSignal): Promise<Lease> {
-    if (lease.runId !== null) return lease;
-    const detail = await this.show(lease.taskId, signal);
-    const read = leaseFrom(lease, detail, this.clock.now());
-    if (read.runId !== null) return read;
-    throw new LeaseLost(
-      { verb: "show", board: this.slug, taskId: lease.taskId },
-      { runId: null, currentStatus: detail.task.status, currentRunId: openRun(detail).runId },
-    );
-  }
-
-  private async closeCall(call: VerbCall, given: Lease, closedOutcome: "completed" | "blocked", signal?: AbortSignal): Promise<CloseOutcome> {
-    const lease = await this.fenceFor(given, signal);
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await this.cli.run(call, { taskId: lease.taskId, fence: lease, signal });
-        return "applied";
-      } catch (err) {
-        if (isLeaseBoundRefusal(err)) {
-          const state = await this.resolver.resolve(lease, closedOutcome, err);
-          if (state === "already_applied") return state;
-          throw state;
-        }
-        if (!(err instanceof Transient) || attempt > this.cli.retry.retries || signal?.aborted) throw err;
-        this.cli.onRetry(call.verb, err, attempt);
-        await sleep(backoffDelay(attempt, { baseMs: this.cli.retry.minDelayMs, maxMs: this.cli.retry.maxDelayMs }), signal);
-        // Never retry a close blindly: re-read first, stop if it already landed or the lease is gone.
-        const state = await this.resolver.check(lease, closedOutcome).catch(() => "unknown" as const);
-        if (state === "already_applied") return state;
-        if (state instanceof LeaseLost) throw state;
-      }
-    }
-  }
-
-  private async leaseAware(err: unknown, lease: Lease): Promise<unknown> {
-    if (isLeaseBoundRefusal(err)) {
-      const state = await this.resolver.resolve(lease, null, err).catch(() => err);
-      return state === "already_applied" ? err : state;
-    }
-    return err;
-  }
-
-  private async showOnce(taskId: string, signal?: AbortSignal): Promise<TaskDetail> {
-    const r = await this.cli.run({ verb: "show", options: [["json", true]], positionals: [taskId] }, { taskId, signal });
-    return this.cli.parsed("show", taskId, r, () => parseShow(r.stdout));
-  }
 }
 
-function oneLine(s: string): string {
-  return s.replace(/\s+/g, " ").trim();
-}
+/** Not ours to take: a lost race or a vanished task. */
+export const notOurs = (err: unknown): boolean => err instanceof NotClaimable || err instanceof TaskNotFound;

@@ -1,8 +1,8 @@
-// The Board port: the only way the bridge speaks to a Hermes Kanban board, in domain verbs.
-// Nothing else is expressible (no generic "run any verb"). Every verb takes an AbortSignal.
-import type { Lease } from "../lease/types.js";
-
-export type { Lease } from "../lease/types.js";
+// The Board port: the only way the bridge speaks to a Hermes Kanban board, in domain verbs, as the
+// CLI answers them — nothing more. What a run may write and when (fencing, ownership, retrying a
+// close) is the lease layer's (lease/fenced.ts), which sees the board only through this port. Nothing
+// else is expressible (no generic "run any verb"). Every verb takes an AbortSignal.
+import type { BlockKind, CloseBlockKind } from "../result/template.js";
 
 export type TaskStatus = "triage" | "todo" | "scheduled" | "ready" | "running" | "blocked" | "review" | "done" | "archived" | "unknown";
 
@@ -76,7 +76,7 @@ export interface WatchLine {
   event: { at: string; taskId: string; kind: string; assignee: string | null; payloadText: string | null } | null;
 }
 
-export type BlockKind = "needs_input" | "capability" | "transient" | "dependency";
+export type { BlockKind, CloseBlockKind } from "../result/template.js";
 
 /** What this Hermes can do, read once from `--version` and the `--help` of the verbs used. */
 export interface Capabilities {
@@ -89,11 +89,6 @@ export interface Capabilities {
   /** Each TTL reclaim counts as a failure (later upstream): two cuts by expiry auto-block the task. */
   reclaimCountsAsFailure: boolean;
 }
-
-/** The kinds the bridge may send (DESIGN: never `dependency`, it loops back to ready). */
-export type CloseBlockKind = Exclude<BlockKind, "dependency">;
-
-export type CloseOutcome = "applied" | "already_applied";
 
 export interface CreateTaskInput {
   title: string;
@@ -112,6 +107,27 @@ export interface Attachment {
   size: number;
 }
 
+/** The run a lease-bound call is for: Hermes refuses it once the task's current run is another (run-id fencing). */
+export interface Fence {
+  taskId: string;
+  runId: number;
+}
+
+/** What a successful `claim` tells (the run id is not printed: the lease layer reads it from `show`). */
+export interface ClaimReceipt {
+  taskId: string;
+  /** The workspace path `claim` printed (a path on the board host). */
+  workspace: string;
+  /** Epoch ms, from the bridge's clock, taken just before the claim call. */
+  claimedAt: number;
+  ttlSeconds: number;
+  /**
+   * The lock Hermes writes for this claim when the CLI runs on this host: `<hostname>:<pid of the claim
+   * process>`. It names our run among the `claimed` events even after a reclaim and another claim.
+   */
+  claimLock?: string;
+}
+
 export interface Board {
   readonly slug: string;
   listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;
@@ -120,19 +136,22 @@ export interface Board {
   watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine>;
   show(taskId: string, signal?: AbortSignal): Promise<TaskDetail>;
   context(taskId: string, signal?: AbortSignal): Promise<string>;
-  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<{ lease: Lease; detail: TaskDetail | null }>;
-  /** Gives a claim this bridge holds back (`reclaim`): the task is ready again, its run ends `reclaimed`. */
-  release(lease: Lease, reason: string, signal?: AbortSignal): Promise<void>;
   /**
-   * Liveness (and the progress note) for a held lease. With `extend` (only where the capabilities say
-   * `heartbeatExtends`) the claim is renewed to `extend.ttlSeconds` from now.
+   * One claim call, never repeated. A lost race is NotClaimable, a missing task TaskNotFound; any other
+   * failure is ClaimUncertain (the claim may have taken effect before the CLI failed).
    */
-  heartbeat(lease: Lease, note?: string, signal?: AbortSignal, extend?: { ttlSeconds: number }): Promise<void>;
+  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt>;
+  /** `reclaim`: the task is ready again, its run ends `reclaimed`. */
+  release(taskId: string, reason: string, signal?: AbortSignal): Promise<void>;
+  /** Liveness and the progress note; `ttlSeconds` (only where the capabilities say `heartbeatExtends`) renews the claim. */
+  heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void>;
   comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void>;
-  /** A file (a path the CLI can read) attached to a task this lease holds; ownership is checked first. */
-  attach(lease: Lease, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;
-  complete(lease: Lease, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<CloseOutcome>;
-  block(lease: Lease, close: { reason: string; kind?: CloseBlockKind }, signal?: AbortSignal): Promise<CloseOutcome>;
+  /** A file (a path the CLI can read) attached to a task; not fenced by Hermes. */
+  attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;
+  /** One fenced `complete` call; a refusal is a Rejected `cannot complete` (the lease layer tells what it means). */
+  complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void>;
+  /** One fenced `block` call (a kind the CLI does not know is left out). */
+  block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void>;
   createIdempotent(input: CreateTaskInput, signal?: AbortSignal): Promise<Task>;
   capabilities(signal?: AbortSignal): Promise<Capabilities>;
 }

@@ -7,7 +7,7 @@ import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import { describeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
-import type { GitRunner } from "../workspace/checkout.js";
+import type { GitRunner } from "../git/runner.js";
 import { chooseMode, workspaceSettings } from "../workspace/resolve.js";
 import type { Check } from "./check.js";
 

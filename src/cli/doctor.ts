@@ -7,7 +7,7 @@ import { preflight } from "../agents/preflight.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
 import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { buildBoards, gitRunner } from "../daemon/build.js";
+import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
 import { settingsTable } from "../daemon/settings.js";
 import { ConfigError, describeError } from "../errors/index.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
@@ -50,7 +50,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
     return { checks: [fail("config", detail, "correct the keys named (see config.example.yaml)")], config: null };
   }
   const checks: Check[] = [pass("config", `${o.config ?? "(flags/env only)"} is valid`)];
-  const boards = buildBoards(c, env);
+  const boards = buildBoards(c, env, redactorFor(c, env));
   let caps: Capabilities | null = null;
   try {
     caps = (await boards[0]?.capabilities()) ?? null;
@@ -82,7 +82,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
   checks.push(await socketCheck(env));
-  checks.push(...(await workspaceChecks(c, env, boards, gitRunner(env))));
+  checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
   return { checks, config: c };
 }

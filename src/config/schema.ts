@@ -78,8 +78,8 @@ const LocalLlmAgent = z.strictObject({
   maxTokens: z.number().int().min(1000).default(500_000),
   idleTimeoutSeconds: seconds.default(120),
   temperature: z.number().min(0).max(2).default(0.2),
-  /** First words of commands the model may run with run_command (empty: none). */
-  allowCommands: list(z.string()).default([]),
+  /** Programs the model may run with run_command (no shell): "make", or a program and its first argument ("git status"). */
+  allowCommands: list(z.string().min(1)).default([]),
   commandTimeoutSeconds: seconds.default(120),
   /** Bound of the saved message history (characters of JSON). */
   historyMaxChars: z.number().int().min(10_000).default(400_000),
@@ -105,6 +105,26 @@ const Workspace = z.strictObject({
   repos: z.record(z.string().min(1), z.string().min(1)).default({}),
   /** Commit and push the task branch at every close (checkout mode). */
   push: z.boolean().default(true),
+  /** Checkout mode pushes only to branches with this prefix (or named in pushBranches); a task's other branch is the base. */
+  branchPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*\/$/, "a branch prefix ending in '/' (e.g. hermes/)")
+    .default("hermes/"),
+  /** Further branches checkout mode may push to (exact names). */
+  pushBranches: list(z.string().min(1)).default([]),
+  /** The bridge's own git (checkout mode, the gate): nothing of a work tree's config runs; what it may use is named here. */
+  git: z
+    .strictObject({
+      /** core.sshCommand for fetch/push (default: ssh). */
+      sshCommand: z.string().min(1).optional(),
+      /** Hooks the operator wants to run on the bridge's commits (default: none). */
+      hooksPath: z.string().min(1).optional(),
+      /** A credential helper for fetch/push (default: none). */
+      credentialHelper: z.string().min(1).optional(),
+      /** Variables git may see for its credentials (default: none beyond PATH, HOME, locale, SSH_AUTH_SOCK). */
+      passEnv: list(envName).default([]),
+    })
+    .prefault({}),
   /** How a deliverable reaches the board host when the CLI runs elsewhere: argv with {file}, {name}, {dir}, {task}. */
   uploadCommand: argv.optional(),
   /** The directory on the board host {dir} stands for (default: /tmp/hermes-bridge-uploads/<task>). */

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
-import { isInside } from "../state/dir.js";
+import { isInside } from "../sandbox/contain.js";
 import { quarantine } from "../state/quarantine.js";
 import { isRunSocketPath } from "../tools/socket-path.js";
 
@@ -14,6 +14,8 @@ const ActiveRunSchema = z.object({
   board: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/),
   task: z.string().regex(/^t_[0-9a-f]+$/),
   runId: z.number().int().nullable(),
+  /** The claim's own lock (`<host>:<pid>` of the claim process), when the CLI runs here. */
+  claimLock: z.string().max(300).optional(),
   traceId: z.string().min(1).max(100),
   pid: z.number().int().positive(),
   pidStart: z.string().nullable(),

@@ -1,10 +1,15 @@
-// Composition root: config → boards, agent, outbox, alert sender, closer, workspaces, session
-// journal, run factories. No I/O until used (the agent adapter is loaded on demand).
+// Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
+// closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
+// adapter is loaded on demand).
+import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { createAgent, promptFileFor } from "../agents/factory.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
+import { RedactingBoard } from "../board/redacting.js";
+import { sshSplit } from "../board/remote.js";
+import type { RetryPolicy } from "../board/retry.js";
 import { bundledFile } from "../config/paths.js";
 import type { Config, OpsConfig } from "../config/schema.js";
 import { SessionJournal } from "../continuity/journal.js";
@@ -14,18 +19,18 @@ import { AlertSender } from "../outbox/alerts.js";
 import { Closer, markAlert } from "../outbox/closer.js";
 import { Outbox } from "../outbox/outbox.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
-import { runProcess } from "../process/runner.js";
 import { Redactor } from "../result/redact.js";
 import type { UploadSpec } from "../run/deliverables.js";
 import { defaultFactories } from "../run/factories.js";
 import { loadTemplate } from "../run/prompt.js";
 import { type Clock, systemClock } from "../time/clock.js";
-import type { GitRunner } from "../workspace/checkout.js";
+import { type GitRunner, hardenedGit } from "../git/runner.js";
 import { LocalWorkspaces, workspaceSettings } from "../workspace/resolve.js";
 import { ActiveRuns } from "./active-runs.js";
 import type { RunServices } from "./launcher.js";
 
 export interface Ops {
+  /** Every board behind the redacting boundary (board/redacting.ts). */
   boards: Board[];
   outbox: Outbox;
   alerts: AlertSender;
@@ -39,33 +44,57 @@ export interface Built extends Ops, Omit<RunServices, "metrics"> {
   agent: AgentAdapter;
 }
 
-export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
+/** The retry policy of board calls, from config. */
+export function retryPolicy(c: OpsConfig): RetryPolicy {
+  return {
+    retries: c.hermes.retry.retries,
+    minDelayMs: c.hermes.retry.minDelayMs,
+    maxDelayMs: c.hermes.retry.maxDelayMs,
+    deadlineMs: c.hermes.retry.deadlineSeconds * 1000,
+  };
+}
+
+/** The redactor of everything that leaves the bridge: secrets, and the state dir's path. */
+export function redactorFor(c: OpsConfig, env: NodeJS.ProcessEnv): Redactor {
+  const paths: Record<string, string> = { [c.stateDir]: "<state dir>" };
+  try {
+    paths[realpathSync(c.stateDir)] = "<state dir>";
+  } catch {
+    // not created yet
+  }
+  return Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment, paths);
+}
+
+export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, redactor: Redactor, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
   return c.boards.map(
     (slug) =>
-      new HermesCliBoard({
-        slug,
-        command: c.hermes.command,
-        env: { parent: env, passEnv: c.hermes.passEnv, set: { ...c.hermes.env, ...(c.hermes.home ? { HERMES_HOME: c.hermes.home } : {}) }, author: c.author },
-        timeoutMs: c.hermes.callTimeoutSeconds * 1000,
-        textCapBytes: c.hermes.textCapBytes,
-        retry: {
-          retries: c.hermes.retry.retries,
-          minDelayMs: c.hermes.retry.minDelayMs,
-          maxDelayMs: c.hermes.retry.maxDelayMs,
-          deadlineMs: c.hermes.retry.deadlineSeconds * 1000,
-        },
-        clock,
-        onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
-        ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs) } : {}),
-      }),
+      new RedactingBoard(
+        new HermesCliBoard({
+          slug,
+          command: c.hermes.command,
+          env: {
+            parent: env,
+            passEnv: c.hermes.passEnv,
+            set: { ...c.hermes.env, ...(c.hermes.home ? { HERMES_HOME: c.hermes.home } : {}) },
+            author: c.author,
+          },
+          timeoutMs: c.hermes.callTimeoutSeconds * 1000,
+          textCapBytes: c.hermes.textCapBytes,
+          retry: retryPolicy(c),
+          clock,
+          onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
+          ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs) } : {}),
+        }),
+        redactor,
+      ),
   );
 }
 
 /** What `outbox` and the daemon share: boards, outbox, alerts, closer (no agent). */
 export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock, metrics?: Metrics): Ops {
-  const boards = buildBoards(c, env, log, clock, metrics);
+  const redactor = redactorFor(c, env);
+  const boards = buildBoards(c, env, redactor, log, clock, metrics);
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
-  const redactor = Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment);
   const now = () => new Date(clock.now());
   const outbox = new Outbox(c.stateDir, now);
   const alerter = new WebhookAlerter({
@@ -87,7 +116,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
   });
   const closer = new Closer({
     board: (slug) => {
-      const b = bySlug.get(slug) ?? buildBoards({ ...c, boards: [slug] }, env, log, clock)[0];
+      const b = bySlug.get(slug) ?? buildBoards({ ...c, boards: [slug] }, env, redactor, log, clock)[0];
       if (!b) throw new Error(`no board ${slug}`);
       return b;
     },
@@ -97,24 +126,30 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
     author: c.author,
     seat: c.assignee,
     now,
+    clock,
+    retry: retryPolicy(c),
     log: (level, msg, data) => log[level](data, msg),
   });
   return { boards, outbox, alerts, closer, redactor, metrics };
 }
 
-/** git for checkout mode, with the bridge's environment (credentials stay with the bridge). */
-export function gitRunner(env: NodeJS.ProcessEnv): GitRunner {
-  const gitEnv = { ...bridgeEnv(env), GIT_TERMINAL_PROMPT: "0" };
-  return async (args, o = {}) => {
-    const r = await runProcess({ argv: ["git", ...args], cwd: o.cwd, env: gitEnv, timeoutMs: 300_000, signal: o.signal, captureLimit: 1024 * 1024 });
-    return { ok: r.reason === "exited" && r.exitCode === 0, out: r.stdout, err: r.stderr || (r.spawnError?.message ?? "") };
-  };
+/** The bridge's one git (git/runner.ts), with the operator's git settings and a bridge-owned global config. */
+export function gitRunner(c: Pick<Config, "stateDir" | "workspace">, env: NodeJS.ProcessEnv): GitRunner {
+  const g = c.workspace.git;
+  return hardenedGit(env, {
+    globalConfig: join(c.stateDir, "git", "config"),
+    sshCommand: g.sshCommand,
+    hooksPath: g.hooksPath,
+    credentialHelper: g.credentialHelper,
+    passEnv: g.passEnv,
+  });
 }
 
 export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Promise<Built> {
   const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics() : undefined;
   const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
+  const git = gitRunner(c, env);
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
     : undefined;
@@ -127,8 +162,11 @@ export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, cloc
     prompts: { task: loadTemplate(promptFileFor(c)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
     active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
     journal: new SessionJournal(join(c.stateDir, "sessions")),
-    workspaces: new LocalWorkspaces(workspaceSettings(c, env), gitRunner(env)),
+    workspaces: new LocalWorkspaces(workspaceSettings(c, env), git),
     gateEnv,
+    git,
+    cliOnThisHost: sshSplit(c.hermes.command) === null,
+    retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,
   };

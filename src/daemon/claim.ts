@@ -6,13 +6,26 @@
 // - context first, where a reclaim would count against the task (capability `reclaimCountsAsFailure`).
 // The `context` text is handed to the run (no second read). Where the CLI renews claims on heartbeat,
 // the result also says how far the run's deadline may move.
-import { type Board, type Capabilities, type Lease, NotClaimable, type TaskDetail, TaskNotFound, maxRuntimeFromContext } from "../board/index.js";
+import {
+  type Board,
+  type Capabilities,
+  NotClaimable,
+  type Rejected,
+  type TaskDetail,
+  TaskNotFound,
+  type Transient,
+  maxRuntimeFromContext,
+} from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { type Timing, timingFor, ttlForTask } from "../config/timing.js";
+import { type Acquired, acquire } from "../lease/acquire.js";
+import type { Lease } from "../lease/lease.js";
 
 export interface Claimed {
   lease: Lease;
   detail: TaskDetail | null;
+  /** The claim took effect although the CLI failed (lease/acquire.ts). */
+  claimFailure?: Transient | Rejected | undefined;
   contextText: string | null;
   /** The TTL the run is timed by (at most the claim's). */
   ttl: number;
@@ -38,36 +51,29 @@ export async function claimTask(board: Board, taskId: string, c: Config, caps: C
     if (caps?.reclaimCountsAsFailure) {
       const contextText = await readContext(board, taskId, signal);
       const ttl = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
-      return timed(await board.claim(taskId, ttl, signal), contextText, ttl, c, caps, false);
+      return timed(await acquire(board, taskId, ttl, signal), contextText, ttl, c, caps, false);
     }
     const contextP = readContext(board, taskId, signal);
     contextP.catch(() => undefined); // awaited below; a claim failure must not leave it unhandled
-    let claim: Awaited<ReturnType<Board["claim"]>>;
+    let claim: Acquired;
     try {
-      claim = await board.claim(taskId, c.claim.ttlSeconds, signal);
+      claim = await acquire(board, taskId, c.claim.ttlSeconds, signal);
     } finally {
       await contextP.catch(() => null);
     }
     const contextText = await contextP.catch(() => null);
     const needed = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
-    if (needed <= c.claim.ttlSeconds) return timed(claim, contextText, needed, c, caps, false);
-    await board.release(claim.lease, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
-    return timed(await board.claim(taskId, needed, signal), contextText, needed, c, caps, true);
+    if (needed <= c.claim.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, c, caps, false);
+    await board.release(taskId, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
+    return timed(await acquire(board, taskId, needed, signal), contextText, needed, c, caps, true);
   } catch (err) {
     if (notOurs(err)) return null;
     throw err;
   }
 }
 
-function timed(
-  claim: Awaited<ReturnType<Board["claim"]>>,
-  contextText: string | null,
-  ttl: number,
-  c: Config,
-  caps: Capabilities | null,
-  reclaimed: boolean,
-): Claimed {
-  const { lease, detail } = claim;
+function timed(claim: Acquired, contextText: string | null, ttl: number, c: Config, caps: Capabilities | null, reclaimed: boolean): Claimed {
+  const { lease, detail, claimFailure } = claim;
   const timing = timingFor(c, ttl);
   const deadline = lease.claimedAt + timing.runSeconds * 1000;
   const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
@@ -76,7 +82,7 @@ function timed(
     caps?.heartbeatExtends && maxRuntime === null
       ? { ttlSeconds: ttl, latest: Math.max(deadline, lease.claimedAt + (c.claim.maxTtlSeconds - timing.safetySeconds) * 1000) }
       : undefined;
-  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed };
+  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed, claimFailure };
 }
 
 /** Each board's capabilities, read once at start; a board that cannot say is left at null (read again on use). */

@@ -4,11 +4,16 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, Lease, TaskDetail } from "../board/port.js";
+import type { Board, TaskDetail } from "../board/port.js";
+import type { RetryPolicy } from "../board/retry.js";
 import type { Config } from "../config/schema.js";
 import type { Timing } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
+import type { Rejected, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
+import type { GitRunner } from "../git/runner.js";
+import { FencedBoard } from "../lease/fenced.js";
+import type { Lease } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
@@ -45,6 +50,10 @@ export interface RunServices {
   journal: SessionJournal;
   workspaces: WorkspaceProvider;
   gateEnv: Record<string, string>;
+  git: GitRunner;
+  /** The hermes CLI runs on this host (not through ssh). */
+  cliOnThisHost: boolean;
+  retry: RetryPolicy;
   redactor: Redactor;
   make: RunFactories;
   upload?: UploadSpec | undefined;
@@ -56,6 +65,7 @@ export interface LaunchInput {
   lease: Lease;
   detail: TaskDetail | null;
   contextText: string | null;
+  claimFailure?: Transient | Rejected | undefined;
   agent: AgentAdapter;
   traceId: string;
   timing: Timing;
@@ -109,17 +119,29 @@ export class RunLauncher {
   }
 
   launch(o: LaunchInput): void {
-    const { board, lease, traceId } = o;
+    const { board, traceId } = o;
     const c = this.s.config;
-    const key = RunLauncher.key(board.slug, lease.taskId);
-    const slot = this.inflight.get(key) ?? this.reserve(board.slug, lease.taskId);
-    Object.assign(slot, { runId: lease.runId, traceId, deadline: o.deadline, adopted: o.adopted !== undefined });
-    const ids = { board: board.slug, task_id: lease.taskId, run_id: lease.runId, trace_id: traceId };
+    const taskId = o.lease.taskId;
+    const key = RunLauncher.key(board.slug, taskId);
+    const slot = this.inflight.get(key) ?? this.reserve(board.slug, taskId);
+    Object.assign(slot, { runId: o.lease.runId, traceId, deadline: o.deadline, adopted: o.adopted !== undefined });
+    const ids = () => ({ board: board.slug, task_id: taskId, run_id: slot.runId, trace_id: traceId });
+    // The run's fenced view owns its lease; a run id read late reaches the slot (and so the events) here.
+    const fenced = new FencedBoard(board, o.lease, {
+      retry: this.s.retry,
+      clock: this.s.clock,
+      author: c.author,
+      onRetry: (verb, err, attempt) => this.s.log.warn({ ...ids(), verb, attempt, err: err.message }, "board call failed; retrying"),
+      onSettled: (lease) => {
+        slot.runId = lease.runId;
+      },
+    });
     const run = new TaskRun({
       board,
-      lease,
+      fenced,
       detail: o.detail,
       contextText: o.contextText,
+      claimFailure: o.claimFailure,
       agent: o.agent,
       closer: this.s.closer,
       clock: this.s.clock,
@@ -131,11 +153,13 @@ export class RunLauncher {
       extend: o.extend,
       killGraceMs: c.agent.killGraceSeconds * 1000,
       runsDir: join(c.stateDir, "runs"),
+      privateRoot: join(c.stateDir, "private"),
+      cliOnThisHost: this.s.cliOnThisHost,
       prompts: this.s.prompts,
       shutdown: this.shutdown,
       continuity: { journal: this.s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
       workspaces: this.s.workspaces,
-      gate: { config: c.gate, env: this.s.gateEnv },
+      gate: { config: c.gate, env: this.s.gateEnv, git: this.s.git },
       upload: this.s.upload,
       redactor: this.s.redactor,
       make: this.s.make,
@@ -143,32 +167,34 @@ export class RunLauncher {
       hooks: {
         onPhase: (phase) => {
           slot.phase = phase;
-          this.s.log.debug({ ...ids, phase }, "phase");
+          this.s.log.debug({ ...ids(), phase }, "phase");
         },
         onHeartbeat: () => {
           slot.lastHeartbeat = this.s.clock.now();
-          this.hooks.onHeartbeat(lease.taskId, lease.runId);
+          this.hooks.onHeartbeat(taskId, slot.runId);
         },
         onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
         onDeadline: (deadline) => {
           slot.deadline = deadline;
-          this.s.active.moveDeadline(board.slug, lease.taskId, deadline);
-          this.s.log.debug({ ...ids, deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
+          this.s.active.moveDeadline(board.slug, taskId, deadline);
+          this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
         },
-        onLog: (level, msg, data) => this.s.log[level]({ ...ids, ...(data ?? {}) }, msg),
+        onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
         onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
+          const lease = fenced.lease;
           if (o.adopted === undefined) {
             this.s.active.write({
               board: board.slug,
-              task: lease.taskId,
+              task: taskId,
               runId: lease.runId,
+              ...(lease.claimLock !== undefined ? { claimLock: lease.claimLock } : {}),
               traceId,
               pid,
               pidStart: processStartTime(pid),
               pgid: pid,
               workspace: lease.workspace,
               localWorkspace: workspace,
-              deadline: o.deadline,
+              deadline: slot.deadline,
               claimedAt: lease.claimedAt,
               ttlSeconds: lease.ttlSeconds,
               resultFile,
@@ -178,7 +204,7 @@ export class RunLauncher {
             });
           }
           // Logged after the journal write: from here on a crash of the bridge is recoverable.
-          this.s.log.info({ ...ids, agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
+          this.s.log.info({ ...ids(), agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
         },
       },
     });
@@ -190,11 +216,11 @@ export class RunLauncher {
         this.hooks.onClosed(board, report);
       })
       .catch((err: unknown) => {
-        this.s.log.fatal({ ...ids, err: describeError(err) }, "run failed outside the protocol");
+        this.s.log.fatal({ ...ids(), err: describeError(err) }, "run failed outside the protocol");
         this.hooks.onClosed(board, {
-          taskId: lease.taskId,
+          taskId,
           agent: o.agent.name,
-          runId: lease.runId,
+          runId: slot.runId,
           traceId,
           decision: "block",
           close: "not_attempted",
@@ -204,7 +230,7 @@ export class RunLauncher {
         });
       })
       .finally(async () => {
-        this.s.active.remove(board.slug, lease.taskId);
+        this.s.active.remove(board.slug, taskId);
         if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
         this.inflight.delete(key);
         this.promises.delete(p);

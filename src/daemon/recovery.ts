@@ -6,11 +6,13 @@
 import { rm } from "node:fs/promises";
 import { AdoptedAgent } from "../agents/adopted.js";
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, Lease } from "../board/port.js";
+import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import { timingFor } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
+import { TaskSession } from "../continuity/session.js";
 import { describeError } from "../errors/index.js";
+import { leaseOf } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
@@ -18,7 +20,7 @@ import { terminateGroup } from "../process/terminate.js";
 import { renderBlock } from "../result/template.js";
 import { readSmallFile } from "../state/read.js";
 import type { Clock } from "../time/clock.js";
-import type { ActiveRun, ActiveRuns } from "./active-runs.js";
+import type { ActiveRuns } from "./active-runs.js";
 import type { RunLauncher } from "./launcher.js";
 
 export interface RecoveryDeps {
@@ -39,19 +41,6 @@ export interface RecoveryReport {
   orphans: { board: string; taskId: string }[];
 }
 
-function leaseOf(r: ActiveRun): Lease {
-  return {
-    board: r.board,
-    taskId: r.task,
-    runId: r.runId,
-    lock: null,
-    workspace: r.workspace,
-    claimedAt: r.claimedAt,
-    expiresAt: r.claimedAt + r.ttlSeconds * 1000,
-    ttlSeconds: r.ttlSeconds,
-  };
-}
-
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   const report: RecoveryReport = { adopted: [], blocked: [], orphans: [] };
   const known = new Set<string>();
@@ -70,7 +59,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       d.launcher.reserve(r.board, r.task);
       d.launcher.launch({
         board,
-        lease: leaseOf(r),
+        lease: leaseOf({ ...r, taskId: r.task }),
         detail: null,
         contextText: "",
         agent: new AdoptedAgent(
@@ -106,24 +95,10 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       next_action: `Inspect ${r.localWorkspace}, then unblock or complete this task.`,
     });
     try {
-      const res = await d.closer.close(leaseOf(r), { type: "block", reason, kind: "capability" }, r.traceId);
+      const res = await d.closer.close(leaseOf({ ...r, taskId: r.task }), { type: "block", reason, kind: "capability" }, r.traceId);
       d.log.warn({ ...ids, close: res.result }, "blocked a run interrupted by a bridge restart");
       report.blocked.push(r.task);
-      if (rec)
-        d.journal.put({
-          ...rec,
-          runs: rec.runs + 1,
-          lastRun: {
-            runId: r.runId,
-            traceId: r.traceId,
-            cut: "crash",
-            at: new Date(d.clock.now()).toISOString(),
-            note: null,
-            changedFiles: [],
-            commentsSeen: rec.lastRun?.commentsSeen ?? 0,
-            summary: null,
-          },
-        });
+      await TaskSession.crashed(d.journal, r.board, r.task, { runId: r.runId, traceId: r.traceId, at: new Date(d.clock.now()).toISOString() });
     } catch (err) {
       d.log.error({ ...ids, err: describeError(err) }, "could not journal the restart block");
     }

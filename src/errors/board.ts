@@ -113,6 +113,29 @@ export class Rejected extends PermanentBoardError {
   }
 }
 
+/**
+ * A claim call failed in a way that does not say whether it took effect (a refusal after the claim, a
+ * lost answer, a timeout): the lease layer reads the task to tell. Carries the claim's own lock.
+ */
+export class ClaimUncertain extends BridgeError {
+  readonly taskId: string;
+  readonly claimedAt: number;
+  readonly ttlSeconds: number;
+  readonly claimLock: string | undefined;
+  constructor(d: { taskId: string; claimedAt: number; ttlSeconds: number; claimLock?: string | undefined; cause: Transient | Rejected }) {
+    super("claim_uncertain", `claim of ${d.taskId} failed, perhaps after taking effect: ${d.cause.message}`, { cause: d.cause });
+    this.taskId = d.taskId;
+    this.claimedAt = d.claimedAt;
+    this.ttlSeconds = d.ttlSeconds;
+    this.claimLock = d.claimLock;
+  }
+
+  /** The CLI's own error (what a block of such a claim names). */
+  get error(): Transient | Rejected {
+    return this.cause as Transient | Rejected;
+  }
+}
+
 export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected | CliUnavailable;
 
 export function isBoardError(e: unknown): e is BoardError {

@@ -2,18 +2,17 @@
 // A fenced failure, a non-running status or another open run = lease lost → onLost (abort the run).
 // Failures it cannot resolve after a short re-check → onUnresolved. Where the CLI can renew a claim
 // (`extend`), every confirmed heartbeat renews it and reports the new expiry (onExtended). Sees the
-// board through 2 verbs, owns its AbortController, and stops (idempotently) with every wait interrupted.
+// board through the run's fenced view (2 verbs), owns its AbortController, and stops (idempotently)
+// with every wait interrupted.
 // Beats keep a fixed rate: each is due one interval after the previous one began, so the time a
 // beat spends in the CLI (two Python processes on real Hermes) does not push every later beat back.
-import type { Board } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type Clock, sleepUnlessAborted, systemClock } from "../time/clock.js";
-import { type Lease, judge } from "./lease.js";
+import type { FencedBoard } from "./fenced.js";
 
 export interface LeaseKeeperDeps {
-  board: Pick<Board, "heartbeat" | "show">;
-  lease: Lease;
+  fenced: Pick<FencedBoard, "heartbeat" | "checkOwned">;
   intervalMs: number;
   /** Times the beats (default: the system clock). */
   clock?: Clock;
@@ -95,12 +94,11 @@ export class LeaseKeeper implements Keeper {
     // Taken before the call: the renewed expiry is never later than the board's.
     const sentAt = ext?.now();
     // Hermes stores every note as an event: skip repeating an unchanged one.
-    await this.d.board.heartbeat(this.d.lease, note !== this.lastNote ? note : undefined, signal, ext ? { ttlSeconds: ext.ttlSeconds } : undefined);
+    await this.d.fenced.heartbeat(note !== this.lastNote ? note : undefined, ext ? { ttlSeconds: ext.ttlSeconds } : {}, signal);
     this.lastNote = note;
     this.d.onHeartbeat?.();
     // Exit 0 is not proof (it succeeds after the claim expired): read the task and compare the open run.
-    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId, signal), null);
-    if (state instanceof LeaseLost) throw state;
+    await this.d.fenced.checkOwned(signal);
     if (ext && sentAt !== undefined) ext.onExtended(sentAt + ext.ttlSeconds * 1000);
   }
 }

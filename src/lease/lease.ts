@@ -1,11 +1,45 @@
 // The lease: what the bridge holds after a successful claim, and how it is read from and judged
 // against the board's view of the task (show --json: the open run, the last `claimed` event).
-// Every lease-bound call is fenced on the run id, so Hermes itself refuses a write after a loss.
-import type { TaskDetail } from "../board/port.js";
+// Every lease-bound call is fenced on the run id (fenced.ts), so Hermes itself refuses a write after a loss.
+import type { ClaimReceipt, TaskDetail } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import type { Lease } from "./types.js";
 
 export type { Lease } from "./types.js";
+
+/** A lease as a state file keeps it (an outbox entry, an active-run entry). */
+export interface LeaseRecord {
+  board: string;
+  taskId: string;
+  runId: number | null;
+  claimLock?: string | undefined;
+  workspace: string;
+  claimedAt?: number | undefined;
+  ttlSeconds?: number | undefined;
+}
+
+/** The one way back from a state file to a lease (no expiry known: the open run never stands in for ours). */
+export function leaseOf(r: LeaseRecord): Lease {
+  const claimedAt = r.claimedAt ?? 0;
+  const ttl = r.ttlSeconds ?? 0;
+  const lease: Lease = {
+    board: r.board,
+    taskId: r.taskId,
+    runId: r.runId,
+    lock: null,
+    workspace: r.workspace,
+    claimedAt,
+    expiresAt: claimedAt + ttl * 1000,
+    ttlSeconds: ttl,
+  };
+  if (r.claimLock !== undefined) lease.claimLock = r.claimLock;
+  return lease;
+}
+
+/** The lease a claim receipt stands for, before its run id is read. */
+export function leaseOfReceipt(board: string, r: ClaimReceipt): Lease {
+  return leaseOf({ board, taskId: r.taskId, runId: null, claimLock: r.claimLock, workspace: r.workspace, claimedAt: r.claimedAt, ttlSeconds: r.ttlSeconds });
+}
 
 /** The open run of a task as far as show --json tells: the running run, with the last `claimed` event's lock and expiry. */
 export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {

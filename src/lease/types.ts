@@ -1,5 +1,5 @@
 // A lease: what the bridge holds on a claimed task (run id and lock for fencing, the board's expiry).
-// Pure data, so the Board port can name it without depending on the lease logic.
+// Pure data; the rules about it are in lease.ts and fenced.ts.
 export interface Lease {
   board: string;
   taskId: string;

@@ -1,12 +1,18 @@
-// Close durability: journal the intent (fsync) → fenced CLI call (the adapter retries transient
-// failures and never repeats a close that landed) → mark. Lease lost: nothing retried, an unfenced
-// comment says where the result is kept, alert. Other final failure: alert. Alerts go through the
+// Close durability: journal the intent (fsync) → the fenced close (lease/fenced.ts: transient failures
+// retried, a close that landed never repeated) → mark. Lease lost: nothing retried, an unfenced
+// comment says the result is kept, alert. Other final failure: alert. Alerts go through the
 // background sender: a close never waits on the webhook; an alert that cannot be delivered turns
-// the entry into a dead letter (marked by the sender).
-import type { Board, CloseOutcome, Lease } from "../board/port.js";
+// the entry into a dead letter (marked by the sender). The journal and the alerts hold redacted
+// text (state files and webhooks never carry a secret); the board's own boundary redacts what it posts.
+import type { Board } from "../board/port.js";
+import type { RetryPolicy } from "../board/retry.js";
+import { withRetry } from "../board/retry.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
+import { type CloseOutcome, FencedBoard } from "../lease/fenced.js";
+import type { Lease } from "../lease/lease.js";
 import type { Redactor } from "../result/redact.js";
+import type { Clock } from "../time/clock.js";
 import type { CloseIntent, Outbox, OutboxEntry } from "./outbox.js";
 import type { AlertPayload } from "./webhook.js";
 
@@ -26,6 +32,8 @@ export interface CloserDeps {
   author: string;
   seat: string;
   now: () => Date;
+  clock: Clock;
+  retry: RetryPolicy;
   log?: (level: "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
 }
 
@@ -59,13 +67,13 @@ export class Closer implements RunCloser {
 
   /** Applies an already journaled entry (first attempt, or `outbox replay`). */
   async apply(entry: OutboxEntry, lease: Lease): Promise<CloseResult> {
-    const board = this.d.board(entry.board);
+    const fenced = new FencedBoard(this.d.board(entry.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
     let outcome: CloseOutcome;
     try {
       outcome =
         entry.intent.type === "complete"
-          ? await board.complete(lease, { summary: entry.intent.summary, metadata: entry.intent.metadata })
-          : await board.block(lease, entry.intent.kind ? { reason: entry.intent.reason, kind: entry.intent.kind } : { reason: entry.intent.reason });
+          ? await fenced.complete({ summary: entry.intent.summary, metadata: entry.intent.metadata })
+          : await fenced.block({ reason: entry.intent.reason, kind: entry.intent.kind });
     } catch (err) {
       if (err instanceof LeaseLost) return this.leaseLost(entry, err);
       const error = this.d.redactor.redact(describeError(err));
@@ -83,12 +91,11 @@ export class Closer implements RunCloser {
     const error = this.d.redactor.redact(err.message);
     this.d.outbox.mark(entry.id, "lease_lost", { alerted: false, error });
     this.d.log?.("warn", "lease lost at close: result not applied", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId });
-    const note = this.d.redactor.redact(
+    const note =
       `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}; ` +
-        `its result was NOT applied to the board. It is kept in the bridge outbox (${this.d.outbox.path}, entry ${entry.id}, trace ${entry.traceId}).`,
-    );
+      `its result was NOT applied to the board. It is kept in the outbox of seat ${this.d.seat} (entry ${entry.id}, trace ${entry.traceId}: \`hermes-bridge outbox list\`).`;
     try {
-      await this.d.board(entry.board).comment(entry.taskId, this.d.author, note);
+      await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
     } catch (cerr) {
       this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
     }
@@ -131,22 +138,6 @@ export class Closer implements RunCloser {
       return { type: "complete", summary: this.d.redactor.redact(intent.summary), metadata: this.d.redactor.redactDeep(intent.metadata) };
     return { ...intent, reason: this.d.redactor.redact(intent.reason) };
   }
-}
-
-/** The lease an outbox entry was written under (for replay: fenced on the recorded run id). */
-export function leaseOf(entry: OutboxEntry): Lease {
-  const lease: Lease = {
-    board: entry.board,
-    taskId: entry.taskId,
-    runId: entry.runId,
-    lock: null,
-    workspace: entry.workspace,
-    claimedAt: 0,
-    expiresAt: 0,
-    ttlSeconds: 0,
-  };
-  if (entry.claimLock !== undefined) lease.claimLock = entry.claimLock;
-  return lease;
 }
 
 /** Marks an entry after its alert's fate is known (the background sender's callbacks). */

@@ -1,6 +1,7 @@
 // `outbox replay` (and daemon start): retry every open entry. Closes are fenced on the recorded run
 // id, so a replay can never overwrite someone else's run; lease losses only re-send their alert.
-import { type CloseResult, type Closer, leaseOf } from "./closer.js";
+import { leaseOf } from "../lease/lease.js";
+import type { CloseResult, Closer } from "./closer.js";
 import type { Outbox, OutboxEntry } from "./outbox.js";
 
 export interface ReplayItem {

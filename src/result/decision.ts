@@ -1,7 +1,14 @@
 // What a run decides to do with its task: complete (summary + the agent's result, plus the gate's
 // extras), a templated block, or nothing at all because the lease was lost.
 import type { AgentResult } from "./common.js";
-import type { BlockTemplate, Cause } from "./template.js";
+import type { BlockTemplate, BlockTemplateInput, Cause } from "./template.js";
+
+/** What an agent asked for at its end (outcome file, task tools), before the bridge checks it. */
+export type OutcomeRequest =
+  | { kind: "complete"; summary: string; result: unknown }
+  | { kind: "block"; block: BlockTemplateInput }
+  | { kind: "invalid"; error: string }
+  | { kind: "unreadable"; error: string };
 
 export interface GateExtras {
   verification?: { command: string; exit_code: number | null; duration_ms: number; output_tail: string; timed_out?: boolean }[];

@@ -37,25 +37,37 @@ export function secretLookingNames(env: NodeJS.ProcessEnv): string[] {
 
 export class Redactor {
   private readonly literals: string[];
-  constructor(literals: readonly string[] = []) {
+  private readonly paths: [string, string][];
+  /**
+   * `paths`: absolute paths of the bridge's own (the state dir) and what is shown instead — the board
+   * never learns where the seat keeps its state.
+   */
+  constructor(literals: readonly string[] = [], paths: Readonly<Record<string, string>> = {}) {
     // Longest first so a secret that contains another is replaced whole; very short values would
     // shred ordinary text, so they are not treated as secrets.
     this.literals = [...new Set(literals.filter((l) => l.length >= 6))].sort((a, b) => b.length - a.length);
+    this.paths = Object.entries(paths)
+      .filter(([from]) => from.length > 1)
+      .sort((a, b) => b[0].length - a[0].length);
   }
 
   /** The values of `names`, and with `fromEnvironment` of every secret-looking variable (≥ 8 chars). */
-  static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv, fromEnvironment = true): Redactor {
+  static fromEnv(names: readonly string[], env: NodeJS.ProcessEnv, fromEnvironment = true, paths: Readonly<Record<string, string>> = {}): Redactor {
     const named = names.map((n) => env[n]);
     const looking = fromEnvironment
       ? secretLookingNames(env)
           .map((n) => env[n])
           .filter((v) => v !== undefined && v.length >= 8)
       : [];
-    return new Redactor([...named, ...looking].filter((v): v is string => typeof v === "string"));
+    return new Redactor(
+      [...named, ...looking].filter((v): v is string => typeof v === "string"),
+      paths,
+    );
   }
 
   redact(text: string): string {
     let out = text;
+    for (const [from, to] of this.paths) out = out.split(from).join(to);
     for (const lit of this.literals) out = out.split(lit).join(REDACTED);
     for (const [re, rep] of PATTERNS) out = out.replace(re, rep as (substring: string, ...args: string[]) => string);
     return out;

@@ -1,6 +1,10 @@
 // The block template (seed 002): five required, non-empty fields, rendered as five labelled lines.
 import { z } from "zod";
-import type { CloseBlockKind } from "../board/port.js";
+
+/** Hermes's block kinds (`block --kind`). */
+export type BlockKind = "needs_input" | "capability" | "transient" | "dependency";
+/** The kinds the bridge may send (DESIGN: never `dependency`, it loops back to ready). */
+export type CloseBlockKind = Exclude<BlockKind, "dependency">;
 
 export const CAUSES = ["human decision needed", "test failure", "environment", "auth missing", "spec undecided"] as const;
 export type Cause = (typeof CAUSES)[number];

@@ -13,7 +13,6 @@ export interface RunStory {
   seat: string;
   agent: string;
   model?: string | undefined;
-  runId: number | null;
   startedAt: number;
   now: number;
   workspace: { mode: string; path: string } | null;
@@ -25,13 +24,14 @@ export interface RunStory {
   workspaceNote: string | null;
 }
 
-export function bridgeInfo(s: RunStory, fin: FinishedEvent | null, stop: string | null): BridgeInfo {
+/** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
+export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent | null, stop: string | null): BridgeInfo {
   const u = s.usage;
   const info: BridgeInfo = {
     trace_id: s.traceId,
     seat: s.seat,
     agent: s.agent,
-    run_id: s.runId,
+    run_id: runId,
     started_at: new Date(s.startedAt).toISOString(),
     duration_ms: s.now - s.startedAt,
     exit: { code: fin?.exitCode ?? null, signal: fin?.signal ?? null, reason: stop ?? fin?.reason ?? "unknown" },

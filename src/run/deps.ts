@@ -1,26 +1,34 @@
-// What a TaskRun is built from: the board and the lease, the agent, the closer, the clock and the
-// run's timing, the factories of its keeper, tools and timers, and the services it reads and writes
-// (workspaces, session journal, gate, redactor). The working phase takes a subset of the same.
+// What a TaskRun is built from: the board (reads) and the run's fenced view of it (every write), the
+// agent, the closer, the clock and the run's timing, the factories of its keeper, tools and timers,
+// and the services it reads and writes (workspaces, session journal, gate). The working phase takes a
+// subset of the same.
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { Timing } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
+import type { Rejected, Transient } from "../errors/board.js";
 import type { GateConfig } from "../gate/gate.js";
-import type { Lease } from "../lease/lease.js";
+import type { GitRunner } from "../git/runner.js";
+import type { FencedBoard } from "../lease/fenced.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
 import type { UploadSpec } from "./deliverables.js";
 import type { RunFactories } from "./factories.js";
-import type { RunHooks } from "./hooks.js";
+import type { RunHooks, RunPhase } from "./hooks.js";
+import type { Prepared } from "./prepare.js";
+import type { RunRecord } from "./record.js";
 
 export interface TaskRunDeps {
   board: Board;
-  lease: Lease;
+  /** The only way the run writes to its task; its lease is the run's (the run id settled once). */
+  fenced: FencedBoard;
   detail: TaskDetail | null;
   /** `context` text read before the claim (the TTL needed it), or null to read it now. */
   contextText: string | null;
+  /** The claim took effect although the CLI failed (lease/acquire.ts): a definitive error closes the task at once. */
+  claimFailure?: Transient | Rejected | undefined;
   agent: AgentAdapter;
   closer: RunCloser;
   clock: Clock;
@@ -33,13 +41,18 @@ export interface TaskRunDeps {
   /** The CLI renews claims on heartbeat (capability): the deadline follows, up to `latest` (epoch ms). */
   extend?: { ttlSeconds: number; latest: number } | undefined;
   killGraceMs: number;
+  /** Where the agent's run directory is made (the agent is told of it). */
   runsDir: string;
+  /** Where the run's private directory is made (staged deliverables, the git view; never told to the agent). */
+  privateRoot: string;
+  /** The hermes CLI runs on this host (deliverables are staged where it can read them). */
+  cliOnThisHost: boolean;
   prompts: { task: string; resume: string };
   /** Aborted by the daemon on forced shutdown. */
   shutdown: AbortSignal;
   continuity: { journal: SessionJournal; enabled: boolean; budget: number };
   workspaces: WorkspaceProvider;
-  gate: { config: GateConfig; env: Record<string, string> };
+  gate: { config: GateConfig; env: Record<string, string>; git: GitRunner };
   upload?: UploadSpec | undefined;
   redactor: Redactor;
   make: RunFactories;
@@ -48,3 +61,31 @@ export interface TaskRunDeps {
   recheck?: { attempts: number; delayMs: number };
   hooks?: RunHooks;
 }
+
+/** The run's dependencies the working phase uses, and what the run has so far. */
+export type WorkInput = Pick<
+  TaskRunDeps,
+  | "board"
+  | "fenced"
+  | "agent"
+  | "clock"
+  | "seat"
+  | "author"
+  | "traceId"
+  | "timing"
+  | "deadline"
+  | "extend"
+  | "killGraceMs"
+  | "shutdown"
+  | "gate"
+  | "redactor"
+  | "make"
+  | "adopted"
+  | "recheck"
+  | "hooks"
+> & {
+  record: RunRecord;
+  prep: Prepared;
+  detail: TaskDetail;
+  setPhase: (p: RunPhase) => void;
+};

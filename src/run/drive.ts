@@ -1,13 +1,11 @@
 // One agent run folded into the run's facts: every event the adapter streams is recorded (outcome,
-// finish, limit, auth, failure, usage, session, progress) and passed on to the run's hooks. Pure
-// bookkeeping apart from iterating the adapter's generator.
-import type { AgentAdapter, AgentEvent, AgentRunInput, OutcomeRequest, Usage } from "../agents/port.js";
+// finish, limit, auth, failure) and passed on to the run's hooks (the session, progress and usage go to
+// the run's record through them). Pure bookkeeping apart from iterating the adapter's generator.
+import type { AgentAdapter, AgentEvent, AgentRunInput, OutcomeRequest } from "../agents/port.js";
 import type { RunFacts } from "./decide.js";
 
+/** What the driving itself needs to know between attempts (a failed resume is retried fresh once). */
 export interface DriveState {
-  lastNote: string | undefined;
-  usage: Usage | null;
-  session: string | null;
   resumeFailed: string | null;
   /** The agent did something (a tool call, an outcome): a failed resume after that is not retried fresh. */
   acted: boolean;
@@ -22,7 +20,7 @@ export interface DriveHooks {
 }
 
 export function newDriveState(): DriveState {
-  return { lastNote: undefined, usage: null, session: null, resumeFailed: null, acted: false };
+  return { resumeFailed: null, acted: false };
 }
 
 export function fold(e: AgentEvent, facts: RunFacts, s: DriveState, h: DriveHooks): void {
@@ -31,20 +29,13 @@ export function fold(e: AgentEvent, facts: RunFacts, s: DriveState, h: DriveHook
       if (e.pid !== undefined) h.onStarted?.(e.pid);
       break;
     case "session":
-      s.session = e.id;
       h.onSession?.(e.id);
       break;
     case "resume_failed":
       s.resumeFailed = e.message;
       break;
-    case "progress":
-      s.lastNote = e.note;
-      break;
     case "tool":
       s.acted = true;
-      break;
-    case "usage":
-      s.usage = e.usage;
       break;
     case "outcome":
       s.acted = true;

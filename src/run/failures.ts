@@ -43,3 +43,14 @@ export function workspaceFinishBlock(why: string, setting: string): Decision {
     "Fix the repository access, then unblock this task.",
   );
 }
+
+/** The claim took effect but the CLI reported a failure (e.g. a `worktree:` checkout that failed): closed at once. */
+export function claimFailureBlock(err: Error): Decision {
+  return blockDecision(
+    "environment",
+    `The board took this seat's claim, but \`hermes kanban claim\` then failed: ${describeError(err)}. The agent was not started; the claim is closed here instead of waiting for its TTL.`,
+    ["fix what the CLI reports (the task's workspace, its repository or branch) and unblock", "change the task's --workspace and unblock"],
+    "Fix the cause the CLI names above, then unblock.",
+    "Fix the task's workspace (or the board host) as the error says, then unblock this task.",
+  );
+}

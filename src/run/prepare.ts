@@ -3,25 +3,29 @@
 // Anything that keeps the agent from starting ends here in a templated block, never a running task.
 import { join } from "node:path";
 import type { AgentAdapter, AgentRunInput } from "../agents/port.js";
-import type { Lease, TaskDetail } from "../board/port.js";
-import { SessionJournal, type SessionRecord } from "../continuity/journal.js";
+import type { TaskDetail } from "../board/port.js";
+import type { SessionJournal } from "../continuity/journal.js";
 import { type RunPlan, continuationVars, planRun } from "../continuity/plan.js";
+import { TaskSession } from "../continuity/session.js";
 import { describeError } from "../errors/index.js";
-import { type Snapshot, snapshot } from "../gate/changes.js";
+import { type Snapshot, dropSnapshot, snapshot } from "../gate/changes.js";
 import { type GateConfig, dirtyBlock } from "../gate/gate.js";
+import type { GitRunner } from "../git/runner.js";
 import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
+import type { RunRecord } from "./record.js";
 
 export interface PrepareInput {
-  lease: Lease;
+  record: RunRecord;
   detail: TaskDetail;
   context: string;
   dir: string;
+  privateDir: string;
   agent: AgentAdapter;
   workspaces: WorkspaceProvider;
   continuity: { journal: SessionJournal; enabled: boolean; budget: number };
-  gate: { config: GateConfig; env: Record<string, string> };
+  gate: { config: GateConfig; env: Record<string, string>; git: GitRunner };
   prompts: { task: string; resume: string };
   author: string;
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
@@ -29,7 +33,6 @@ export interface PrepareInput {
 }
 
 export interface Prepared {
-  record: SessionRecord;
   ws: PreparedWorkspace;
   before: Snapshot | null;
   plan: RunPlan;
@@ -39,53 +42,60 @@ export interface Prepared {
   resumePrompt: string | null;
 }
 
-export type PrepareResult = Prepared | { decision: Decision; record: SessionRecord | null };
+export type PrepareResult = Prepared | { decision: Decision };
 
 export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
-  const { lease, detail } = i;
+  const { record, detail } = i;
+  const lease = record.lease;
   let ws: PreparedWorkspace;
   try {
     ws = await i.workspaces.prepare(lease, detail.task, i.signal);
   } catch (err) {
-    return { decision: workspaceBlock(err), record: null };
+    return { decision: workspaceBlock(err) };
   }
-  const j = i.continuity.journal;
-  const record = (await j.get(lease.board, lease.taskId)) ?? SessionJournal.fresh(lease.board, lease.taskId, i.agent.name);
-  const contextFile = join(i.dir, "context.json");
-  const resultFile = join(i.dir, "outcome.json");
+  const session = await TaskSession.open(i.continuity.journal, lease.board, lease.taskId, i.agent.name);
+  record.session = session;
   const input = {
     taskId: lease.taskId,
     runId: lease.runId,
     workspace: ws.local,
     prompt: "",
-    contextFile,
-    resultFile,
+    contextFile: join(i.dir, "context.json"),
+    resultFile: join(i.dir, "outcome.json"),
     runDir: i.dir,
-    sessionDir: j.taskDir(lease.board, lease.taskId),
+    sessionDir: session.dir(),
   };
-  if (i.adopted) return { record, ws, before: null, plan: { mode: "fresh", note: null }, input, resumePrompt: null };
-  const before = await snapshot(ws.local, i.gate.env);
-  if (before.kind === "git" && before.dirty.length > 0 && !i.gate.config.allowDirty) return { decision: dirtyBlock(ws.local, before.dirty), record };
-  const plan = planRun(record, {
+  if (i.adopted) return { ws, before: null, plan: { mode: "fresh", note: null }, input, resumePrompt: null };
+  const before = await snapshot(ws.local, i.gate.git, join(i.privateDir, "git-view"), i.signal);
+  if (before.kind === "git" && before.dirty.length > 0 && !i.gate.config.allowDirty) {
+    dropSnapshot(before);
+    return { decision: dirtyBlock(ws.local, before.dirty) };
+  }
+  const plan = planRun(session.record, {
     agent: i.agent.name,
     resumable: i.agent.resumable === true,
     enabled: i.continuity.enabled,
     budget: i.continuity.budget,
     workspace: ws.local,
   });
-  if (plan.mode === "exhausted") return { decision: exhaustedBlock(plan.resumes, plan.session), record: { ...record, session: null, resumes: 0 } };
+  if (plan.mode === "exhausted") {
+    session.exhausted();
+    dropSnapshot(before);
+    return { decision: exhaustedBlock(plan.resumes, plan.session) };
+  }
+  session.preparing(i.agent.name, ws.local);
   const last = plan.mode === "resume" ? plan.last : null;
   await writeContextFile(
-    contextFile,
+    input.contextFile,
     detail,
     i.context,
     lease.runId,
     plan.mode === "resume" ? { session: plan.session, cut_reason: last?.cut ?? "unknown", previous_run_id: last?.runId ?? null } : undefined,
   );
-  const p = { detail, contextText: i.context, workspace: ws.local, contextFile, resultFile };
+  const p = { detail, contextText: i.context, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
   input.prompt = renderPrompt(i.prompts.task, p);
   const resumePrompt = plan.mode === "resume" ? renderPrompt(i.prompts.resume, p, continuationVars(detail, last, i.author)) : null;
-  return { record: { ...record, agent: i.agent.name, workspace: ws.local }, ws, before, plan, input, resumePrompt };
+  return { ws, before, plan, input, resumePrompt };
 }
 
 function workspaceBlock(err: unknown): Decision {

@@ -1,16 +1,17 @@
 // TaskRun: one claimed task from read to close, as a state machine with one method per phase:
 //   claimed → reading → preparing → working → verifying → delivering → closing → closed | lost
-// Every path ends in exactly one of: complete, a templated block, or a recorded lost lease. The keeper,
-// the tools endpoint and the timers come from injected factories; the session journal carries a cut
-// run's session to the next run of the task.
+// Every path ends in exactly one of: complete, a templated block, or a recorded lost lease. The run
+// writes to its task only through its fenced view (lease/fenced.ts); its state is one record
+// (record.ts). The keeper, the tools endpoint and the timers come from injected factories; the session
+// journal carries a cut run's session to the next run of the task.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, Usage } from "../agents/port.js";
 import type { TaskDetail } from "../board/port.js";
-import type { CutReason, SessionRecord } from "../continuity/journal.js";
+import type { CutReason } from "../continuity/journal.js";
+import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import { LeaseLost } from "../errors/board.js";
-import { type Lease, leaseFrom } from "../lease/lease.js";
+import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
 import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
@@ -18,14 +19,13 @@ import { kindFor } from "../result/template.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
-import { type RunStory, blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
-import type { RunFacts } from "./decide.js";
-import { preserveDeliverables, proseDeliverables } from "./deliverables.js";
-import { deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
-import { type Prepared, prepareRun } from "./prepare.js";
-import { rememberRun } from "./remember.js";
+import { blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
+import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import type { TaskRunDeps } from "./deps.js";
+import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import type { RunPhase } from "./hooks.js";
+import { type Prepared, prepareRun } from "./prepare.js";
+import { RunRecord } from "./record.js";
 import { workRun } from "./work.js";
 
 export type { RunHooks, RunPhase } from "./hooks.js";
@@ -49,92 +49,80 @@ export interface RunReport {
 
 export class TaskRun {
   phase: RunPhase = "claimed";
-  lastNote: string | undefined;
-  private lease: Lease;
+  readonly record: RunRecord;
 
   constructor(private readonly d: TaskRunDeps) {
-    this.lease = d.lease;
+    this.record = new RunRecord(d.fenced, {
+      traceId: d.traceId,
+      seat: d.seat,
+      agent: d.agent.name,
+      model: d.agent.model,
+      startedAt: d.clock.now(),
+      deadline: d.deadline,
+    });
+  }
+
+  get lastNote(): string | undefined {
+    return this.record.story.lastNote;
   }
 
   async run(): Promise<RunReport> {
-    const started = this.d.clock.now();
-    const dir = join(this.d.runsDir, `${this.lease.taskId}-${this.lease.runId ?? "x"}-${this.d.traceId.slice(0, 8)}`);
-    const facts: RunFacts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(this.d.deadline).toISOString(), seat: this.d.seat };
-    const story: RunStory = {
-      traceId: this.d.traceId,
-      seat: this.d.seat,
-      agent: this.d.agent.name,
-      model: this.d.agent.model,
-      runId: this.lease.runId,
-      startedAt: started,
-      now: started,
-      workspace: null,
-      session: null,
-      usage: null,
-      lastNote: undefined,
-      changedFiles: null,
-      workspaceNote: null,
-    };
+    const { record } = this;
+    const started = record.story.startedAt;
+    const name = `${record.lease.taskId}-${record.runId ?? "x"}-${this.d.traceId.slice(0, 8)}`;
+    const dir = join(this.d.runsDir, name);
+    const privateDir = join(this.d.privateRoot, name);
     let prep: Prepared | null = null;
-    let record: SessionRecord | null = null;
     let decision: Decision;
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
+      await mkdir(privateDir, { recursive: true, mode: 0o700 });
       const read = await this.read();
       if ("lost" in read) decision = { type: "lost" };
       else if ("error" in read) decision = readFailure(read.error);
+      else if (this.d.claimFailure && !(this.d.claimFailure instanceof Transient)) decision = claimFailureBlock(this.d.claimFailure);
       else {
         this.setPhase("preparing");
-        const p = await prepareRun(this.prepareInput(read.detail, read.context, dir));
-        record = p.record;
+        const p = await prepareRun(this.prepareInput(read.detail, read.context, dir, privateDir));
         if ("decision" in p) decision = p.decision;
         else {
           prep = p;
-          story.workspace = { mode: p.ws.mode, path: p.ws.local };
+          record.story.workspace = { mode: p.ws.mode, path: p.ws.local };
           this.setPhase("working");
-          decision = await workRun(this.workInput(p, read.detail, facts, story));
-          record = p.record;
+          decision = await workRun({ ...this.d, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
         }
       }
-      if (prep) decision = await this.deliver(decision, prep.ws, story);
+      if (prep) decision = await this.deliver(decision, prep.ws, privateDir);
     } catch (err) {
       decision = err instanceof LeaseLost ? { type: "lost" } : internalFailure(err);
+    } finally {
+      dropSnapshot(prep?.before ?? null);
     }
-    story.now = this.d.clock.now();
-    story.lastNote = this.lastNote;
-    const cut = decision.type === "complete" ? undefined : cutReasonOf(facts, decision);
-    const close = await this.close(decision, facts, story, cut ?? "failed");
-    if (record) {
-      try {
-        rememberRun(
-          this.d.continuity.journal,
-          record,
-          { lease: this.lease, traceId: this.d.traceId, now: this.d.clock.now(), redactor: this.d.redactor },
-          { decision, close, cut, facts, story },
-        );
-      } catch (err) {
-        this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: this.lease.taskId, err: describeError(err) });
-      }
-    }
+    record.story.now = this.d.clock.now();
+    const cut = decision.type === "complete" ? undefined : cutReasonOf(record.facts, decision);
+    const close = await this.close(decision, cut ?? "failed");
+    this.remember(decision, close, cut);
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await rm(privateDir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
-      taskId: this.lease.taskId,
+      taskId: record.lease.taskId,
       agent: this.d.agent.name,
-      runId: this.lease.runId,
+      runId: record.runId,
       traceId: this.d.traceId,
       decision: decision.type,
       close,
-      resumed: story.session?.resumed === true,
-      usage: story.usage,
+      resumed: record.story.session?.resumed === true,
+      usage: record.story.usage,
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
     if (decision.type === "block") report.cause = decision.template.cause;
-    if (facts.limit) report.limit = facts.limit;
-    if (facts.authFailed) report.authFailed = true;
+    if (record.facts.limit) report.limit = record.facts.limit;
+    if (record.facts.authFailed) report.authFailed = true;
     return report;
   }
 
+  /** The task and its context; the lease's run id is settled here, once, before anything runs. */
   private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string } | { lost: true }> {
     this.setPhase("reading");
     const attempts = this.d.recheck?.attempts ?? 3;
@@ -142,15 +130,15 @@ export class TaskRun {
     for (let i = 0; i < attempts; i += 1) {
       try {
         let detail = this.d.detail;
-        if (!detail || this.lease.runId === null) {
-          detail = await this.d.board.show(this.lease.taskId, this.d.shutdown);
-          this.lease = leaseFrom(this.lease, detail, this.d.clock.now());
+        if (!detail || this.record.runId === null) {
+          detail = await this.d.board.show(this.record.lease.taskId, this.d.shutdown);
           // Reclaimed before its run could be read: nothing is ours to run or to close.
-          if (this.lease.runId === null) return { lost: true };
+          if (this.record.runId === null) this.d.fenced.settle(detail);
         }
-        const context = this.d.contextText ?? (await this.d.board.context(this.lease.taskId, this.d.shutdown));
+        const context = this.d.contextText ?? (await this.d.board.context(this.record.lease.taskId, this.d.shutdown));
         return { detail, context };
       } catch (err) {
+        if (err instanceof LeaseLost) return { lost: true };
         lastErr = err;
         await sleepUnlessAborted(this.d.recheck?.delayMs ?? 1000, this.d.shutdown);
       }
@@ -158,12 +146,13 @@ export class TaskRun {
     return { error: describeError(lastErr) };
   }
 
-  private prepareInput(detail: TaskDetail, context: string, dir: string): Parameters<typeof prepareRun>[0] {
+  private prepareInput(detail: TaskDetail, context: string, dir: string, privateDir: string): Parameters<typeof prepareRun>[0] {
     return {
-      lease: this.lease,
+      record: this.record,
       detail,
       context,
       dir,
+      privateDir,
       agent: this.d.agent,
       workspaces: this.d.workspaces,
       continuity: this.d.continuity,
@@ -175,33 +164,20 @@ export class TaskRun {
     };
   }
 
-  private workInput(p: Prepared, detail: TaskDetail, facts: RunFacts, story: RunStory): Parameters<typeof workRun>[0] {
-    return {
-      ...this.d,
-      lease: this.lease,
-      prep: p,
-      detail,
-      facts,
-      story,
-      setPhase: (ph: RunPhase) => this.setPhase(ph),
-      note: () => this.lastNote,
-      setNote: (n: string) => {
-        this.lastNote = n;
-      },
-    };
-  }
-
   /** Deliverables of a complete are attached to the task; the workspace records its state (checkout: commit + push). */
-  private async deliver(decision: Decision, ws: PreparedWorkspace, story: RunStory): Promise<Decision> {
+  private async deliver(decision: Decision, ws: PreparedWorkspace, privateDir: string): Promise<Decision> {
     if (decision.type === "lost") return decision;
     this.setPhase("delivering");
+    const lease = this.record.lease;
     let d: Decision = decision;
     if (d.type === "complete") {
       const prose = proseDeliverables(d.summary, ws, d.result.artifacts);
       d = { ...d, summary: prose.summary, result: { ...d.result, artifacts: [...d.result.artifacts, ...prose.added] } };
-      const delivered = await preserveDeliverables(d.result, ws, this.lease, {
-        attach: (l, f, s) => this.d.board.attach(l, f, s),
+      const delivered = await preserveDeliverables(d.result, ws, {
+        attach: (f, s) => this.d.fenced.attach(f, s),
         upload: this.d.upload,
+        staging: stagingArea(ws, privateDir, { cliOnThisHost: this.d.cliOnThisHost, upload: this.d.upload !== undefined }),
+        taskId: lease.taskId,
         signal: this.d.shutdown,
       });
       if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
@@ -211,51 +187,71 @@ export class TaskRun {
       const kind = d.type === "complete" ? "complete" : "cut";
       const fin = await ws.finish({
         kind,
-        message: `${kind === "complete" ? "" : "WIP: "}${this.lease.taskId} run ${this.lease.runId ?? "?"} (${this.d.seat})`,
+        message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
         signal: this.d.shutdown,
       });
-      story.workspaceNote = fin.note;
+      this.record.story.workspaceNote = fin.note;
       if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
     } catch (err) {
-      story.workspaceNote = `could not record the work: ${describeError(err)}`;
+      this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
       if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
     }
     return d;
   }
 
-  private async close(decision: Decision, facts: RunFacts, story: RunStory, cut: CutReason): Promise<CloseResult | "not_attempted"> {
+  private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted"> {
     this.setPhase("closing");
+    const { record } = this;
+    const lease = record.lease;
     try {
       if (decision.type === "lost") {
         await this.d.closer.recordLost(
-          this.lease,
+          lease,
           this.d.traceId,
-          new LeaseLost(
-            { verb: "heartbeat", board: this.lease.board, taskId: this.lease.taskId },
-            { runId: this.lease.runId, currentStatus: null, currentRunId: null },
-          ),
+          new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }),
         );
         this.setPhase("lost");
         return "lease_lost";
       }
-      const bridge = bridgeInfo(story, facts.finished, facts.stop);
+      const bridge = bridgeInfo(record.story, lease.runId, record.facts.finished, record.facts.stop);
       const res =
         decision.type === "complete"
           ? await this.d.closer.close(
-              this.lease,
+              lease,
               { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } },
               this.d.traceId,
             )
           : await this.d.closer.close(
-              this.lease,
-              { type: "block", reason: blockReason(decision, story, cut, this.lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) },
+              lease,
+              { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) },
               this.d.traceId,
             );
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;
     } catch (err) {
       // The outbox journal write itself failed: nothing more we can do than say so loudly.
-      throw new Error(`closing ${this.lease.taskId} failed before it was journaled: ${describeError(err)}`, { cause: err });
+      throw new Error(`closing ${lease.taskId} failed before it was journaled: ${describeError(err)}`, { cause: err });
+    }
+  }
+
+  /** The session journal after the close (the close already happened: a failure is only logged). */
+  private remember(decision: Decision, close: CloseResult | "not_attempted", cut: CutReason | undefined): void {
+    const { record } = this;
+    if (!record.session) return;
+    try {
+      record.session.ended({
+        completed: decision.type === "complete" && (close === "applied" || close === "already_applied"),
+        runId: record.runId,
+        traceId: this.d.traceId,
+        cut: cut ?? "failed",
+        at: new Date(this.d.clock.now()).toISOString(),
+        note: record.story.lastNote ? this.d.redactor.redact(record.story.lastNote) : null,
+        changedFiles: record.story.changedFiles ?? [],
+        commentsSeen: record.facts.commentsSeen ?? 0,
+        resumed: record.story.session?.resumed === true,
+      });
+    } catch (err) {
+      this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) });
     }
   }
 

@@ -1,8 +1,11 @@
-// The state dir is trusted only when nobody else can write it (ssh's StrictModes): it is created 0700,
-// and the bridge refuses to start when it is group/other-writable, owned by another user, or a symlink.
-// Paths read from state files are used only when they are inside the state dir (or the run's workspace).
-import { lstatSync, mkdirSync, realpathSync } from "node:fs";
-import { dirname, relative, resolve, sep } from "node:path";
+// The state dir is trusted only when nobody else can write it or any directory above it (ssh's
+// StrictModes): it is created 0700, and the bridge refuses to start when it — or a parent on its real
+// path — is group/other-writable (a sticky parent is fine when what lies below it on the path is
+// ours: nobody else can rename or replace it), owned by another user (root's parents excepted), or when
+// the state dir is a symlink. Paths read from state files are used only when they are inside the state
+// dir (or the run's workspace): sandbox/contain.ts.
+import { lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors/index.js";
 
 export function ensureStateDir(dir: string): void {
@@ -17,9 +20,13 @@ export function ensureStateDir(dir: string): void {
     ]);
 }
 
+const writableByOthers = (st: Stats) => (st.mode & 0o022) !== 0;
+const sticky = (st: Stats) => (st.mode & 0o1000) !== 0;
+const who = (st: Stats) => (st.mode & 0o020 ? "its group" : "others");
+
 /** Why the state dir cannot be trusted, or null. */
 export function stateDirProblem(dir: string): string | null {
-  let st: ReturnType<typeof lstatSync>;
+  let st: Stats;
   try {
     st = lstatSync(dir);
   } catch (err) {
@@ -27,23 +34,26 @@ export function stateDirProblem(dir: string): string | null {
   }
   if (st.isSymbolicLink()) return "is a symbolic link";
   if (!st.isDirectory()) return "is not a directory";
-  if ((st.mode & 0o022) !== 0) return `is writable by ${st.mode & 0o020 ? "its group" : "others"} (mode ${(st.mode & 0o777).toString(8)})`;
+  if (writableByOthers(st)) return `is writable by ${who(st)} (mode ${(st.mode & 0o777).toString(8)})`;
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) return `is owned by uid ${st.uid}, not by this user (uid ${uid})`;
-  return null;
+  return parentProblem(dir, uid);
 }
 
-/** True when `p` (resolved through symlinks as far as it exists) is `root` or below it. */
-export function isInside(root: string, p: string): boolean {
-  const real = (x: string): string => {
-    try {
-      return realpathSync(x);
-    } catch {
-      const parent = dirname(x);
-      return parent === x ? x : resolve(real(parent), relative(parent, x));
+/** Every directory above the state dir (on its real path): writable only by us or root, or sticky above something of ours. */
+function parentProblem(dir: string, uid: number | undefined): string | null {
+  let child = realpathSync(resolve(dir));
+  let childSt = lstatSync(child);
+  for (let p = dirname(child); ; p = dirname(p)) {
+    const st = lstatSync(p);
+    if (uid !== undefined && st.uid !== uid && st.uid !== 0) return `has a parent directory ${p} owned by uid ${st.uid} (neither this user nor root)`;
+    if (writableByOthers(st)) {
+      const safeSticky = sticky(st) && (uid === undefined || childSt.uid === uid);
+      if (!safeSticky)
+        return `has a parent directory ${p} that is writable by ${who(st)} (mode ${(st.mode & 0o7777).toString(8)}${sticky(st) ? ", sticky, but " + child + " is not ours" : ""})`;
     }
-  };
-  const r = real(resolve(root));
-  const target = real(resolve(p));
-  return target === r || target.startsWith(r + sep);
+    if (dirname(p) === p) return null;
+    child = p;
+    childSt = st;
+  }
 }

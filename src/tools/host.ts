@@ -1,15 +1,15 @@
 // The task tools' one implementation, scoped to one run (no task id anywhere): show, heartbeat and
-// comment act at once (fenced: ownership is checked first); complete and block are validated and
-// recorded as the agent's request, applied by the daemon after the agent exits and after the gate.
+// comment act at once through the run's fenced view (ownership checked, fenced on the run id);
+// complete and block are validated and recorded as the agent's request, applied by the daemon after
+// the agent exits and after the gate.
 import { z } from "zod";
-import type { Board, Lease } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
-import { judge } from "../lease/lease.js";
 import { describeError } from "../errors/index.js";
+import type { FencedBoard } from "../lease/fenced.js";
 import { AgentResultSchema } from "../result/common.js";
+import type { OutcomeRequest } from "../result/decision.js";
 import type { Redactor } from "../result/redact.js";
 import { BlockTemplateSchema } from "../result/template.js";
-import type { OutcomeRequest } from "../agents/port.js";
 
 export const TOOL_NAMES = ["kanban_show", "kanban_heartbeat", "kanban_comment", "kanban_complete", "kanban_block"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -36,9 +36,8 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 export type ToolAnswer = { ok: true; text: string } | { ok: false; error: string };
 
 export interface ToolHostDeps {
-  board: Pick<Board, "show" | "heartbeat" | "comment">;
-  lease: Lease;
-  author: string;
+  fenced: Pick<FencedBoard, "show" | "heartbeat" | "comment" | "lease">;
+  /** For error texts handed back to the agent (what reaches the board is redacted at the board). */
   redactor: Redactor;
   onNote?: (note: string) => void;
 }
@@ -72,22 +71,21 @@ export class ToolHost {
   }
 
   private async act(tool: ToolName, a: Record<string, unknown>): Promise<ToolAnswer> {
-    const { board, lease, redactor } = this.d;
+    const { fenced } = this.d;
     switch (tool) {
       case "kanban_show": {
-        const d = await board.show(lease.taskId);
-        const doc = { task: d.task, comments: d.comments, parents: d.parents, prior_runs: d.runs.filter((r) => r.id !== lease.runId) };
+        const d = await fenced.show();
+        const doc = { task: d.task, comments: d.comments, parents: d.parents, prior_runs: d.runs.filter((r) => r.id !== fenced.lease.runId) };
         return { ok: true, text: JSON.stringify(doc, null, 2) };
       }
       case "kanban_heartbeat": {
-        const note = redactor.redact(String(a.note));
-        await board.heartbeat(lease, note);
+        const note = String(a.note);
+        await fenced.heartbeat(note);
         this.d.onNote?.(note);
         return { ok: true, text: "recorded" };
       }
       case "kanban_comment": {
-        await this.ensureOwned();
-        await board.comment(lease.taskId, this.d.author, redactor.redact(String(a.body)));
+        await fenced.comment(String(a.body));
         return { ok: true, text: "comment added" };
       }
       case "kanban_complete":
@@ -97,10 +95,5 @@ export class ToolHost {
         this.request = { kind: "block", block: a as never };
         return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };
     }
-  }
-
-  private async ensureOwned(): Promise<void> {
-    const state = judge(this.d.lease, await this.d.board.show(this.d.lease.taskId), null);
-    if (state instanceof LeaseLost) throw state;
   }
 }

@@ -2,8 +2,8 @@
 // `workspace.mode` — board (the claimed path exists here), mapped (the board's files are mounted at
 // another path), checkout (a local working copy: a git worktree on the task's branch, or an empty
 // dir). Every mode obeys the allowed roots; a refusal names the path and the setting.
-import type { Lease } from "../board/port.js";
 import type { Task } from "../board/port.js";
+import type { Lease } from "../lease/lease.js";
 import { PermanentError } from "../errors/index.js";
 
 export type WorkspaceMode = "board" | "mapped" | "checkout";

@@ -1,11 +1,15 @@
 // Which workspace a claimed task gets on this host, and whether it may have it at all. Pure decisions
 // (allowed roots, mode choice, path mapping) apart from the existence checks; checkout.ts does git.
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, normalize, resolve, sep } from "node:path";
-import type { Lease, Task } from "../board/port.js";
+import { isAbsolute, join, normalize, resolve } from "node:path";
+import type { Task } from "../board/port.js";
+import type { Lease } from "../lease/lease.js";
 import type { Config } from "../config/schema.js";
-import { type GitRunner, prepareCheckout } from "./checkout.js";
+import type { GitRunner } from "../git/runner.js";
+import { lexicallyUnder, realPathOf, underReal } from "../sandbox/contain.js";
+import { type BranchPolicy, pushTarget } from "./branch.js";
+import { prepareCheckout } from "./checkout.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceMode, type WorkspaceProvider, WorkspaceRefused } from "./port.js";
 
 export interface WorkspaceSettings {
@@ -15,6 +19,8 @@ export interface WorkspaceSettings {
   localRoot: string;
   repos: Readonly<Record<string, string>>;
   push: boolean;
+  /** Where checkout mode may push (branchPolicy.ts). */
+  branches: BranchPolicy;
   /** Hermes roots on the board host (HERMES_HOME): their kanban workspaces are always allowed. */
   hermesHomes: readonly string[];
   seat: string;
@@ -33,15 +39,11 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
     localRoot: c.workspace.localRoot ?? join(c.stateDir, "checkouts"),
     repos: c.workspace.repos,
     push: c.workspace.push,
+    branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },
     hermesHomes: [...homes],
     seat: c.assignee,
   };
 }
-
-const under = (root: string, p: string) => {
-  const r = normalize(root).replace(/\/+$/, "");
-  return p === r || p.startsWith(r + sep);
-};
 
 /** The roots (board paths) a task's workspace may be in. */
 export function allowedRootsFor(s: WorkspaceSettings): string[] {
@@ -51,7 +53,7 @@ export function allowedRootsFor(s: WorkspaceSettings): string[] {
 /** A scratch workspace is Hermes's own `<board workspaces root>/<task id>`: a task writer cannot choose it. */
 export function isHermesScratch(task: Pick<Task, "id" | "workspaceKind">, boardPath: string): boolean {
   const p = normalize(boardPath);
-  return task.workspaceKind === "scratch" && p.endsWith(`${sep}workspaces${sep}${task.id}`) && !p.split(sep).includes("..");
+  return task.workspaceKind === "scratch" && p.endsWith(`/workspaces/${task.id}`) && !p.split("/").includes("..");
 }
 
 /** null when the board path is allowed, else the refusal. */
@@ -60,7 +62,7 @@ export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick
   if (task && isHermesScratch(task, boardPath)) return null;
   const p = normalize(boardPath);
   const roots = allowedRootsFor(s);
-  if (roots.some((r) => under(r, p))) return null;
+  if (roots.some((r) => lexicallyUnder(r, p))) return null;
   return new WorkspaceRefused(
     `the task's workspace ${p} is outside the allowed roots (${roots.join(", ")}); a task may not move the agent there`,
     "workspace.allowedRoots",
@@ -71,19 +73,19 @@ export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick
 export function mapPath(pathMap: Readonly<Record<string, string>>, boardPath: string): { local: string; from: string; to: string } | null {
   const p = normalize(boardPath);
   const entries = Object.entries(pathMap)
-    .map(([from, to]) => [normalize(from).replace(/\/+$/, ""), to] as const)
-    .filter(([from]) => under(from, p))
+    .map(([from, to]) => [normalize(from).replace(/\/+$/, "") || "/", to] as const)
+    .filter(([from]) => lexicallyUnder(from, p))
     .sort((a, b) => b[0].length - a[0].length);
   const best = entries[0];
   if (!best) return null;
-  return { local: join(best[1], p.slice(best[0].length)), from: best[0], to: best[1] };
+  return { local: join(best[1], p.slice(best[0] === "/" ? 0 : best[0].length)), from: best[0], to: best[1] };
 }
 
 /** The reverse: a local file under a mapped target → its board path. */
 export function unmapPath(pathMap: Readonly<Record<string, string>>, local: string): string | null {
   const p = normalize(local);
   const best = Object.entries(pathMap)
-    .filter(([, to]) => under(to, p))
+    .filter(([, to]) => lexicallyUnder(to, p))
     .sort((a, b) => b[1].length - a[1].length)[0];
   return best ? join(normalize(best[0]), p.slice(normalize(best[1]).replace(/\/+$/, "").length)) : null;
 }
@@ -117,6 +119,39 @@ export function repoFor(s: WorkspaceSettings, board: string, task: Pick<Task, "p
   return (task.projectId ? s.repos[task.projectId] : undefined) ?? s.repos[board] ?? null;
 }
 
+/** Where an allowed board root is on this host: itself (board mode), or through the path map (mapped mode). */
+function localRoots(s: WorkspaceSettings, mapped: boolean): string[] {
+  const roots = allowedRootsFor(s);
+  if (!mapped) return roots.map(realPathOf);
+  const out: string[] = [];
+  for (const r of roots) {
+    const m = mapPath(s.pathMap, r);
+    if (m) out.push(m.local);
+    // A map entry below an allowed root: the whole mount is allowed.
+    for (const [from, to] of Object.entries(s.pathMap)) if (lexicallyUnder(r, from)) out.push(to);
+  }
+  return out.map(realPathOf);
+}
+
+/**
+ * The local directory the agent gets must stay where the board path is allowed to be: links are
+ * resolved (in the board view and the mapped view alike) and the real path must be inside a local
+ * allowed root; Hermes's own scratch dir must not be a link at all.
+ */
+function checkLocal(s: WorkspaceSettings, o: { local: string; boardPath: string; task: Task; mapped: boolean }): void {
+  const scratch = isHermesScratch(o.task, o.boardPath);
+  const real = realPathOf(o.local);
+  if (scratch) {
+    if (lstatSync(o.local).isSymbolicLink()) throw new WorkspaceRefused(`the scratch workspace ${o.local} is a symbolic link`, "workspace.allowedRoots");
+    return;
+  }
+  if (!localRoots(s, o.mapped).some((r) => underReal(r, real)))
+    throw new WorkspaceRefused(
+      `${o.boardPath} resolves to ${real} on this host${o.mapped ? " (through workspace.pathMap)" : ""}, outside the allowed roots`,
+      "workspace.allowedRoots",
+    );
+}
+
 export class LocalWorkspaces implements WorkspaceProvider {
   constructor(
     private readonly s: WorkspaceSettings,
@@ -134,14 +169,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
           `workspace.mode board: ${boardPath} does not exist on this host (is the board on another host? use mapped or checkout)`,
           "workspace.mode",
         );
-      // The path is the board's; a symlink inside it must not lead the agent out of the allowed roots.
-      const real = realpathSync(boardPath);
-      const scratch = isHermesScratch(task, boardPath);
-      // A scratch workspace must be Hermes's own directory, not a link planted in its place.
-      if (scratch && lstatSync(boardPath).isSymbolicLink())
-        throw new WorkspaceRefused(`the scratch workspace ${boardPath} is a symbolic link (to ${real})`, "workspace.allowedRoots");
-      const escaped = scratch ? null : rootRefusal(this.s, real);
-      if (escaped) throw new WorkspaceRefused(`${boardPath} resolves to ${real}, outside the allowed roots`, "workspace.allowedRoots");
+      checkLocal(this.s, { local: boardPath, boardPath, task, mapped: false });
       return { mode, local: boardPath, boardPath, why, boardPathOf: (f) => f, finish: async () => NOTHING_TO_FINISH };
     }
     if (mode === "mapped") {
@@ -152,6 +180,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
           `workspace.pathMap entry "${m.from}" → "${m.to}" maps ${boardPath} to ${m.local}, which does not exist on this host`,
           `workspace.pathMap["${m.from}"]`,
         );
+      checkLocal(this.s, { local: m.local, boardPath, task, mapped: true });
       return {
         mode,
         local: m.local,
@@ -163,7 +192,18 @@ export class LocalWorkspaces implements WorkspaceProvider {
     }
     const local = join(this.s.localRoot, lease.board, lease.taskId);
     const repo = repoFor(this.s, lease.board, task);
-    const branch = task.branchName ?? `hermes/${lease.taskId}`;
-    return prepareCheckout({ local, boardPath, why, repo, branch, push: this.s.push, seat: this.s.seat, localRoot: this.s.localRoot, git: this.git, signal });
+    const target = pushTarget(this.s.branches, lease.taskId, task.branchName);
+    return prepareCheckout({
+      local,
+      boardPath,
+      why,
+      repo,
+      ...target,
+      push: this.s.push,
+      seat: this.s.seat,
+      localRoot: this.s.localRoot,
+      git: this.git,
+      signal,
+    });
   }
 }

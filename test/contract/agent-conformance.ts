@@ -10,6 +10,8 @@ import { ToolHost } from "../../src/tools/host.js";
 import { ToolSocketServer } from "../../src/tools/socket.js";
 import { newSocketPath } from "../../src/tools/socket-path.js";
 import { Emu } from "../helpers/emulator.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { fencedOf } from "./board-contract.js";
 
 export type Scenario = "success" | "block" | "crash" | "hang" | "stall";
 
@@ -25,7 +27,7 @@ async function drive(h: ConformanceHarness, s: Scenario, stop: Stop = { kind: "n
   try {
     const id = await emu.createTask(`conformance ${s}`, { assignee: "s", body: `MODE:${s === "success" ? "complete" : s}` });
     const board = emu.board();
-    const { lease, detail } = await board.claim(id, 600);
+    const { lease, detail } = await acquire(board, id, 600);
     const runDir = join(emu.dir, "run");
     const sessionDir = join(emu.dir, "session");
     mkdirSync(runDir, { recursive: true });
@@ -33,7 +35,7 @@ async function drive(h: ConformanceHarness, s: Scenario, stop: Stop = { kind: "n
     const { writeContextFile } = await import("../../src/run/prompt.js");
     await writeContextFile(join(runDir, "context.json"), detail ?? (await board.show(id)), "", lease.runId);
     const made = await h.make(s, emu.dir, { stallMs });
-    const host = new ToolHost({ board, lease, author: "s", redactor: new Redactor() });
+    const host = new ToolHost({ fenced: fencedOf(board, lease), redactor: new Redactor() });
     const server = made.agent.usesTools ? new ToolSocketServer(newSocketPath(process.env), host) : null;
     await server?.listen();
     const ac = new AbortController();

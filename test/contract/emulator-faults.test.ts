@@ -5,6 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Transient } from "../../src/board/index.js";
 import { Emu } from "../helpers/emulator.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { fencedOf } from "./board-contract.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -44,8 +46,8 @@ describe("emulator faults: what a real board cannot be made to do on demand", ()
     const board = emu.board({
       env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_FAULTS: "complete:crash-after:1" }, author: "x" },
     });
-    const { lease } = await board.claim(id, 600);
-    expect(await board.complete(lease, { summary: "once", metadata: { ok: true } })).toBe("already_applied");
+    const { lease } = await acquire(board, id, 600);
+    expect(await fencedOf(board, lease).complete({ summary: "once", metadata: { ok: true } })).toBe("already_applied");
     const doc = await emu.show(id);
     expect(doc.task.status).toBe("done");
     expect(doc.events.filter((e) => e.kind === "completed")).toHaveLength(1);
@@ -57,8 +59,8 @@ describe("emulator faults: what a real board cannot be made to do on demand", ()
     const board = emu.board({
       envExtra: { HERMES_KANBAN_DB: "/nonexistent/kanban.db", HERMES_DELEGATED_CHILD_CONTEXT: "1", HERMES_KANBAN_TASK: id, HERMES_KANBAN_RUN_ID: "999" },
     });
-    const { lease } = await board.claim(id, 600);
-    await board.heartbeat(lease, "fine");
+    const { lease } = await acquire(board, id, 600);
+    await fencedOf(board, lease).heartbeat("fine");
     expect((await board.show(id)).task.status).toBe("running");
   });
 });

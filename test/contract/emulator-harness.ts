@@ -1,5 +1,6 @@
 // The contract harness over an emulator board: the test's own access to the board (seed, list
 // attachments, expire a claim) is the emulator CLI; `board` is the Board under test.
+import { readFileSync } from "node:fs";
 import type { Board } from "../../src/board/index.js";
 import type { Emu } from "../helpers/emulator.js";
 import type { ContractHarness } from "./board-contract.js";
@@ -7,9 +8,20 @@ import type { ContractHarness } from "./board-contract.js";
 export function emulatorHarness(emu: Emu, board: (slug?: string) => Board): ContractHarness & { cleanup(): void } {
   return {
     board,
-    seed: (title, assignee, body, o) => emu.createTask(title, { assignee, ...(body ? { body } : {}), ...(o?.maxRuntime ? { maxRuntime: o.maxRuntime } : {}) }),
+    seed: (title, assignee, body, o) =>
+      emu.createTask(title, {
+        assignee,
+        ...(body ? { body } : {}),
+        ...(o?.maxRuntime ? { maxRuntime: o.maxRuntime } : {}),
+        // Hermes claims a `worktree` task with no path, then fails (no default_workdir): exit 1 after the claim.
+        ...(o?.claimFailsAfterEffect ? { workspace: "worktree" } : {}),
+      }),
     attachments: async (id) =>
-      JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string; size: number; stored_path: string }[],
+      (JSON.parse((await emu.kanban(["attachments", id, "--json"])).stdout) as { filename: string; size: number; stored_path: string }[]).map((a) => ({
+        filename: a.filename,
+        size: a.size,
+        content: readFileSync(a.stored_path, "utf8"),
+      })),
     expireAndDispatch: async () => {
       emu.advance(7200);
       const r = await emu.kanban(["dispatch", "--json"]);

@@ -5,6 +5,8 @@ import { runProcess } from "../../src/process/runner.js";
 import { superviseWatch } from "../../src/discovery/watcher.js";
 import { systemClock } from "../../src/time/clock.js";
 import { Emu } from "../helpers/emulator.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { fencedOf } from "./board-contract.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -22,8 +24,8 @@ describe("emulator and watch", () => {
     const old = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "0.14" }, author: "x" } });
     expect((await old.capabilities()).blockKinds).toEqual([]);
     const id = await emu.createTask("old", { assignee: "s" });
-    const { lease } = await old.claim(id, 60);
-    expect(await old.block(lease, { reason: "needs a human", kind: "needs_input" })).toBe("applied");
+    const { lease } = await acquire(old, id, 60);
+    expect(await fencedOf(old, lease).block({ reason: "needs a human", kind: "needs_input" })).toBe("applied");
     expect((await emu.show(id)).task.status).toBe("blocked");
   });
 
@@ -32,16 +34,16 @@ describe("emulator and watch", () => {
     const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "next" }, author: "x" } });
     expect((await next.capabilities()).heartbeatExtends).toBe(true);
     const id = await emu.createTask("renewed", { assignee: "s" });
-    const { lease } = await next.claim(id, 60);
+    const { lease } = await acquire(next, id, 60);
     emu.advance(50);
-    await next.heartbeat(lease, "still at it", undefined, { ttlSeconds: 60 });
+    await fencedOf(next, lease).heartbeat("still at it", { ttlSeconds: 60 });
     // 100 s after the claim: past the first TTL, inside the renewed one — a dispatch pass keeps it.
     emu.advance(100);
     await emu.kanban(["dispatch", "--json"]);
     expect((await emu.show(id)).task.status).toBe("running");
     emu.advance(0);
     const plain = emu.board();
-    await expect(plain.heartbeat(lease, undefined, undefined, { ttlSeconds: 60 })).rejects.toThrow(/unrecognized arguments: --ttl=60/);
+    await expect(fencedOf(plain, lease).heartbeat(undefined, { ttlSeconds: 60 })).rejects.toThrow(/unrecognized arguments: --ttl=60/);
   });
 
   it("watch prints (stopped) on SIGINT and dies silently on SIGTERM", async () => {

@@ -1,6 +1,6 @@
 // The same contract over real Hermes, when HERMES_BIN names it (e.g. "python3 /opt/hermes/hermes").
 // Skipped otherwise. Claims are expired with a 1 s TTL and a real `dispatch`.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "vitest";
@@ -39,13 +39,17 @@ if (bin) {
               `--assignee=${assignee}`,
               ...(body ? [`--body=${body}`] : []),
               ...(o?.maxRuntime ? [`--max-runtime=${o.maxRuntime}`] : []),
+              // a `worktree` task on a board with no default_workdir: the claim takes effect, then the CLI fails
+              ...(o?.claimFailsAfterEffect ? ["--workspace=worktree"] : []),
               "--",
               title,
             ]),
           ) as { id: string }
         ).id,
       attachments: async (id) =>
-        JSON.parse(await cli(["--board=contract", "attachments", "--json", "--", id])) as { filename: string; size: number; stored_path: string }[],
+        (JSON.parse(await cli(["--board=contract", "attachments", "--json", "--", id])) as { filename: string; size: number; stored_path: string }[]).map(
+          (a) => ({ filename: a.filename, size: a.size, content: readFileSync(a.stored_path, "utf8") }),
+        ),
       expireAndDispatch: async (id) => {
         await cli(["--board=contract", "reclaim", "--", id]);
       },

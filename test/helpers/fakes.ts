@@ -1,12 +1,13 @@
-// In-memory collaborators for TaskRun unit tests: a board that records calls, a closer that records
-// intents, a workspace provider on a temp dir, scripted agents, and factories whose keeper, tools and
-// timers the test drives by hand (no real waits, no processes).
+// In-memory collaborators for TaskRun unit tests (the board is fake-board.ts: it runs the Board
+// contract): a closer that records intents, a workspace provider on a temp dir, scripted agents, and
+// factories whose keeper, tools and timers the test drives by hand (no real waits, no processes).
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../../src/agents/port.js";
-import type { Board, Lease, TaskDetail } from "../../src/board/port.js";
+import type { TaskDetail } from "../../src/board/port.js";
 import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
+import type { Lease } from "../../src/lease/lease.js";
 import type { CloseResult, RunCloser } from "../../src/outbox/closer.js";
 import type { CloseIntent, OutboxEntry } from "../../src/outbox/outbox.js";
 import type { RunFactories } from "../../src/run/factories.js";
@@ -41,58 +42,6 @@ export function detailOf(id: string, o: { runId?: number; body?: string } = {}):
     events: [{ kind: "claimed", payload: { run_id: runId, lock: "h:1", expires: 9e9 }, createdAt: 0, runId }],
     runs: [{ id: runId, profile: "seat", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
   };
-}
-
-/** A board that answers from memory; `calls` records what the run did. */
-export class FakeBoard implements Board {
-  readonly slug = "b";
-  readonly calls: string[] = [];
-  constructor(readonly detail: TaskDetail) {}
-  async listReady() {
-    return [];
-  }
-  async listRunning() {
-    return [];
-  }
-  async *watch() {
-    /* no lines */
-  }
-  async show() {
-    this.calls.push("show");
-    return this.detail;
-  }
-  async context() {
-    this.calls.push("context");
-    return "# context";
-  }
-  async claim(_taskId: string, _ttlSeconds: number): ReturnType<Board["claim"]> {
-    throw new Error("not used");
-  }
-  async release(_l: Lease, reason: string) {
-    this.calls.push(`release ${reason}`);
-  }
-  async heartbeat(_l: Lease, note?: string) {
-    this.calls.push(`heartbeat ${note ?? ""}`);
-  }
-  async comment(_id: string, _a: string, text: string) {
-    this.calls.push(`comment ${text}`);
-  }
-  async attach(_l: Lease, f: { path: string; name: string }) {
-    this.calls.push(`attach ${f.name}`);
-    return { id: 1, filename: f.name, size: 1 };
-  }
-  async complete() {
-    return "applied" as const;
-  }
-  async block() {
-    return "applied" as const;
-  }
-  async createIdempotent(): Promise<never> {
-    throw new Error("not used");
-  }
-  async capabilities() {
-    return { version: "0.20.0", blockKinds: [], attach: true, heartbeatExtends: false, reclaimCountsAsFailure: false };
-  }
 }
 
 export class FakeCloser implements RunCloser {

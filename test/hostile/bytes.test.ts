@@ -9,6 +9,8 @@ import { argvText, escapeControlsDeep, termSafe } from "../../src/result/text.js
 import { renderBlock } from "../../src/result/template.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { fencedOf } from "../contract/board-contract.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -60,11 +62,12 @@ describe("every text field lands on the board, whatever its bytes", () => {
     await fc.assert(
       fc.asyncProperty(hostile, hostile, async (text, other) => {
         const id = await emu.createTask("prop", { assignee: SEAT });
-        const { lease } = await b.claim(id, 600);
-        await b.heartbeat(lease, text);
+        const { lease } = await acquire(b, id, 600);
+        const f = fencedOf(b, lease);
+        await f.heartbeat(text);
         await b.comment(id, "prop-seat", `${text} .`);
         if (other.length % 2 === 0) {
-          expect(await b.complete(lease, { summary: text || "x", metadata: { note: text, [other]: [other, { deep: text }] } })).toBe("applied");
+          expect(await f.complete({ summary: text || "x", metadata: { note: text, [other]: [other, { deep: text }] } })).toBe("applied");
         } else {
           const reason = renderBlock({
             cause: "environment",
@@ -73,7 +76,7 @@ describe("every text field lands on the board, whatever its bytes", () => {
             recommendation: text || "z",
             next_action: other || "w",
           });
-          expect(await b.block(lease, { reason, kind: "capability" })).toBe("applied");
+          expect(await f.block({ reason, kind: "capability" })).toBe("applied");
         }
       }),
       { numRuns: 12 },

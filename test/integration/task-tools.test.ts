@@ -9,6 +9,13 @@ import { Redactor } from "../../src/result/redact.js";
 import { ToolHost } from "../../src/tools/host.js";
 import { ToolSocketServer } from "../../src/tools/socket.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
+import { RedactingBoard } from "../../src/board/redacting.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { FencedBoard } from "../../src/lease/fenced.js";
+import { systemClock } from "../../src/time/clock.js";
+import { fencedOf } from "../contract/board-contract.js";
+
+const FAST = { retries: 3, minDelayMs: 20, maxDelayMs: 100, deadlineMs: 20_000 };
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -19,10 +26,16 @@ describe("task tools over MCP", () => {
   it("heartbeat/comment act at once, block is validated, complete is recorded, nothing after the run", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("tools", { assignee: "s" });
-    const board = emu.board();
-    const { lease } = await board.claim(id, 600);
+    // The board as the daemon has it: behind the redacting boundary.
+    const redactor = new Redactor(["hunter2-secret-value"]);
+    const board = new RedactingBoard(emu.board({ author: "tool-seat" }), redactor);
+    const { lease } = await acquire(board, id, 600);
     const notes: string[] = [];
-    const host = new ToolHost({ board, lease, author: "tool-seat", redactor: new Redactor(["hunter2-secret-value"]), onNote: (n) => notes.push(n) });
+    const host = new ToolHost({
+      fenced: new FencedBoard(board, lease, { retry: FAST, clock: systemClock, author: "tool-seat" }),
+      redactor,
+      onNote: (n) => notes.push(n),
+    });
     const server = new ToolSocketServer(join(emu.dir, "tools.sock"), host);
     await server.listen();
     expect(statSync(server.path).mode & 0o777).toBe(0o600);
@@ -40,7 +53,7 @@ describe("task tools over MCP", () => {
       expect(tools.tools.find((t) => t.name === "kanban_show")?.inputSchema.properties ?? {}).not.toHaveProperty("task_id");
       const hb = (await client.callTool({ name: "kanban_heartbeat", arguments: { note: "halfway, token hunter2-secret-value" } })) as Answer;
       expect(hb.content[0]?.text).toBe("recorded");
-      expect(notes).toEqual(["halfway, token [REDACTED]"]);
+      expect(notes).toEqual(["halfway, token hunter2-secret-value"]);
       await client.callTool({ name: "kanban_comment", arguments: { body: "found the bug in parser.ts" } });
       const bad = (await client.callTool({
         name: "kanban_block",
@@ -71,8 +84,8 @@ describe("task tools over MCP", () => {
     emu = await Emu.create();
     const id = await emu.createTask("tools", { assignee: "s" });
     const board = emu.board();
-    const { lease } = await board.claim(id, 600);
-    const server = new ToolSocketServer(join(emu.dir, "t.sock"), new ToolHost({ board, lease, author: "a", redactor: new Redactor() }));
+    const { lease } = await acquire(board, id, 600);
+    const server = new ToolSocketServer(join(emu.dir, "t.sock"), new ToolHost({ fenced: fencedOf(board, lease), redactor: new Redactor() }));
     await server.listen();
     const { ToolSocketClient } = await import("../../src/tools/socket.js");
     const c = new ToolSocketClient(server.path, "not-the-token");

@@ -1,8 +1,11 @@
-// LeaseKeeper with fake timers and an in-memory board: no real waits.
+// LeaseKeeper with fake timers, seeing a scripted board through the run's fenced view: no real waits.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Board, Lease, TaskDetail } from "../../src/board/index.js";
+import type { Board, Fence, TaskDetail } from "../../src/board/index.js";
 import { LeaseLost, Transient } from "../../src/board/index.js";
-import { LeaseKeeper } from "../../src/lease/keeper.js";
+import { FencedBoard } from "../../src/lease/fenced.js";
+import { LeaseKeeper, type LeaseKeeperDeps } from "../../src/lease/keeper.js";
+import type { Lease } from "../../src/lease/lease.js";
+import { systemClock } from "../../src/time/clock.js";
 import { detailOf } from "../helpers/fakes.js";
 
 const lease: Lease = { board: "b", taskId: "t_1", runId: 7, lock: null, workspace: "/w", claimedAt: 0, expiresAt: 0, ttlSeconds: 900 };
@@ -12,26 +15,37 @@ function detail(runId: number | null, status = "running"): TaskDetail {
   return { ...d, task: { ...d.task, status: status as "running" }, runs: runId === null ? [] : d.runs };
 }
 
-class FakeBoard implements Pick<Board, "heartbeat" | "show"> {
+class FakeBoard {
   notes: (string | undefined)[] = [];
   openRun: number | null = 7;
   failHeartbeats = 0;
   /** How long each heartbeat call takes (fake time). */
   callMs = 0;
   readonly began: number[] = [];
-  async heartbeat(_l: Lease, note?: string): Promise<void> {
+  async heartbeat(_f: Fence, o: { note?: string | undefined }): Promise<void> {
     this.began.push(Date.now());
     if (this.callMs > 0) await new Promise((r) => setTimeout(r, this.callMs));
     if (this.failHeartbeats > 0) {
       this.failHeartbeats -= 1;
       throw new Transient({ verb: "heartbeat", board: "b" }, "locked");
     }
-    this.notes.push(note);
+    this.notes.push(o.note);
   }
   async show(): Promise<TaskDetail> {
     return this.openRun === null ? detail(null, "ready") : detail(this.openRun);
   }
 }
+
+/** The keeper's view of `board`: fenced, with no retries of its own (the keeper re-checks). */
+const keeper = (board: FakeBoard, d: Omit<LeaseKeeperDeps, "fenced">) =>
+  new LeaseKeeper({
+    fenced: new FencedBoard(board as unknown as Board, lease, {
+      retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 },
+      clock: systemClock,
+      author: "a",
+    }),
+    ...d,
+  });
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -40,7 +54,7 @@ describe("LeaseKeeper", () => {
   it("heartbeats every interval with the latest new note", async () => {
     const board = new FakeBoard();
     let note = "a";
-    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => note, onLost: vi.fn(), onUnresolved: vi.fn() });
+    const k = keeper(board, { intervalMs: 1000, note: () => note, onLost: vi.fn(), onUnresolved: vi.fn() });
     k.start();
     await vi.advanceTimersByTimeAsync(1000);
     await vi.advanceTimersByTimeAsync(1000);
@@ -55,7 +69,7 @@ describe("LeaseKeeper", () => {
     const board = new FakeBoard();
     board.callMs = 300;
     const t0 = Date.now();
-    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => undefined, onLost: vi.fn(), onUnresolved: vi.fn() });
+    const k = keeper(board, { intervalMs: 1000, note: () => undefined, onLost: vi.fn(), onUnresolved: vi.fn() });
     k.start();
     await vi.advanceTimersByTimeAsync(3500);
     expect(board.began.map((t) => t - t0)).toEqual([1000, 2000, 3000]);
@@ -71,7 +85,7 @@ describe("LeaseKeeper", () => {
   it("reports a lost lease when another run owns the task", async () => {
     const board = new FakeBoard();
     const onLost = vi.fn();
-    const k = new LeaseKeeper({ board, lease, intervalMs: 1000, note: () => undefined, onLost, onUnresolved: vi.fn() });
+    const k = keeper(board, { intervalMs: 1000, note: () => undefined, onLost, onUnresolved: vi.fn() });
     k.start();
     await vi.advanceTimersByTimeAsync(1000);
     expect(onLost).not.toHaveBeenCalled();
@@ -86,9 +100,7 @@ describe("LeaseKeeper", () => {
     const board = new FakeBoard();
     board.failHeartbeats = 1;
     const onUnresolved = vi.fn();
-    const k = new LeaseKeeper({
-      board,
-      lease,
+    const k = keeper(board, {
       intervalMs: 1000,
       recheckAttempts: 2,
       recheckDelayMs: 100,

@@ -2,8 +2,7 @@
 // host (exact after a reclaim and a new claim), else the open run; a known run id is never swapped.
 import { describe, expect, it } from "vitest";
 import type { TaskDetail } from "../../src/board/port.js";
-import { type Lease, claimedRun, judge, leaseFrom } from "../../src/lease/lease.js";
-import { leaseOf } from "../../src/outbox/closer.js";
+import { type Lease, claimedRun, judge, leaseFrom, leaseOf } from "../../src/lease/lease.js";
 import type { OutboxEntry } from "../../src/outbox/outbox.js";
 import { detailOf } from "../helpers/fakes.js";
 

@@ -10,12 +10,15 @@ import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
 import { LeaseLost } from "../../src/errors/board.js";
 import type { GateConfig } from "../../src/gate/gate.js";
-import type { Lease } from "../../src/lease/lease.js";
+import { hardenedGit } from "../../src/git/runner.js";
+import { FencedBoard } from "../../src/lease/fenced.js";
+import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
 import { Redactor } from "../../src/result/redact.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
-import { FakeBoard, FakeCloser, ManualFactories, ScriptAgent, aborted, detailOf, fakeWorkspaces, finished } from "../helpers/fakes.js";
+import { FakeBoard } from "../helpers/fake-board.js";
+import { FakeCloser, ManualFactories, ScriptAgent, aborted, fakeWorkspaces, finished } from "../helpers/fakes.js";
 
 const NOW = 1_800_000_000_000;
 const clock = { now: () => NOW };
@@ -30,6 +33,7 @@ const GATE: GateConfig = {
   minItems: 0,
 };
 const RESULT = { ok: true, status: "ok", items: 1 };
+const GIT = { globalConfig: join(mkdtempSync(join(tmpdir(), "hkb-git-")), "config"), passEnv: [] };
 
 interface Setup {
   agent: ScriptAgent;
@@ -38,8 +42,10 @@ interface Setup {
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
   extend?: { ttlSeconds: number; latest: number };
-  /** What `show` answers; with `unread`, the lease's run id was not read at the claim. */
+  /** The board (an honest in-memory one) and what happens on it right after the claim. */
   board?: FakeBoard;
+  afterClaim?: (board: FakeBoard, id: string) => void;
+  /** The claim's `show` was lost: the run reads the run id itself. */
   unread?: boolean;
 }
 
@@ -47,43 +53,45 @@ function start(s: Setup) {
   const make = s.make ?? new ManualFactories();
   const closer = s.closer ?? new FakeCloser();
   const shutdown = s.shutdown ?? new AbortController();
+  const board = s.board ?? new FakeBoard("b");
   const ws = fakeWorkspaces();
-  const lease: Lease = {
-    board: "b",
-    taskId: "t_1",
-    runId: s.unread ? null : 1,
-    lock: null,
-    workspace: ws.dir,
-    claimedAt: NOW,
-    expiresAt: NOW + 900_000,
-    ttlSeconds: 900,
-  };
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
-  const run = new TaskRun({
-    board: s.board ?? new FakeBoard(detailOf("t_1")),
-    lease,
-    detail: s.unread ? null : detailOf("t_1"),
-    contextText: "# context",
-    agent: s.agent,
-    closer,
-    clock,
-    seat: "seat",
-    author: "seat",
-    traceId: "trace-0123456789",
-    timing,
-    deadline: NOW + timing.runSeconds * 1000,
-    extend: s.extend,
-    killGraceMs: 1000,
-    runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
-    prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
-    shutdown: shutdown.signal,
-    continuity: { journal: new SessionJournal(mkdtempSync(join(tmpdir(), "hkb-sessions-"))), enabled: true, budget: 5 },
-    workspaces: ws,
-    gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" } },
-    redactor: new Redactor(),
-    make,
-  });
-  return { report: run.run(), make, closer, shutdown, deadline: NOW + timing.runSeconds * 1000 };
+  const id = board.seed("a task", { assignee: "seat" });
+  const run = (async () => {
+    const receipt = await board.claim(id, 900);
+    s.afterClaim?.(board, id);
+    const detail = s.unread ? null : await board.show(id);
+    const base = leaseOfReceipt("b", { ...receipt, claimedAt: NOW });
+    const lease = detail ? leaseFrom(base, detail) : base;
+    board.calls.length = 0;
+    return new TaskRun({
+      board,
+      fenced: new FencedBoard(board, lease, { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" }),
+      detail,
+      contextText: "# context",
+      agent: s.agent,
+      closer,
+      clock,
+      seat: "seat",
+      author: "seat",
+      traceId: "trace-0123456789",
+      timing,
+      deadline: NOW + timing.runSeconds * 1000,
+      extend: s.extend,
+      killGraceMs: 1000,
+      runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
+      privateRoot: mkdtempSync(join(tmpdir(), "hkb-private-")),
+      cliOnThisHost: true,
+      prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
+      shutdown: shutdown.signal,
+      continuity: { journal: new SessionJournal(mkdtempSync(join(tmpdir(), "hkb-sessions-"))), enabled: true, budget: 5 },
+      workspaces: ws,
+      gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" }, git: hardenedGit(process.env, GIT) },
+      redactor: new Redactor(),
+      make,
+    }).run();
+  })();
+  return { report: run, make, closer, shutdown, board, id, deadline: NOW + timing.runSeconds * 1000 };
 }
 
 /** An agent that works until stopped (hard stop), reporting progress first. */
@@ -196,14 +204,7 @@ describe("TaskRun stop paths", () => {
       yield { type: "outcome", request: { kind: "complete", summary: "should not run", result: RESULT } };
       yield finished();
     });
-    const d = detailOf("t_1", { runId: 3 });
-    const reclaimed = {
-      ...d,
-      task: { ...d.task, status: "ready" as const },
-      runs: d.runs.map((r) => ({ ...r, status: "reclaimed", outcome: "reclaimed" as const, endedAt: 1 })),
-    };
-    const board = new FakeBoard(reclaimed);
-    const { report, closer } = start({ agent, board, unread: true });
+    const { report, closer, board } = start({ agent, unread: true, afterClaim: (b, id) => b.expire(id) });
     expect(await report).toMatchObject({ decision: "lost", close: "lease_lost", runId: null });
     expect(agent.inputs).toHaveLength(0);
     expect(closer.intents).toHaveLength(0);
@@ -211,15 +212,18 @@ describe("TaskRun stop paths", () => {
     expect(board.calls).toEqual(["show"]);
   });
 
-  it("a claim whose run id is read late still runs on that run", async () => {
+  it("a claim whose run id is read late still runs on that run, and every record of the run names it", async () => {
     const agent = new ScriptAgent(async function* () {
       yield { type: "outcome", request: { kind: "complete", summary: "ran", result: RESULT } };
       yield finished();
     });
-    const board = new FakeBoard(detailOf("t_1", { runId: 3 }));
+    const board = new FakeBoard("b");
+    board.seed("an earlier task", { assignee: "seat" });
+    await board.claim(board.seed("another", { assignee: "seat" }), 900); // runs 1 is taken: ours is 2
     const { report, closer } = start({ agent, board, unread: true });
-    expect(await report).toMatchObject({ decision: "complete", runId: 3 });
+    expect(await report).toMatchObject({ decision: "complete", runId: 2 });
     expect(closer.intents).toHaveLength(1);
+    expect(closer.intents[0]).toMatchObject({ type: "complete", metadata: { bridge: { run_id: 2 } } });
   });
 
   it("unresolved: heartbeats that cannot be confirmed stop the run with a block", async () => {
@@ -302,7 +306,7 @@ describe("TaskRun stop paths", () => {
       yield { type: "outcome", request: { kind: "complete", summary: "done", result: RESULT } };
       yield finished();
     });
-    await expect(start({ agent, closer }).report).rejects.toThrow(/closing t_1 failed before it was journaled: ENOSPC/);
+    await expect(start({ agent, closer }).report).rejects.toThrow(/closing t_\w+ failed before it was journaled: ENOSPC/);
   });
 
   it("cleanup keeps going when a step fails: the tools are closed even if the keeper will not stop", async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseLimitText } from "../../src/agents/claude-code/limits.js";
 import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
-import { CODEX_RESUME_FAILED, initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
+import { CODEX_RESUME_FAILED, initialCodexState, parseCodexLimit, translateCodexLine } from "../../src/agents/codex/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
 
 const NOW = Date.UTC(2026, 10, 30, 1, 25); // the transcripts' day, 01:25 UTC
@@ -136,6 +136,14 @@ describe("Codex translator", () => {
   });
   it("the usage-limit text (curly apostrophe) is a limit with its reset time", () => {
     expect(codex("mockrun-codex-429usage.txt").at(-1)).toMatchObject({ type: "limit", kind: "usage", resetsAt: Date.UTC(2026, 10, 30, 3, 26) });
+  });
+  it("a reset on another day is read with its date (the form Codex prints past midnight)", () => {
+    const text =
+      "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at Dec 1st, 2026 12:17 AM.";
+    expect(parseCodexLimit(text, NOW)).toEqual({ resetsAt: Date.UTC(2026, 11, 1, 0, 17) });
+    expect(parseCodexLimit("You've hit your usage limit … try again at Apr 28th, 2026 10:03 PM.", NOW)).toEqual({ resetsAt: Date.UTC(2026, 3, 28, 22, 3) });
+    // a time alone that has passed today is tomorrow's
+    expect(parseCodexLimit("You've hit your usage limit; try again at 1:05 AM.", NOW)).toEqual({ resetsAt: Date.UTC(2026, 11, 1, 1, 5) });
   });
   it("a 500 after retries is an environment failure", () => {
     expect(codex("mockrun-codex-500.txt").at(-1)).toMatchObject({ type: "failed", cause: "environment" });

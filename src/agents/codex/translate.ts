@@ -15,15 +15,22 @@ export function initialCodexState(): CodexState {
   return { threadId: null, terminal: null, lastMessage: null, turns: 0 };
 }
 
-/** "You’ve hit your usage limit … try again at 3:26 AM." (curly or straight apostrophe). */
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
+/**
+ * "You’ve hit your usage limit … try again at 3:26 AM." (curly or straight apostrophe); a reset on
+ * another day reads "try again at Dec 1st, 2026 12:17 AM." The bridge runs Codex with TZ=UTC.
+ */
 export function parseCodexLimit(text: string, now: number): { resetsAt: number | null } | null {
   if (!/You(?:’|')ve hit your usage limit|usage_limit_reached/i.test(text)) return null;
-  const at = /try again at (\d{1,2}):(\d{2})\s*(AM|PM)/i.exec(text);
+  const at = /try again at (?:([A-Z][a-z]{2})[a-z]* (\d{1,2})(?:st|nd|rd|th)?,? (\d{4}),? )?(\d{1,2}):(\d{2})\s*(AM|PM)/i.exec(text);
   if (!at) return { resetsAt: null };
-  let hour = Number(at[1]) % 12;
-  if ((at[3] ?? "").toUpperCase() === "PM") hour += 12;
+  let hour = Number(at[4]) % 12;
+  if ((at[6] ?? "").toUpperCase() === "PM") hour += 12;
+  const month = at[1] ? MONTHS.indexOf(at[1].toLowerCase()) : -1;
+  if (at[1] && month >= 0) return { resetsAt: Date.UTC(Number(at[3]), month, Number(at[2]), hour, Number(at[5])) };
   const d = new Date(now);
-  let t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, Number(at[2]));
+  let t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, Number(at[5]));
   if (t <= now) t += 86_400_000;
   return { resetsAt: t };
 }

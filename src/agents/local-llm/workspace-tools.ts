@@ -1,8 +1,12 @@
-// Workspace tools for the local-LLM loop, confined to the workspace: read_file, write_file,
-// list_dir, search_text, and run_command only for commands on the configured allow-list.
-import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync, existsSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+// Workspace tools for the local-LLM loop, confined to the workspace through the one boundary
+// (sandbox/): read_file, write_file, list_dir, search_text never follow a link out, never read a FIFO
+// or device (an error result, never a hang), never write through a hard link; run_command runs an
+// argv with no shell — the allow-list names a program (or a program and its first argument), and
+// `;`, `|`, `$(…)` are plain bytes of an argument.
+import { splitCommand } from "../../config/command.js";
 import { runProcess } from "../../process/runner.js";
+import { readTextInside, writeTextInside } from "../../sandbox/files.js";
+import { listDirInside, walkFiles } from "../../sandbox/tree.js";
 
 export interface WorkspaceToolOptions {
   root: string;
@@ -32,67 +36,78 @@ export const WORKSPACE_TOOL_SPECS = [
   },
   {
     name: "run_command",
-    description: "Run an allowed command (first word must be on the allow-list) in the workspace.",
-    parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
+    description:
+      "Run an allowed program in the workspace, without a shell: give `argv` (program first) or `command` (split into words; no pipes, redirections or `;`).",
+    parameters: {
+      type: "object",
+      properties: { argv: { type: "array", items: { type: "string" } }, command: { type: "string" } },
+    },
   },
 ] as const;
 
-/** Resolves a path inside the workspace; refuses anything that escapes it (also through symlinks). */
-export function inside(root: string, p: string): string {
-  const realRoot = realpathSync(root);
-  const abs = resolve(realRoot, p);
-  let probe = abs;
-  while (!existsSync(probe)) probe = dirname(probe);
-  const real = join(realpathSync(probe), relative(probe, abs));
-  if (real !== realRoot && !real.startsWith(realRoot + sep)) throw new Error(`path '${p}' is outside the workspace`);
-  return real;
+const SEARCH_FILE_MAX = 1024 * 1024;
+
+/** The argv a run_command call asks for: `argv`, or `command` split into words (quotes honoured, nothing else). */
+export function commandArgv(args: Record<string, unknown>): string[] {
+  if (Array.isArray(args.argv)) return args.argv.map(String);
+  if (typeof args.command === "string") return splitCommand(args.command);
+  return [];
+}
+
+/** An allow-list entry is a program ("make") or a program and its first argument ("git status"). */
+export function allowedBy(allow: readonly string[], argv: readonly string[]): boolean {
+  const [program, first] = argv;
+  if (!program) return false;
+  return allow.some((entry) => {
+    const [p, a, ...more] = splitCommand(entry);
+    if (!p || more.length > 0) return false;
+    return p === program && (a === undefined || a === first);
+  });
+}
+
+async function searchText(o: WorkspaceToolOptions, needle: string): Promise<string> {
+  const files: string[] = [];
+  walkFiles(
+    o.root,
+    (rel, st) => {
+      if (st.size < SEARCH_FILE_MAX) files.push(rel);
+      return files.length < 5000;
+    },
+    { skip: [".git", "node_modules"] },
+  );
+  const hits: string[] = [];
+  for (const rel of files) {
+    if (hits.length >= 200) break;
+    const text = await readTextInside(o.root, rel, { maxBytes: SEARCH_FILE_MAX }).catch(() => null);
+    if (text === null) continue;
+    text.split("\n").forEach((l, i) => {
+      if (l.includes(needle) && hits.length < 200) hits.push(`${rel}:${i + 1}: ${l.slice(0, 200)}`);
+    });
+  }
+  return hits.join("\n") || "(no match)";
 }
 
 export async function runWorkspaceTool(name: string, args: Record<string, unknown>, o: WorkspaceToolOptions): Promise<string> {
   const s = (k: string) => (typeof args[k] === "string" ? (args[k] as string) : "");
   switch (name) {
     case "read_file": {
-      const text = readFileSync(inside(o.root, s("path")), "utf8");
+      const text = await readTextInside(o.root, s("path"), { maxBytes: Math.max(o.outputCap, 8 * 1024 * 1024) });
       return text.length > o.outputCap ? `${text.slice(0, o.outputCap)}\n[… truncated]` : text;
     }
     case "write_file": {
-      const p = inside(o.root, s("path"));
-      mkdirSync(dirname(p), { recursive: true });
-      writeFileSync(p, s("content"));
-      return `wrote ${relative(realpathSync(o.root), p)} (${s("content").length} chars)`;
+      const rel = await writeTextInside(o.root, s("path"), s("content"));
+      return `wrote ${rel} (${s("content").length} chars)`;
     }
-    case "list_dir": {
-      const p = inside(o.root, s("path") || ".");
-      return readdirSync(p, { withFileTypes: true })
-        .map((e) => `${e.name}${e.isDirectory() ? "/" : ""}`)
-        .sort()
-        .join("\n");
-    }
-    case "search_text": {
-      const needle = s("text");
-      const hits: string[] = [];
-      const walk = (dir: string) => {
-        for (const e of readdirSync(dir, { withFileTypes: true })) {
-          if (hits.length >= 200 || e.name === ".git" || e.name === "node_modules") continue;
-          const p = join(dir, e.name);
-          if (e.isDirectory()) walk(p);
-          else if (e.isFile() && statSync(p).size < 1024 * 1024)
-            readFileSync(p, "utf8")
-              .split("\n")
-              .forEach((l, i) => {
-                if (l.includes(needle) && hits.length < 200) hits.push(`${relative(o.root, p)}:${i + 1}: ${l.slice(0, 200)}`);
-              });
-        }
-      };
-      walk(realpathSync(o.root));
-      return hits.join("\n") || "(no match)";
-    }
+    case "list_dir":
+      return listDirInside(o.root, s("path") || ".").join("\n");
+    case "search_text":
+      return searchText(o, s("text"));
     case "run_command": {
-      const command = s("command").trim();
-      const first = command.split(/\s+/)[0] ?? "";
-      if (!o.allowCommands.includes(first)) throw new Error(`command '${first}' is not on the allow-list (${o.allowCommands.join(", ") || "empty"})`);
+      const argv = commandArgv(args);
+      if (!allowedBy(o.allowCommands, argv))
+        throw new Error(`'${argv.slice(0, 2).join(" ") || "(nothing)"}' is not on the allow-list (${o.allowCommands.join(", ") || "empty"})`);
       const r = await runProcess({
-        argv: ["/bin/sh", "-c", command],
+        argv,
         cwd: o.root,
         env: o.env,
         timeoutMs: o.commandTimeoutMs,
@@ -100,6 +115,7 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
         captureLimit: o.outputCap,
       });
       const out = `${r.stdout}${r.stderr}`.slice(-o.outputCap);
+      if (r.reason === "spawn_failed") return `error: ${r.spawnError?.message ?? "could not start"}`;
       return `exit ${r.reason === "timeout" ? "timeout" : r.exitCode}\n${out}`;
     }
     default:

@@ -95,7 +95,8 @@ export const attach: Verb = {
       by: str(v, "author") || profileAuthor(ctx.env),
       now: ctx.now,
     });
-    ctx.out(`Attached ${filename} to ${id} (attachment ${attId}, ${data.length} bytes)\n`);
+    // Hermes 0.20.0 prints the name as given (kanban.py _cmd_attach), not the stored (sanitised) one.
+    ctx.out(`Attached ${name} to ${id} (attachment ${attId}, ${data.length} bytes)\n`);
   },
 };
 

@@ -35,9 +35,21 @@ export const claim: Verb = {
         )
         .run(lock, expires, runId, ctx.now, ws, id);
       addEvent(ctx.db, id, "claimed", { lock, expires, run_id: runId }, ctx.now, runId);
-      return { ws };
+      if (t.workspace_kind === "worktree" && !t.workspace_path) {
+        ctx.db.prepare("UPDATE tasks SET workspace_path = NULL WHERE id = ?").run(id);
+        return { ws, worktreeWithoutPath: true };
+      }
+      return { ws, worktreeWithoutPath: false };
     });
     if ("error" in res) fail(ctx, res.error ?? "");
+    // kanban.py _cmd_claim: the claim is committed, then resolve_workspace raises — exit 1, the task
+    // stays `running` under the claim's lock (recorded on real 0.20.0: a `worktree` task on a board with
+    // no default_workdir).
+    if (res.worktreeWithoutPath)
+      fail(
+        ctx,
+        `kanban: task ${id} has workspace_kind=worktree but no workspace_path, and board '${ctx.loc.slug}' has no default_workdir set. Set a board default workdir (a git repo) or create the task with --workspace worktree:<absolute-repo-path>.`,
+      );
     mkdirSync(res.ws, { recursive: true });
     ctx.out(`Claimed ${id}\nWorkspace: ${shownPath(ctx.env, res.ws)}\n`);
   },

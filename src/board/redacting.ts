@@ -1,0 +1,63 @@
+// Redaction at the board boundary: every text that reaches a board argv — heartbeat notes, comments,
+// summaries, metadata (keys and values), block and release reasons, attachment names, created titles
+// and bodies — passes the redactor here, once, whoever wrote it (the agent, the bridge's own texts, a
+// replayed outbox entry). No call site has to remember it.
+import type { Redactor } from "../result/redact.js";
+import type { Attachment, Board, Capabilities, ClaimReceipt, CloseBlockKind, CreateTaskInput, Fence, Task, TaskDetail, WatchLine } from "./port.js";
+
+export class RedactingBoard implements Board {
+  readonly slug: string;
+  constructor(
+    private readonly inner: Board,
+    private readonly r: Redactor,
+  ) {
+    this.slug = inner.slug;
+  }
+
+  listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]> {
+    return this.inner.listReady(q, signal);
+  }
+  listRunning(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]> {
+    return this.inner.listRunning(q, signal);
+  }
+  watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine> {
+    return this.inner.watch(q);
+  }
+  show(taskId: string, signal?: AbortSignal): Promise<TaskDetail> {
+    return this.inner.show(taskId, signal);
+  }
+  context(taskId: string, signal?: AbortSignal): Promise<string> {
+    return this.inner.context(taskId, signal);
+  }
+  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt> {
+    return this.inner.claim(taskId, ttlSeconds, signal);
+  }
+  capabilities(signal?: AbortSignal): Promise<Capabilities> {
+    return this.inner.capabilities(signal);
+  }
+
+  release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
+    return this.inner.release(taskId, this.r.redact(reason), signal);
+  }
+  heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void> {
+    return this.inner.heartbeat(fence, { ...o, note: o.note === undefined ? undefined : this.r.redact(o.note) }, signal);
+  }
+  comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void> {
+    return this.inner.comment(taskId, author, this.r.redact(text), signal);
+  }
+  attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment> {
+    return this.inner.attach(taskId, { path: file.path, name: this.r.redact(file.name) }, signal);
+  }
+  complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void> {
+    return this.inner.complete(fence, { summary: this.r.redact(close.summary), metadata: this.r.redactDeep(close.metadata) }, signal);
+  }
+  block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void> {
+    return this.inner.block(fence, { ...close, reason: this.r.redact(close.reason) }, signal);
+  }
+  createIdempotent(input: CreateTaskInput, signal?: AbortSignal): Promise<Task> {
+    return this.inner.createIdempotent(
+      { ...input, title: this.r.redact(input.title), ...(input.body !== undefined ? { body: this.r.redact(input.body) } : {}) },
+      signal,
+    );
+  }
+}

@@ -1,0 +1,102 @@
+// One task's continuity record, and the only code that writes it: the session journal entry of a
+// board + task (journal.ts stores it) as a run moves on — the agent's session handle the moment it is
+// known (a crash later must not lose it), a resume that failed, the end of the run (what the next run
+// needs, or nothing once the task is done), a run cut by a bridge restart. The record is held here
+// and read from here; nobody keeps a copy.
+import { type CutReason, type LastRunInfo, SessionJournal, type SessionRecord } from "./journal.js";
+
+export interface RunEnd {
+  /** The task was completed (the close landed): nothing is left to continue. */
+  completed: boolean;
+  runId: number | null;
+  traceId: string;
+  cut: CutReason;
+  at: string;
+  note: string | null;
+  changedFiles: readonly string[];
+  commentsSeen: number;
+  /** The session was resumed by this run (counts against the resume budget). */
+  resumed: boolean;
+}
+
+export class TaskSession {
+  private constructor(
+    private readonly journal: SessionJournal,
+    private rec: SessionRecord,
+  ) {}
+
+  static async open(journal: SessionJournal, board: string, task: string, agent: string): Promise<TaskSession> {
+    return new TaskSession(journal, (await journal.get(board, task)) ?? SessionJournal.fresh(board, task, agent));
+  }
+
+  get record(): Readonly<SessionRecord> {
+    return this.rec;
+  }
+
+  /** The task's durable directory (saved local-LLM history). */
+  dir(): string {
+    return this.journal.taskDir(this.rec.board, this.rec.task);
+  }
+
+  /** The run is about to start this agent in this workspace (not written until something happens). */
+  preparing(agent: string, workspace: string): void {
+    this.rec = { ...this.rec, agent, workspace };
+  }
+
+  /** The resume budget is used up: the session is dropped, the next run starts fresh. */
+  exhausted(): void {
+    this.rec = { ...this.rec, session: null, resumes: 0 };
+  }
+
+  /** The agent's session handle is known: journaled at once. */
+  started(id: string): void {
+    this.write({ ...this.rec, session: id });
+  }
+
+  /** The session given to resume could not be continued: never tried again. */
+  resumeFailed(session: string): void {
+    this.write({ ...this.rec, session: null, failedSessions: [...this.rec.failedSessions, session].slice(-20) });
+  }
+
+  /** After the close: forgotten when the task is done, else what the next run needs to continue. */
+  ended(e: RunEnd): void {
+    if (e.completed) {
+      this.journal.remove(this.rec.board, this.rec.task);
+      return;
+    }
+    const lastRun: LastRunInfo = {
+      runId: e.runId,
+      traceId: e.traceId,
+      cut: e.cut,
+      at: e.at,
+      note: e.note?.slice(0, 500) ?? null,
+      changedFiles: e.changedFiles.slice(0, 200),
+      commentsSeen: e.commentsSeen,
+      summary: null,
+    };
+    this.write({ ...this.rec, runs: this.rec.runs + 1, resumes: this.rec.resumes + (e.resumed ? 1 : 0), lastRun });
+  }
+
+  /** A run cut by a bridge restart (recovery): only an existing record is updated. */
+  static async crashed(
+    journal: SessionJournal,
+    board: string,
+    task: string,
+    run: { runId: number | null; traceId: string; at: string },
+  ): Promise<TaskSession | null> {
+    const rec = await journal.get(board, task);
+    if (!rec) return null;
+    const s = new TaskSession(journal, rec);
+    s.write({
+      ...rec,
+      runs: rec.runs + 1,
+      lastRun: { ...run, cut: "crash", note: null, changedFiles: [], commentsSeen: rec.lastRun?.commentsSeen ?? 0, summary: null },
+    });
+    return s;
+  }
+
+  private write(rec: SessionRecord): void {
+    this.rec = rec;
+    this.journal.put(rec);
+  }
+}

@@ -1,0 +1,59 @@
+// Taking a lease: one `claim`, then `show` for the run id (the CLI does not print it). A claim whose
+// call failed without saying whether it took effect (a refusal after the claim — Hermes claims, then a
+// `worktree:` checkout fails —, a lost answer, a timeout) is settled by reading the task once: a run
+// under this claim's own lock that is still open is ours, and is handed on with the CLI's error, so
+// the run closes it (or runs it, when only the answer was lost) — never left `running` until its TTL.
+import type { Board, TaskDetail } from "../board/port.js";
+import { ClaimUncertain, type Rejected, type Transient } from "../errors/board.js";
+import { type Lease, claimedRun, leaseFrom, leaseOf, leaseOfReceipt, openRun } from "./lease.js";
+
+export interface Acquired {
+  lease: Lease;
+  /** The claim's `show` (null when it could not be read: the run id is settled later, before any write). */
+  detail: TaskDetail | null;
+  /** The claim took effect although the CLI failed: its error. */
+  claimFailure?: Transient | Rejected;
+}
+
+export async function acquire(board: Board, taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<Acquired> {
+  let receipt: Awaited<ReturnType<Board["claim"]>>;
+  try {
+    receipt = await board.claim(taskId, ttlSeconds, signal);
+  } catch (err) {
+    if (err instanceof ClaimUncertain) return settleUncertain(board, err, signal);
+    throw err;
+  }
+  const base = leaseOfReceipt(board.slug, receipt);
+  try {
+    const detail = await board.show(taskId, signal);
+    return { lease: leaseFrom(base, detail), detail };
+  } catch {
+    return { lease: base, detail: null };
+  }
+}
+
+/** Ours when the task's open run is the one this claim's lock created; otherwise the CLI's error stands. */
+async function settleUncertain(board: Board, u: ClaimUncertain, signal?: AbortSignal): Promise<Acquired> {
+  // Through ssh the lock names a process of the board host: there is nothing to match it with.
+  if (u.claimLock === undefined) throw u.error;
+  let detail: TaskDetail;
+  try {
+    detail = await board.show(u.taskId, signal);
+  } catch {
+    throw u.error;
+  }
+  const run = claimedRun(detail, u.claimLock, { openRunFallback: false });
+  if (run.runId === null || detail.task.status !== "running" || openRun(detail).runId !== run.runId) throw u.error;
+  const lease = leaseOf({
+    board: board.slug,
+    taskId: u.taskId,
+    runId: run.runId,
+    claimLock: u.claimLock,
+    workspace: detail.task.workspacePath ?? "",
+    claimedAt: u.claimedAt,
+    ttlSeconds: u.ttlSeconds,
+  });
+  lease.lock = run.lock;
+  if (run.expires !== null) lease.expiresAt = Math.min(lease.expiresAt, run.expires * 1000 + 999);
+  return { lease, detail, claimFailure: u.error };
+}

@@ -1,0 +1,70 @@
+// The agent's part of the working phase: the agent runs resumed or fresh, its events folded into the
+// run's record (drive.ts); a resume that is refused before the agent did anything is started over
+// fresh, once (never in a loop), with a comment on the task saying so.
+import type { AgentRunInput } from "../agents/port.js";
+import { describeError } from "../errors/index.js";
+import type { ToolHost } from "../tools/host.js";
+import type { Stop } from "./decide.js";
+import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
+import type { ToolsEndpoint } from "./factories.js";
+import type { WorkInput } from "./deps.js";
+
+export interface AgentRun {
+  tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;
+  signal: AbortSignal;
+  wrapUp: AbortSignal;
+  stop: (why: Stop) => void;
+}
+
+export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
+  const { prep, record, tools } = w;
+  const state: DriveState = newDriveState();
+  const plan = prep.plan;
+  const input = (resume: boolean): AgentRunInput => ({
+    ...prep.input,
+    signal: w.signal,
+    wrapUp: w.wrapUp,
+    ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
+    ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
+  });
+  const hooks: DriveHooks = {
+    onEvent: (e) => {
+      if (e.type === "progress") record.note(e.note);
+      if (e.type === "usage") record.setUsage(e.usage);
+      w.hooks?.onAgentEvent?.(e);
+    },
+    onStarted: (pid) =>
+      w.hooks?.onStarted?.({
+        pid,
+        resultFile: prep.input.resultFile,
+        runDir: prep.input.runDir,
+        workspace: prep.ws.local,
+        tools: tools ? { path: tools.endpoint.path, token: tools.endpoint.token } : null,
+      }),
+    onSession: (id) => {
+      try {
+        record.sessionStarted(id, plan.mode === "resume" && id === plan.session && state.resumeFailed === null);
+      } catch (err) {
+        w.hooks?.onLog?.("warn", "could not journal the agent's session", { task_id: record.lease.taskId, err: describeError(err) });
+      }
+    },
+    onAuthFailed: () => w.stop(null),
+  };
+  const resume = plan.mode === "resume";
+  await drive(w.agent, input(resume), record.facts, state, hooks);
+  if (!resume || state.resumeFailed === null || state.acted || w.signal.aborted) return;
+  // The session cannot be continued: remember that, say so on the task, and start over fresh once.
+  const failed = plan.session;
+  record.session?.resumeFailed(failed);
+  const why = state.resumeFailed;
+  w.hooks?.onLog?.("warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
+  await w.fenced
+    .comment(
+      `hermes-kanban-bridge (seat ${w.seat}): could not resume the agent's session ${failed} (${why.slice(0, 300)}); started a fresh session with the earlier runs' summaries.`,
+      w.shutdown,
+    )
+    .catch((err: unknown) => w.hooks?.onLog?.("warn", "could not post the fresh-start comment", { task_id: record.lease.taskId, err: describeError(err) }));
+  resetForRetry(record.facts);
+  state.resumeFailed = null;
+  await drive(w.agent, input(false), record.facts, state, hooks);
+}

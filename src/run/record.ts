@@ -1,0 +1,60 @@
+// The one record of a run: its facts (how the agent ended, why it was stopped), its story (what the
+// close says: workspace, session, usage, last note, changed files), its task's continuity record and
+// its lease — the latter read from the run's fenced view, never copied. Everything that reports on
+// the run (the close's metadata, the block text, the report, the session journal, the launcher's slot)
+// reads the run id, the session and the usage from here.
+import type { Usage } from "../agents/port.js";
+import type { TaskSession } from "../continuity/session.js";
+import type { FencedBoard } from "../lease/fenced.js";
+import type { Lease } from "../lease/lease.js";
+import type { RunStory } from "./close-text.js";
+import type { RunFacts } from "./decide.js";
+
+export class RunRecord {
+  readonly facts: RunFacts;
+  readonly story: RunStory;
+  session: TaskSession | null = null;
+
+  constructor(
+    readonly fenced: FencedBoard,
+    o: { traceId: string; seat: string; agent: string; model?: string | undefined; startedAt: number; deadline: number },
+  ) {
+    this.facts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(o.deadline).toISOString(), seat: o.seat };
+    this.story = {
+      traceId: o.traceId,
+      seat: o.seat,
+      agent: o.agent,
+      model: o.model,
+      startedAt: o.startedAt,
+      now: o.startedAt,
+      workspace: null,
+      session: null,
+      usage: null,
+      lastNote: undefined,
+      changedFiles: null,
+      workspaceNote: null,
+    };
+  }
+
+  get lease(): Lease {
+    return this.fenced.lease;
+  }
+
+  get runId(): number | null {
+    return this.fenced.lease.runId;
+  }
+
+  /** The agent's session is known: on the record and in the journal at once. */
+  sessionStarted(id: string, resumed: boolean): void {
+    this.story.session = { id, resumed };
+    this.session?.started(id);
+  }
+
+  setUsage(u: Usage | null): void {
+    this.story.usage = u;
+  }
+
+  note(n: string): void {
+    this.story.lastNote = n;
+  }
+}
