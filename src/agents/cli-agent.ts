@@ -5,7 +5,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BridgeError } from "../errors/index.js";
-import { runProcess } from "../process/runner.js";
+import { type StdinChannel, runProcess } from "../process/runner.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
 
@@ -17,6 +17,8 @@ export interface ProcessAgentOptions {
   outputCapBytes: number;
   stallMs: number;
   afterResultMs: number;
+  /** Cap of the prompt (stdin, never argv), with a visible marker past it. */
+  promptMaxBytes: number;
 }
 
 export interface CliAgentRun {
@@ -24,8 +26,8 @@ export interface CliAgentRun {
   env: Record<string, string>;
   input: Pick<AgentRunInput, "workspace" | "runDir" | "signal" | "wrapUp">;
   o: ProcessAgentOptions;
-  /** Text on stdin (then closed); without it stdin is /dev/null. */
-  stdin?: string;
+  /** Text on stdin (then closed), or a channel held open by the adapter; without it stdin is /dev/null. */
+  stdin?: string | StdinChannel;
   /** The polite stop (default SIGINT: Claude Code and Codex persist their session on it). */
   politeSignal?: NodeJS.Signals;
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */

@@ -24,6 +24,7 @@ export async function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Cloc
     outputCapBytes: a.outputCapBytes,
     stallMs: a.stallSeconds * 1000,
     afterResultMs: a.afterResultSeconds * 1000,
+    promptMaxBytes: a.promptMaxBytes,
   };
   switch (a.kind) {
     case "command": {

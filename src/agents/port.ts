@@ -45,6 +45,25 @@ export type AgentEvent =
 
 export type FinishedEvent = Extract<AgentEvent, { type: "finished" }>;
 
+/** An operator note for a running agent: a comment on its task by someone other than this seat. */
+export interface Note {
+  /** Stable id (the comment's position on the task) for exactly-once delivery. */
+  id: string;
+  author: string;
+  body: string;
+  /** When it was posted on the board (epoch ms). */
+  postedAt: number;
+}
+
+/** The notes of a running agent: the adapter takes what is pending and says what it handed over. */
+export interface RunInbox {
+  pending(): readonly Note[];
+  /** These notes reached the agent now (each is delivered once). */
+  delivered(ids: readonly string[]): void;
+  /** Called when a new note arrives; returns the unsubscribe. */
+  onNote(listener: () => void): () => void;
+}
+
 /** A run that continues an earlier one of the same task: the session and the continuation prompt. */
 export interface ResumeInput {
   session: string;
@@ -69,6 +88,8 @@ export interface AgentRunInput {
   sessionDir: string;
   /** The run's task tools, when the adapter asked for them (usesTools). */
   tools?: { socketPath: string; token: string; call(name: string, args: unknown): Promise<{ ok: true; text: string } | { ok: false; error: string }> };
+  /** Operator notes posted while the agent runs (comments by others); absent when the run takes none. */
+  inbox?: RunInbox;
   /** Hard stop: kill the agent (SIGTERM → SIGKILL of its process group). */
   signal: AbortSignal;
   /** Polite stop (graceful cut): SIGINT for the CLIs so they persist the session, between steps for a loop. */

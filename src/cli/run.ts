@@ -1,7 +1,7 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
 import { preflight } from "../agents/preflight.js";
 import { loadConfig } from "../config/load.js";
-import { build } from "../daemon/build.js";
+import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { effectiveSettings } from "../daemon/settings.js";
 import { CliUnavailable } from "../errors/board.js";
@@ -19,7 +19,8 @@ export interface RunOptions {
 export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const config = loadConfig({ file: o.config, env, flags: o.flags });
   ensureStateDir(config.stateDir);
-  const log = createLogger({ level: config.log.level, format: config.log.format });
+  const redactor = redactorFor(config, env);
+  const log = createLogger({ level: config.log.level, format: config.log.format, redact: (t) => redactor.redact(t) });
   const b = await build(config, env, log);
   b.outbox.compact();
   const daemon = new Daemon({ ...b, once: o.once === true, preflight: () => preflight(config, env) });

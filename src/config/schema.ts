@@ -39,6 +39,12 @@ const agentCommon = {
   resumeBudget: z.number().int().min(1).default(5),
   /** Prompt template file; defaults to the bundled prompt for the agent kind. */
   promptFile: z.string().optional(),
+  /** Cap of the rendered prompt (stdin, never argv), with a visible marker past it. */
+  promptMaxBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .default(1024 * 1024),
 };
 
 const CommandAgent = z.strictObject({ kind: z.literal("command"), command: argv, ...agentCommon });

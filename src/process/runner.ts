@@ -15,8 +15,11 @@ export interface RunOptions {
   argv: readonly string[];
   cwd?: string | undefined;
   env: Record<string, string>;
-  /** Text written to stdin, then closed. Without it stdin is /dev/null. */
-  input?: string | undefined;
+  /**
+   * Text written to stdin, then closed; or a channel the caller writes to and ends when it wants
+   * (a held-open stdin, e.g. Claude Code's stream-json input). Without it stdin is /dev/null.
+   */
+  input?: string | StdinChannel | undefined;
   timeoutMs?: number | undefined;
   /** Hard stop: the ladder (SIGTERM, grace, SIGKILL) for the whole group. */
   signal?: AbortSignal | undefined;
@@ -38,6 +41,11 @@ export interface RunOptions {
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
    */
   outputFiles?: { stdout: string; stderr: string; maxBytes: number } | undefined;
+}
+
+/** A stdin the caller keeps open: `open` gets the writer once the child runs. */
+export interface StdinChannel {
+  open(w: { write(text: string): boolean; end(): void; readonly ended: boolean }): void;
 }
 
 export interface RunResult {
@@ -107,10 +115,21 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   child?.stdout?.on("data", onOut);
   child?.stderr?.on("data", onErr);
   if (opts.input !== undefined && child?.stdin) {
-    child.stdin.on("error", () => {
+    const stdin = child.stdin;
+    stdin.on("error", () => {
       /* the child may exit without reading stdin (EPIPE): not our failure */
     });
-    child.stdin.end(opts.input);
+    if (typeof opts.input === "string") stdin.end(opts.input);
+    else
+      opts.input.open({
+        write: (text) => !stdin.writableEnded && !stdin.destroyed && stdin.write(text),
+        end: () => {
+          if (!stdin.writableEnded) stdin.end();
+        },
+        get ended() {
+          return stdin.writableEnded || stdin.destroyed;
+        },
+      });
   }
 
   const graceMs = opts.killGraceMs ?? 2000;

@@ -45,8 +45,8 @@ export interface BridgeInfo {
   tokens?: { input: number; output: number; cache_read?: number; cache_write?: number };
   /** The agent's resumable session and whether this run continued it. */
   session?: { id: string; resumed: boolean };
-  /** The workspace mode and where it ran (board, mapped, checkout). */
-  workspace?: { mode: string; path: string };
+  /** The workspace mode and where it ran (board, mapped, checkout); `note`: what became of the work (the branch it was pushed to). */
+  workspace?: { mode: string; path: string; note?: string };
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

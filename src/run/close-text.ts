@@ -46,7 +46,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
-  if (s.workspace) info.workspace = s.workspace;
+  if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
 

@@ -19,6 +19,7 @@ const proc = (stallMs: number, extraEnv: Record<string, string> = {}) => ({
   outputCapBytes: 1 << 20,
   stallMs,
   afterResultMs: 15_000,
+  promptMaxBytes: 1 << 20,
 });
 const SCRIPT = { success: "complete", block: "block-bad-then-good", crash: "crash", hang: "hang", stall: "stall" } as const;
 

@@ -50,7 +50,7 @@ export class Emu {
 
   async createTask(
     title: string,
-    o: { assignee?: string; body?: string; priority?: number; parent?: string; workspace?: string; maxRuntime?: string } = {},
+    o: { assignee?: string; body?: string; priority?: number; parent?: string; workspace?: string; maxRuntime?: string; branch?: string } = {},
   ): Promise<string> {
     const args = ["create", title, "--json"];
     if (o.assignee) args.push("--assignee", o.assignee);
@@ -59,6 +59,7 @@ export class Emu {
     if (o.parent) args.push("--parent", o.parent);
     if (o.workspace) args.push(`--workspace=${o.workspace}`);
     if (o.maxRuntime) args.push(`--max-runtime=${o.maxRuntime}`);
+    if (o.branch) args.push(`--branch=${o.branch}`);
     const r = await this.kanban(args);
     if (r.code !== 0) throw new Error(`create failed: ${r.stderr}`);
     return (JSON.parse(r.stdout) as { id: string }).id;

@@ -32,6 +32,22 @@ describe("state dir trust", () => {
     expect(r.stderr).toMatch(/stateDir: .*shared-state is writable by its group \(mode 777\)/);
   });
 
+  it("row 11: a 0700 state dir under a parent others can write (not sticky) is refused; under a sticky one it is ours and accepted", async () => {
+    emu = await Emu.create();
+    const open = join(emu.dir, "open-parent");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const dir = join(open, "state");
+    mkdirSync(dir, { mode: 0o700 });
+    const r = await cli(runArgs(dir));
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/stateDir: .*open-parent\/state has a parent directory .*open-parent that is writable by its group \(mode 777\)/);
+    chmodSync(open, 0o1777);
+    const ok = await cli(runArgs(dir));
+    expect(ok.stderr).not.toMatch(/stateDir/);
+    expect(ok.exitCode).toBe(0);
+  });
+
   it("a planted active-run entry cannot make the bridge remove or read outside the state dir", async () => {
     emu = await Emu.create();
     const state = join(emu.dir, "state");

@@ -1,14 +1,20 @@
-// Claude Code: `claude -p --output-format stream-json --verbose` with a per-run MCP config for the
-// task tools (agent-cli-contracts.md §1.2, §1.8), `--resume <session>` to continue a cut run (§1.9:
-// sessions are found by cwd, so the workspace path must be the same). stdin closed, cwd = workspace,
-// per-seat CLAUDE_CONFIG_DIR, MCP_CONNECTION_NONBLOCKING=0 so the tools exist at turn 1, TZ=UTC.
+// Claude Code: `claude -p --input-format stream-json --output-format stream-json --verbose
+// --replay-user-messages` with a per-run MCP config for the task tools (agent-cli-contracts.md §1.2,
+// §1.8), `--resume <session>` to continue a cut run (§1.9: sessions are found by cwd, so the workspace
+// path must be the same). The prompt is the first user message on stdin — never an argv element, so
+// its size is not bounded by E2BIG — and stdin stays open while the agent works: an operator note
+// becomes a user message (injected into the running turn, or a new turn), and Claude's replay of it
+// says when the agent got it. Once every message sent is answered by a result, stdin is closed and
+// Claude exits. cwd = workspace, per-seat CLAUDE_CONFIG_DIR, MCP_CONNECTION_NONBLOCKING=0, TZ=UTC.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
+import { noteIdsIn, renderNote } from "../notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
-import { initialClaudeState, translateClaudeLine } from "./translate.js";
+import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
 
 export interface ClaudeOptions extends ProcessAgentOptions {
   command: readonly string[];
@@ -23,13 +29,16 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   clock: Clock;
 }
 
-export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, prompt: string, resume?: string): string[] {
+export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: string): string[] {
   const argv = [
     ...o.command,
     "-p",
+    "--input-format",
+    "stream-json",
     "--output-format",
     "stream-json",
     "--verbose",
+    "--replay-user-messages",
     "--mcp-config",
     mcpConfigFile,
     "--strict-mcp-config",
@@ -43,9 +52,11 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, prompt: stri
   if (resume) argv.push("--resume", resume);
   if (o.model) argv.push("--model", o.model);
   if (o.appendSystemPrompt) argv.push("--append-system-prompt", o.appendSystemPrompt);
-  argv.push("--", prompt);
   return argv;
 }
+
+/** One stream-json input line: a user message. */
+export const userMessage = (text: string) => `${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`;
 
 export class ClaudeCodeAgent implements AgentAdapter {
   readonly name = "claude-code";
@@ -72,17 +83,76 @@ export class ClaudeCodeAgent implements AgentAdapter {
       HERMES_BRIDGE_TASK_ID: input.taskId,
     };
     if (process.getuid?.() === 0 && this.o.permissionMode === "bypassPermissions") env.IS_SANDBOX = "1";
-    const prompt = input.resume ? input.resume.prompt : input.prompt;
+    const channel = new ClaudeChannel(input, this.o.promptMaxBytes);
+    const translate = statefulTranslator(
+      initialClaudeState("task"),
+      (s, line) => translateClaudeLine(s, line, this.o.clock.now()),
+      (s) => s.resultSeen,
+    );
     return runCliAgent({
-      argv: claudeArgv(this.o, mcp, prompt, input.resume?.session),
+      argv: claudeArgv(this.o, mcp, input.resume?.session),
       env,
       input,
       o: this.o,
-      translate: statefulTranslator(
-        initialClaudeState("task"),
-        (s, line) => translateClaudeLine(s, line, this.o.clock.now()),
-        (s) => s.resultSeen,
-      ),
+      stdin: channel,
+      translate: (line) => {
+        channel.seen(line);
+        const t = translate(line);
+        // A result ends the run only when every message sent was taken: a note sent late is the next turn.
+        return { events: t.events, terminal: t.terminal && channel.settled() };
+      },
     });
   }
 }
+
+/** The held-open stdin of one Claude run: the prompt, then operator notes until the agent is done. */
+class ClaudeChannel {
+  private w: { write(text: string): boolean; end(): void; readonly ended: boolean } | null = null;
+  /** Notes written to stdin and not yet replayed by Claude (not yet taken by the agent). */
+  private readonly sent = new Set<string>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly input: AgentRunInput,
+    private readonly promptMaxBytes: number,
+  ) {}
+
+  open(w: { write(text: string): boolean; end(): void; readonly ended: boolean }): void {
+    this.w = w;
+    const prompt = this.input.resume ? this.input.resume.prompt : this.input.prompt;
+    w.write(userMessage(capPrompt(prompt, this.promptMaxBytes)));
+    this.unsubscribe = this.input.inbox?.onNote(() => this.flush());
+    this.flush();
+  }
+
+  /** Sends what the inbox holds, while the agent still takes input. */
+  private flush(): void {
+    if (!this.w || this.w.ended || !this.input.inbox) return;
+    for (const n of this.input.inbox.pending()) {
+      if (this.sent.has(n.id)) continue;
+      this.sent.add(n.id);
+      this.w.write(userMessage(renderNote(n)));
+    }
+  }
+
+  /** Every stdout line: Claude's replay of a note is the moment the agent got it; a final result closes stdin. */
+  seen(line: string): void {
+    const replayed = replayedUserText(line);
+    if (replayed !== null) {
+      const ids = noteIdsIn(replayed).filter((id) => this.sent.delete(id));
+      if (ids.length) this.input.inbox?.delivered(ids);
+      return;
+    }
+    if (this.w && !this.w.ended && this.settled() && /"type"\s*:\s*"result"/.test(line)) {
+      this.unsubscribe?.();
+      this.w.end();
+    }
+  }
+
+  /** Nothing sent is still waiting to be taken. */
+  settled(): boolean {
+    return this.sent.size === 0;
+  }
+}
+
+const capPrompt = (p: string, max: number) => capText(p, max);

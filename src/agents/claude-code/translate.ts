@@ -126,6 +126,19 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
   return { state: s, events: deduped };
 }
 
+/** The text of a user message Claude echoes back (`--replay-user-messages`): the message was taken. */
+export function replayedUserText(raw: string): string | null {
+  if (!raw.includes('"isReplay"')) return null;
+  const line = parseLine(raw);
+  if (!line || str(line.type) !== "user" || line.isReplay !== true) return null;
+  const content = obj(line.message).content;
+  if (typeof content === "string") return content;
+  return arr(content)
+    .map(obj)
+    .map((c) => str(c.text) ?? "")
+    .join("\n");
+}
+
 function resultError(line: Record<string, unknown>, s: ClaudeState, now: number): AgentEvent[] {
   const subtype = str(line.subtype);
   const errors = arr(line.errors).map(String);

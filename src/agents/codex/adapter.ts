@@ -2,8 +2,11 @@
 // required MCP server given by -c overrides (agent-cli-contracts.md §2.2, §2.7), and
 // `codex exec -C <ws> resume <thread_id>` (never --last) to continue a cut run; `resume` has no -s,
 // so its sandbox is set with `-c sandbox_mode=…`. Codex does not pass its environment to MCP
-// servers: the socket and token go in mcp_servers.task.env.
+// servers: the socket and token go in mcp_servers.task.env. The prompt is read from stdin (`-`), never
+// an argv element (its size is not bounded by E2BIG). Codex has no live input: operator notes reach it
+// appended to the answer of its next task-tool call (tools/host.ts).
 import { join } from "node:path";
+import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
@@ -27,7 +30,6 @@ const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON'
 export function codexArgv(
   o: CodexOptions,
   input: Pick<AgentRunInput, "workspace" | "runDir">,
-  prompt: string,
   tools: { socketPath: string; token: string },
   resume?: string,
 ): string[] {
@@ -51,7 +53,8 @@ export function codexArgv(
   );
   for (const c of o.extraConfig) argv.push("-c", c);
   if (o.model) argv.push("-m", o.model);
-  argv.push("-o", join(input.runDir, "last-message.txt"), "--", prompt);
+  // `-`: the prompt is read from stdin (then closed).
+  argv.push("-o", join(input.runDir, "last-message.txt"), "--", "-");
   return argv;
 }
 
@@ -69,7 +72,8 @@ export class CodexAgent implements AgentAdapter {
     let state: CodexState = initialCodexState();
     const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}\n\n${input.prompt}`;
     return runCliAgent({
-      argv: codexArgv(this.o, input, prompt, tools, input.resume?.session),
+      argv: codexArgv(this.o, input, tools, input.resume?.session),
+      stdin: capText(prompt, this.o.promptMaxBytes),
       env: { ...this.o.baseEnv, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
       input,
       o: this.o,

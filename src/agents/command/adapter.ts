@@ -3,6 +3,7 @@
 // stop is SIGTERM (then the kill ladder); it may declare a resumable session in
 // $HERMES_BRIDGE_SESSION_FILE (read even when the run is cut) or as "session" in its outcome file.
 import { join } from "node:path";
+import { capText } from "../../result/text.js";
 import { type ProcessAgentOptions, runCliAgent } from "../cli-agent.js";
 import { readSmallFile } from "../../state/read.js";
 import { outcomeFileEvents } from "../outcome.js";
@@ -45,7 +46,7 @@ export class CommandAgent implements AgentAdapter {
       input,
       politeSignal: "SIGTERM",
       o: this.o,
-      stdin: input.resume ? input.resume.prompt : input.prompt,
+      stdin: capText(input.resume ? input.resume.prompt : input.prompt, this.o.promptMaxBytes),
       translate: (line) => {
         const note = line.trim();
         return { events: note ? [{ type: "progress", note: note.slice(0, 500) }] : [], terminal: false };

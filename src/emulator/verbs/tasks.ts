@@ -24,6 +24,21 @@ const STATUSES = ["triage", "todo", "scheduled", "ready", "running", "blocked", 
 const GATEWAY_WARNING =
   "\n⚠  No gateway is running — the task will sit in 'ready' until you start it. Run:\n    hermes gateway start\nThe gateway hosts an embedded dispatcher (tick interval 60s by default); your task will be picked up on the next tick after the gateway comes up.\n";
 
+/** kanban.py _parse_branch_flag, checked in _cmd_create: `kanban: <why>`, exit 2 (recorded on real 0.20.0). */
+function branchFlag(value: string | null): string | null {
+  if (value === null) return null;
+  const b = value.trim();
+  const bad = !b
+    ? "--branch requires a non-empty name"
+    : b.startsWith("-")
+      ? "--branch must not start with '-'"
+      : /\s/.test(b)
+        ? "--branch must not contain whitespace"
+        : null;
+  if (bad) throw new EmuExit(2, "", `kanban: ${bad}\n`);
+  return b;
+}
+
 export const create: Verb = {
   spec: {
     prog: prog("create"),
@@ -32,6 +47,7 @@ export const create: Verb = {
       { flag: "--assignee", dest: "assignee", kind: "value" },
       { flag: "--parent", dest: "parent", kind: "append" },
       { flag: "--workspace", dest: "workspace", kind: "value" },
+      { flag: "--branch", dest: "branch", kind: "value" },
       { flag: "--tenant", dest: "tenant", kind: "value" },
       { flag: "--priority", dest: "priority", kind: "value", type: "int" },
       { flag: "--triage", dest: "triage", kind: "flag" },
@@ -51,6 +67,7 @@ export const create: Verb = {
     if (!/^(scratch|worktree|worktree:.+|dir:.+)$/.test(ws))
       throw new EmuExit(2, "", `kanban: unknown --workspace value '${ws}': use scratch, worktree, worktree:<path>, or dir:<path>\n`);
     const maxRuntime = parseDuration(str(v, "max_runtime"));
+    const branch = branchFlag(str(v, "branch"));
     const maxRetries = num(v, "max_retries");
     if (maxRetries !== null && maxRetries < 1)
       throw new EmuExit(2, "", `kanban: --max-retries must be >= 1 (got ${maxRetries}); use 1 to trip on the first failure.\n`);
@@ -76,7 +93,7 @@ export const create: Verb = {
       const skills = list(v, "skills");
       ctx.db
         .prepare(
-          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries, branch_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         )
         .run(
           id,
@@ -94,6 +111,7 @@ export const create: Verb = {
           skills.length ? JSON.stringify(skills) : null,
           maxRuntime,
           maxRetries,
+          branch,
         );
       for (const p of parents) ctx.db.prepare("INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)").run(p, id);
       addEvent(

@@ -1,0 +1,111 @@
+// The bridge's own git is no way out of the agent's sandbox (issue rows 2 and 9): a `.git` the agent
+// rewrote to point at a repository of its own (fsmonitor, a clean filter, hooks), or a repository
+// config the agent edited, never runs anything — in checkout mode (commit + push) nor in the gate's
+// change listing of a Hermes `worktree:` or `dir:` workspace — and a task's branch outside the
+// allowed prefix is the base of the work, never the push target.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu, type ShowDoc } from "../helpers/emulator.js";
+
+let emu: Emu;
+afterEach(() => emu?.cleanup());
+
+const HOSTILE = resolve("test/fixtures/agents/hostile-agent.mjs");
+const reasonOf = (d: ShowDoc) => String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
+const git = (dir: string, ...args: string[]) => execFileSync("git", ["-C", dir, ...args], { encoding: "utf8", env: GIT_ENV }).trim();
+
+function repo(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, "init", "-q", "-b", "main");
+  writeFileSync(join(dir, "README.md"), "project\n");
+  git(dir, "add", ".");
+  git(dir, "commit", "-qm", "init");
+  return dir;
+}
+
+function origin(): string {
+  const bare = join(emu.dir, "origin.git");
+  execFileSync("git", ["clone", "-q", "--bare", repo(join(emu.dir, "seed")), bare]);
+  return bare;
+}
+
+/** The agent, with a planted secret in the bridge's environment that a hook would write out. */
+function hostile(marker: string, extra: Record<string, unknown> = {}) {
+  return {
+    env: { FIXTURE_MARKER: marker, DEPLOY_TOKEN: "planted-token-value-5521" },
+    base: {
+      agent: { kind: "command", command: [process.execPath, HOSTILE], passEnv: ["FIXTURE_MARKER"], killGraceSeconds: 1 },
+      gate: { allowDirty: true },
+      ...extra,
+    },
+  };
+}
+
+describe("row 2: a redirected .git or a rewritten repository config runs nothing", () => {
+  it("checkout mode: `.git` pointed at the agent's own repository is refused, not followed — nothing is committed or pushed", async () => {
+    emu = await Emu.create();
+    const marker = join(emu.dir, "PWNED");
+    const url = origin();
+    const before = git(url, "rev-parse", "main");
+    const id = await emu.createTask("redirect", { assignee: SEAT, body: "MODE:git-redirect" });
+    await (await runBridge(emu, hostile(marker, { workspace: { mode: "checkout", repos: { [emu.slug]: url } } }))).daemon.done;
+    const d = await emu.show(id);
+    expect(existsSync(marker)).toBe(false);
+    expect(d.task.status).toBe("blocked");
+    expect(reasonOf(d)).toMatch(/the work tree's \.git was replaced or redirected .* the bridge does not follow it/);
+    expect(git(url, "rev-parse", "main")).toBe(before);
+    expect(git(url, "branch", "--list", `hermes/${id}`)).toBe("");
+  });
+
+  it("a Hermes `worktree:` workspace whose .git the agent redirects: the gate's change listing runs nothing", async () => {
+    emu = await Emu.create();
+    const marker = join(emu.dir, "PWNED");
+    const main = repo(join(emu.dir, "projects", "main"));
+    const wt = join(emu.dir, "projects", "wt-task");
+    git(main, "worktree", "add", "-q", "-b", "wt/task", wt);
+    const id = await emu.createTask("worktree", { assignee: SEAT, body: "MODE:git-redirect", workspace: `dir:${wt}` });
+    await (await runBridge(emu, hostile(marker, { workspace: { allowedRoots: [join(emu.dir, "projects")] } }))).daemon.done;
+    const d = await emu.show(id);
+    expect(existsSync(marker)).toBe(false);
+    expect(d.task.status).toBe("done");
+    const m = d.runs.at(-1)?.metadata as { changed_files?: string[] };
+    expect(m.changed_files).toEqual(expect.arrayContaining(["work.txt"]));
+  });
+
+  it("a `dir:` workspace that is a whole repository, its config rewritten by the agent: the gate runs none of it", async () => {
+    emu = await Emu.create();
+    const marker = join(emu.dir, "PWNED");
+    const ws = repo(join(emu.dir, "projects", "whole"));
+    const id = await emu.createTask("config", { assignee: SEAT, body: "MODE:git-config", workspace: `dir:${ws}` });
+    await (await runBridge(emu, hostile(marker, { workspace: { allowedRoots: [join(emu.dir, "projects")] } }))).daemon.done;
+    const d = await emu.show(id);
+    expect(existsSync(marker)).toBe(false);
+    expect(d.task.status).toBe("done");
+    expect((d.runs.at(-1)?.metadata as { changed_files?: string[] } | undefined)?.changed_files).toEqual(expect.arrayContaining(["work.txt"]));
+  });
+});
+
+describe("row 9: push targets the operator chose", () => {
+  it("a task created with --branch main: main is the base, the work is pushed to hermes/<task>, and the close says so", async () => {
+    emu = await Emu.create();
+    const url = origin();
+    const before = git(url, "rev-parse", "main");
+    const id = await emu.createTask("on main", { assignee: SEAT, body: "MODE:complete", branch: "main" });
+    await (
+      await runBridge(emu, {
+        base: { workspace: { mode: "checkout", repos: { [emu.slug]: url } } },
+      })
+    ).daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(git(url, "rev-parse", "main")).toBe(before);
+    expect(git(url, "rev-parse", `hermes/${id}^`)).toBe(before);
+    const m = d.runs.at(-1)?.metadata as { artifacts: { type: string; url?: string }[]; bridge: { workspace: { note: string } } };
+    expect(m.artifacts.find((a) => a.type === "git")?.url).toMatch(new RegExp(`#hermes/${id}$`));
+    expect(m.bridge.workspace.note).toMatch(new RegExp(`the task's branch main is outside workspace.branchPrefix .* the work is on hermes/${id}`));
+  });
+});
