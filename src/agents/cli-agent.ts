@@ -4,9 +4,12 @@
 // the exit, and the pump's watchdogs (silence; a final line followed by no exit).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { AgentConfig } from "../config/fields.js";
+import { bundledFile } from "../config/paths.js";
 import { BridgeError } from "../errors/index.js";
 import { type StdinChannel, runProcess } from "../process/runner.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
+import { agentEnv } from "./env.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
 
 /** What every process-based adapter shares (from config `agent.*`). */
@@ -19,6 +22,23 @@ export interface ProcessAgentOptions {
   afterResultMs: number;
   /** Cap of the prompt (stdin, never argv), with a visible marker past it. */
   promptMaxBytes: number;
+}
+
+/** The process options every process-based kind takes from its config's common keys. */
+export function processOptions(a: AgentConfig, env: NodeJS.ProcessEnv): ProcessAgentOptions {
+  return {
+    baseEnv: agentEnv(env, a.passEnv, a.env),
+    killGraceMs: a.killGraceSeconds * 1000,
+    outputCapBytes: a.outputCapBytes,
+    stallMs: a.stallSeconds * 1000,
+    afterResultMs: a.afterResultSeconds * 1000,
+    promptMaxBytes: a.promptMaxBytes,
+  };
+}
+
+/** argv that starts `hermes-bridge task-tools` from the installed package. */
+export function toolsCommand(): string[] {
+  return [process.execPath, bundledFile("dist", "cli", "main.js"), "task-tools"];
 }
 
 export interface CliAgentRun {

@@ -1,12 +1,13 @@
 // The AgentAdapter port: a run is an async iterable of typed events; one factory picks the adapter.
 // Every adapter's run() is an async generator built on the one pump (pump.ts): it always ends with
 // exactly one `finished` event, whatever happened, and cleans up in `finally`.
+import type { TerminationReason as ProcessEnd } from "../process/runner.js";
 import type { OutcomeRequest } from "../result/decision.js";
 
 export type { OutcomeRequest } from "../result/decision.js";
 
 /** How the agent's process (or loop) ended. `stalled`: stopped by the silence watchdog. */
-export type TerminationReason = "exited" | "timeout" | "aborted" | "stalled" | "spawn_failed";
+export type TerminationReason = ProcessEnd | "stalled";
 
 /** Usage of the run as absolute totals so far (each event replaces the last). */
 export interface Usage {

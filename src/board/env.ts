@@ -1,20 +1,8 @@
 // The CLI's environment: scrubbed (hermes-cli-contract.md §1.6, hazard 2). Only PATH, HOME,
 // HERMES_HOME, locale, what config names, HERMES_PROFILE, and the fencing pair we set on purpose.
+import { HERMES_ROUTING, pickEnv } from "../process/env.js";
 
 const BASE_KEYS = ["PATH", "HOME", "HERMES_HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER", "LOGNAME", "SSH_AUTH_SOCK"];
-
-/** Never inherited, whatever the config says: they silently change which board/run a call hits. */
-export const FORBIDDEN_KEYS = new Set([
-  "HERMES_KANBAN_DB",
-  "HERMES_KANBAN_BOARD",
-  "HERMES_KANBAN_HOME",
-  "HERMES_KANBAN_TASK",
-  "HERMES_KANBAN_RUN_ID",
-  "HERMES_KANBAN_WORKSPACES_ROOT",
-  "HERMES_KANBAN_CLAIM_LOCK",
-  "HERMES_DELEGATED_CHILD_CONTEXT",
-  "HERMES_PROFILE_NAME",
-]);
 
 export interface CliEnvOptions {
   parent: NodeJS.ProcessEnv;
@@ -26,12 +14,8 @@ export interface CliEnvOptions {
 }
 
 export function buildCliEnv(o: CliEnvOptions, fence?: { taskId: string; runId: number }): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const key of [...BASE_KEYS, ...o.passEnv]) {
-    const v = o.parent[key];
-    if (v !== undefined && !FORBIDDEN_KEYS.has(key)) env[key] = v;
-  }
-  for (const [k, v] of Object.entries(o.set)) if (!FORBIDDEN_KEYS.has(k)) env[k] = v;
+  // Never inherited or set, whatever the config says: they silently change which board/run a call hits.
+  const env = pickEnv(o.parent, [...BASE_KEYS, ...o.passEnv], { never: HERMES_ROUTING, set: o.set });
   env.HERMES_PROFILE = o.author;
   env.PYTHONUNBUFFERED = "1";
   if (fence) {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HermesCliBoard } from "../board/index.js";
 import { runProcess } from "../process/runner.js";
-import { loadConfig } from "../config/load.js";
+import { loadConfig } from "../agents/kinds.js";
 import { bundledFile } from "../config/paths.js";
 import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";

@@ -3,9 +3,8 @@
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
-import { preflight } from "../agents/preflight.js";
+import { kindOf, loadConfig, preflight } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
-import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
 import { settingsTable } from "../daemon/settings.js";
@@ -108,12 +107,8 @@ function assigneeCheck(c: Config, env: NodeJS.ProcessEnv): Check {
 }
 
 async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
-  const a = c.agent;
-  if (a.kind !== "local-llm") {
-    const cmd = a.command[0] ?? "";
-    if (!onPath(cmd, env)) return fail("agent", `${cmd} not found or not executable`, "install the agent or fix agent.command");
-    if (a.kind === "command") return pass("agent", `${cmd} found`);
-  }
+  const cmd = kindOf(c).program?.(c.agent);
+  if (cmd !== undefined && !onPath(cmd, env)) return fail("agent", `${cmd} not found or not executable`, "install the agent or fix agent.command");
   const p = await preflight(c, env);
   return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
 }

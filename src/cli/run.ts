@@ -1,6 +1,5 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
-import { preflight } from "../agents/preflight.js";
-import { loadConfig } from "../config/load.js";
+import { loadConfig, preflight } from "../agents/kinds.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { effectiveSettings } from "../daemon/settings.js";

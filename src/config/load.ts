@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { ConfigError } from "../errors/index.js";
 import { splitCommand } from "./command.js";
 import { FLAGS, type FlagKind, envNameFor } from "./flags.js";
-import { type Config, ConfigSchema, type OpsConfig, OpsConfigSchema, type Provenance } from "./schema.js";
+import { type Config, type OpsConfig, OpsConfigSchema, type Provenance, configSchemaFor } from "./schema.js";
 import { timingIssues } from "./timing.js";
 
 export { envNameFor, ENV_PREFIX } from "./flags.js";
@@ -199,9 +199,13 @@ function envIssues(c: { webhook: { secretEnv?: string | undefined } }, env: Node
   return [];
 }
 
-export function loadConfig(o: LoadOptions): Config {
+/**
+ * The seat's config; `kinds` are the agent kinds it may name (agents/kinds.ts passes the list — each
+ * kind's strict schema checks its own keys).
+ */
+export function loadConfigWith(kinds: readonly { schema: z.ZodObject }[], o: LoadOptions): Config {
   const { raw, given } = layered(o);
-  const c = checked(ConfigSchema, raw, given) as Config;
+  const c = checked(configSchemaFor(kinds.map((k) => k.schema)), raw, given) as Config;
   const issues = [...timingIssues(c, given), ...envIssues(c, o.env ?? {})];
   if (issues.length > 0) throw new ConfigError(issues);
   const provenance: Provenance = { given };

@@ -1,102 +1,20 @@
 // The config's single source of truth (zod). Every object is strict: an unknown key is an error (with
-// a did-you-mean, see load.ts). Defaults here are the documented defaults; values that depend on the
+// a did-you-mean, see load.ts). The agent's part is each kind's own (agents/<kind>/kind.ts): the
+// schema is put together from the list of kinds (configSchemaFor). Defaults here are the documented defaults; values that depend on the
 // TTL (claim.safetySeconds, heartbeat.intervalSeconds, agent.wrapUpSeconds) are left unset unless the
 // user set them and are derived per claim (timing.ts).
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { splitCommand } from "./command.js";
 
-const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a board slug: 1-64 chars, lowercase letters, digits, '-' or '_', not starting with '-' or '_'");
-/** An argv; YAML may also give it as one string, split like a shell would ("python3 /opt/hermes/hermes"). */
-const argv = z.preprocess((v) => (typeof v === "string" ? splitCommand(v) : v), z.array(z.string().min(1)).min(1, "at least the program name"));
-/** A list; YAML may also give one scalar (`boards: b1`). */
-const list = <T extends z.ZodType>(item: T) => z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(item));
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
-const seconds = z.number().positive();
+import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, slug } from "./fields.js";
 
-const agentCommon = {
-  /** Extra variables set for the agent (values are literal). */
-  env: z.record(envName, z.string()).default({}),
-  /** Variable names passed through from the bridge's environment (allow-list). */
-  passEnv: list(envName).default([]),
-  /** Max characters of stdout/stderr kept in memory (the tail). */
-  outputCapBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(1024 * 1024),
-  killGraceSeconds: seconds.default(10),
-  /** No agent event for this long → the run is stopped as stalled. 0 = off. */
-  stallSeconds: z.number().min(0).default(600),
-  /** A CLI that printed its final result and does not exit within this is stopped; the result counts. */
-  afterResultSeconds: seconds.default(15),
-  /** Polite stop this long before the deadline (default min(60, ttl/8)). */
-  wrapUpSeconds: seconds.optional(),
-  /** Continue a cut run's session on the next claim of the same task. */
-  resume: z.boolean().default(true),
-  /** Runs of one task that may resume its session; then the task is blocked for a human decision. */
-  resumeBudget: z.number().int().min(1).default(5),
-  /** Prompt template file; defaults to the bundled prompt for the agent kind. */
-  promptFile: z.string().optional(),
-  /** Cap of the rendered prompt (stdin, never argv), with a visible marker past it. */
-  promptMaxBytes: z
-    .number()
-    .int()
-    .min(4096)
-    .default(1024 * 1024),
-};
+export type { AgentConfig } from "./fields.js";
 
-const CommandAgent = z.strictObject({ kind: z.literal("command"), command: argv, ...agentCommon });
-
-const ClaudeCodeAgent = z.strictObject({
-  kind: z.literal("claude-code"),
-  command: argv.default(["claude"]),
-  permissionMode: z.enum(["acceptEdits", "dontAsk", "bypassPermissions", "default", "plan", "auto"]).default("acceptEdits"),
-  maxTurns: z.number().int().min(1).default(200),
-  model: z.string().optional(),
-  /** Extra --allowedTools rules (mcp__task is always allowed). */
-  allowedTools: list(z.string()).default([]),
-  /** Per-seat CLAUDE_CONFIG_DIR (login + sessions); default <stateDir>/claude. */
-  configDir: z.string().optional(),
-  ...agentCommon,
-});
-
-const CodexAgent = z.strictObject({
-  kind: z.literal("codex"),
-  command: argv.default(["codex"]),
-  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
-  model: z.string().optional(),
-  /** Per-seat CODEX_HOME (not under /tmp); default <stateDir>/codex. */
-  home: z.string().optional(),
-  /** Extra `-c key=value` overrides (e.g. a model provider). */
-  config: list(z.string()).default([]),
-  ...agentCommon,
-});
-
-const LocalLlmAgent = z.strictObject({
-  kind: z.literal("local-llm"),
-  baseUrl: z.url({ protocol: /^https?$/, error: "an http(s) URL ending in /v1" }),
-  model: z.string().min(1),
-  /** Env var holding the API key (any non-empty value for Ollama). */
-  apiKeyEnv: envName.optional(),
-  maxSteps: z.number().int().min(1).default(40),
-  maxTokens: z.number().int().min(1000).default(500_000),
-  idleTimeoutSeconds: seconds.default(120),
-  temperature: z.number().min(0).max(2).default(0.2),
-  /** Programs the model may run with run_command (no shell): "make", or a program and its first argument ("git status"). */
-  allowCommands: list(z.string().min(1)).default([]),
-  commandTimeoutSeconds: seconds.default(120),
-  /** Bound of the saved message history (characters of JSON). */
-  historyMaxChars: z.number().int().min(10_000).default(400_000),
-  ...agentCommon,
-});
-
-export const AGENT_KINDS = ["command", "claude-code", "codex", "local-llm"] as const;
-export const AgentSchema = z.discriminatedUnion("kind", [CommandAgent, ClaudeCodeAgent, CodexAgent, LocalLlmAgent]);
-
-export const WORKSPACE_MODES = ["auto", "board", "mapped", "checkout"] as const;
-const workspaceMode = z.enum(WORKSPACE_MODES);
+/** Where an agent works (workspace/port.ts): the one list of modes; `auto` picks one per task. */
+export const WORKSPACE_MODES = ["board", "mapped", "checkout"] as const;
+export type WorkspaceMode = (typeof WORKSPACE_MODES)[number];
+const workspaceMode = z.enum(["auto", ...WORKSPACE_MODES]);
 
 const Workspace = z.strictObject({
   /** board | mapped | checkout, or auto (board when the claimed path exists here, else mapped / checkout). A map per board slug is accepted. */
@@ -268,10 +186,23 @@ export const OpsConfigSchema = z
   .superRefine(reservedCheck)
   .transform(finish);
 
-export const ConfigSchema = z
-  .strictObject({ ...baseShape, agent: AgentSchema })
-  .superRefine(reservedCheck)
-  .transform(finish);
+function withAgent(agent: z.ZodType<AgentConfig>) {
+  return z
+    .strictObject({ ...baseShape, agent })
+    .superRefine(reservedCheck)
+    .transform(finish);
+}
+
+/** The shape every config has (the agent as the rest of the bridge sees it). */
+export const ConfigSchema = withAgent(AgentBaseSchema);
+
+/** The config schema with each kind's own strict agent part (`kind` picks one). */
+export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSchema {
+  const [first, ...rest] = kinds;
+  if (!first) throw new Error("no agent kinds");
+  const agent = rest.length === 0 ? first : z.discriminatedUnion("kind", [first, ...rest] as unknown as [z.ZodObject, z.ZodObject]);
+  return withAgent(agent as unknown as z.ZodType<AgentConfig>);
+}
 
 /** Where a value came from (doctor prints it; conflicts name it). */
 export interface Provenance {
@@ -282,4 +213,3 @@ export interface Provenance {
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };
 export type OpsConfig = z.output<typeof OpsConfigSchema> & { provenance?: Provenance };
 export type ConfigInput = z.input<typeof ConfigSchema>;
-export type AgentConfig = Config["agent"];

@@ -4,7 +4,7 @@
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
-import { createAgent, promptFileFor } from "../agents/factory.js";
+import { AGENT_KINDS, type AgentKind, createAgent, promptFileFor } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
@@ -15,6 +15,7 @@ import type { Config, OpsConfig } from "../config/schema.js";
 import { SessionJournal } from "../continuity/journal.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
+import { HERMES_ALL, pickEnv } from "../process/env.js";
 import { AlertSender } from "../outbox/alerts.js";
 import { Closer, markAlert } from "../outbox/closer.js";
 import { Outbox } from "../outbox/outbox.js";
@@ -41,6 +42,8 @@ export interface Ops {
 }
 
 export interface Built extends Ops, Omit<RunServices, "metrics"> {
+  /** The agent kinds this seat knows (restart recovery asks them for their stop signal). */
+  kinds: readonly AgentKind[];
   agent: AgentAdapter;
 }
 
@@ -145,7 +148,13 @@ export function gitRunner(c: Pick<Config, "stateDir" | "workspace">, env: NodeJS
   });
 }
 
-export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock): Promise<Built> {
+export async function build(
+  c: Config,
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+  clock: Clock = systemClock,
+  kinds: readonly AgentKind[] = AGENT_KINDS,
+): Promise<Built> {
   const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics() : undefined;
   const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
@@ -158,8 +167,9 @@ export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, cloc
     config: c,
     clock,
     log,
-    agent: await createAgent(c, env, clock, ops.redactor),
-    prompts: { task: loadTemplate(promptFileFor(c)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
+    kinds,
+    agent: await createAgent(c, env, clock, ops.redactor, kinds),
+    prompts: { task: loadTemplate(promptFileFor(c, kinds)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
     active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
     journal: new SessionJournal(join(c.stateDir, "sessions")),
     workspaces: new LocalWorkspaces(workspaceSettings(c, env), git),
@@ -172,9 +182,7 @@ export async function build(c: Config, env: NodeJS.ProcessEnv, log: Logger, cloc
   };
 }
 
-/** The bridge's own environment for its own tools (git, the upload command) — never given to agents. */
+/** The bridge's own environment for its own tools (the upload command) — never given to agents. */
 function bridgeEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^HERMES_/.test(k)) out[k] = v;
-  return out;
+  return pickEnv(env, Object.keys(env), { never: HERMES_ALL });
 }

@@ -17,7 +17,7 @@ import {
   maxRuntimeFromContext,
 } from "../board/index.js";
 import type { Config } from "../config/schema.js";
-import { type Timing, timingFor, ttlForTask } from "../config/timing.js";
+import { type Timing, claimDeadline, deadlineFor, timingFor, ttlForTask } from "../config/timing.js";
 import { type Acquired, acquire } from "../lease/acquire.js";
 import type { Lease } from "../lease/lease.js";
 
@@ -75,12 +75,12 @@ export async function claimTask(board: Board, taskId: string, c: Config, caps: C
 function timed(claim: Acquired, contextText: string | null, ttl: number, c: Config, caps: Capabilities | null, reclaimed: boolean): Claimed {
   const { lease, detail, claimFailure } = claim;
   const timing = timingFor(c, ttl);
-  const deadline = lease.claimedAt + timing.runSeconds * 1000;
+  const deadline = claimDeadline(lease.claimedAt, timing);
   const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
   // A renewable claim still ends: at the task's own max runtime, else at claim.maxTtlSeconds.
   const extend =
     caps?.heartbeatExtends && maxRuntime === null
-      ? { ttlSeconds: ttl, latest: Math.max(deadline, lease.claimedAt + (c.claim.maxTtlSeconds - timing.safetySeconds) * 1000) }
+      ? { ttlSeconds: ttl, latest: Math.max(deadline, deadlineFor(lease.claimedAt + c.claim.maxTtlSeconds * 1000, timing)) }
       : undefined;
   return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed, claimFailure };
 }

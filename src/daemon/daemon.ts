@@ -2,9 +2,9 @@
 // the seat (limit, pauses); claims a task with the TTL it needs; restart recovery; two-phase
 // shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). Events are
 // typed (DaemonEvents).
-import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { join } from "node:path";
+import type { AgentKind } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
 import { Scheduler } from "../discovery/scheduler.js";
@@ -14,11 +14,12 @@ import type { Outbox } from "../outbox/outbox.js";
 import { replayOutbox } from "../outbox/replay.js";
 import type { RunReport } from "../run/task-run.js";
 import { ensureStateDir } from "../state/dir.js";
-import { takeQuarantined } from "../state/quarantine.js";
 import { sleepUnlessAborted } from "../time/clock.js";
-import { type Claimed, claimTask, readCapabilities } from "./claim.js";
+import { admit } from "./admission.js";
+import { readCapabilities } from "./claim.js";
+import { DaemonHealth } from "./health.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
-import { pickupLatencySeconds } from "./pickup.js";
+import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
@@ -36,6 +37,7 @@ export interface DaemonDeps extends RunServices {
   agent: AgentAdapter;
   outbox: Outbox;
   alerts: AlertSender;
+  kinds?: readonly AgentKind[];
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
   preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
   once?: boolean;
@@ -47,10 +49,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly scheduler: Scheduler;
   private readonly loopAc = new AbortController();
   private readonly runsAc = new AbortController();
-  private readonly lastOk = new Map<string, number>();
-  private readonly errors: { at: string; what: string }[] = [];
-  private readonly quarantined: { file: string; why: string; at: string }[] = [];
-  private orphans: { board: string; taskId: string }[] = [];
+  readonly health: DaemonHealth;
+  private readonly pauses: SeatPauses;
   private caps = new Map<string, Capabilities | null>();
   private stopping = false;
   private started = false;
@@ -62,6 +62,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     super();
     const c = d.config;
     this.seat = new SeatState(d.clock, c.seat.limitMarginSeconds * 1000, SeatState.fileIn(c.stateDir));
+    this.health = new DaemonHealth(d.clock, d.log);
+    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, {
+      paused: (e) => this.emit("seat:paused", e),
+      resumed: () => {
+        this.emit("seat:resumed");
+        this.scheduler.resume();
+      },
+    });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -84,15 +92,15 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
       claim: (board, taskId) => this.tryClaim(board, taskId),
       onScan: (board, r) => {
-        if (r.ok) this.lastOk.set(board, d.clock.now());
+        if (r.ok) this.health.boardAnswered(board);
         else {
-          this.noteError(`scan ${board}: ${r.error}`);
+          this.health.noteError(`scan ${board}: ${r.error}`);
           d.log.warn({ board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
         }
         this.checkIdle();
       },
       onWatchError: (board, err, ms) => {
-        this.noteError(`watch ${board}: ${err}`);
+        this.health.noteError(`watch ${board}: ${err}`);
         d.log.warn({ board, err, restart_in_ms: ms }, "watch ended; restarting");
       },
       onFatal: (board, err) => {
@@ -114,9 +122,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.d.alerts.start();
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
-    this.orphans = rec.orphans;
+    this.health.orphans = rec.orphans;
     const replayed = await replayOutbox(this.d.outbox, this.d.closer, (e) => e.state === "pending").catch((err: unknown) => {
-      this.noteError(`outbox replay at start: ${describeError(err)}`);
+      this.health.noteError(`outbox replay at start: ${describeError(err)}`);
       return [];
     });
     for (const r of replayed) this.d.log.info({ task_id: r.entry.taskId, run_id: r.entry.runId, result: r.result }, "outbox entry replayed");
@@ -124,20 +132,20 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       const p = await this.d.preflight();
       if (!p.ok) {
         this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
-        this.noteError(`agent pre-flight failed: ${p.detail}`);
+        this.health.noteError(`agent pre-flight failed: ${p.detail}`);
         this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
       } else this.seat.clearAuth();
     }
     if (this.seat.paused()) {
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
-      this.schedulePauseEnd();
+      this.pauses.wakeAtEnd();
     }
     // Capabilities, not versions: read once; what differs between Hermes releases is decided here.
     this.caps = await readCapabilities(this.d.boards, this.loopAc.signal, (board, err) =>
       this.d.log.warn({ board, err: describeError(err) }, "could not read the CLI's capabilities: assuming 0.20.0's"),
     );
     for (const [board, k] of this.caps) if (k) this.d.log.info({ board, ...k }, "hermes capabilities");
-    this.reportQuarantined();
+    this.health.reportQuarantined();
     this.started = true;
     this.scheduler.start();
     if (!this.d.once) void this.statusLoop();
@@ -173,7 +181,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   healthy(): boolean {
     if (!this.started || this.stopping) return false;
     const window = (this.d.config.discovery.sweepSeconds * 2 + this.d.config.hermes.callTimeoutSeconds) * 1000;
-    return this.d.boards.every((b) => this.d.clock.now() - (this.lastOk.get(b.slug) ?? Number.NEGATIVE_INFINITY) <= window);
+    return this.health.boardsFresh(
+      this.d.boards.map((b) => b.slug),
+      window,
+    );
   }
 
   status(): StatusSnapshot {
@@ -188,39 +199,29 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       alertsBacklog: this.d.alerts.backlog,
       healthy: this.healthy(),
       stopping: this.stopping,
-      orphans: this.orphans,
-      quarantined: this.quarantined,
-      lastErrors: this.errors,
+      orphans: this.health.orphans,
+      quarantined: this.health.quarantined,
+      lastErrors: this.health.errors,
+      redact: (t) => this.d.redactor.redact(t),
     });
   }
 
   /** Claims one task with the TTL it needs and starts its run. False when it was not ours to take. */
-  async tryClaim(board: Board, taskId: string): Promise<boolean> {
-    const key = RunLauncher.key(board.slug, taskId);
-    const c = this.d.config;
-    if (this.stopping || this.launcher.inflight.has(key) || c.concurrency - this.launcher.inflight.size <= 0 || this.seat.paused()) return false;
-    this.launcher.reserve(board.slug, taskId);
-    let got: Claimed | null;
-    try {
-      got = await claimTask(board, taskId, c, this.caps.get(board.slug) ?? null, this.loopAc.signal);
-    } catch (err) {
-      this.launcher.release(board.slug, taskId);
-      throw err;
-    }
-    if (!got) {
-      this.launcher.release(board.slug, taskId);
-      return false;
-    }
-    this.lastOk.set(board.slug, this.d.clock.now());
-    const { lease, detail, ttl } = got;
-    const traceId = randomUUID();
-    this.d.metrics?.claims.inc({ board: board.slug });
-    const pickup = detail ? pickupLatencySeconds(detail, lease.claimedAt) : null;
-    if (pickup !== null) this.d.metrics?.pickupLatency.observe({ board: board.slug }, pickup);
-    this.d.log.info({ board: board.slug, task_id: taskId, run_id: lease.runId, trace_id: traceId, ttl_s: ttl, pickup_s: pickup }, "claimed");
-    this.emit("claimed", { board: board.slug, taskId, runId: lease.runId, traceId, ttlSeconds: ttl });
-    this.launcher.launch({ ...got, board, agent: this.d.agent, traceId });
-    return true;
+  tryClaim(board: Board, taskId: string): Promise<boolean> {
+    return admit(
+      {
+        ...this.d,
+        launcher: this.launcher,
+        seat: this.seat,
+        health: this.health,
+        signal: this.loopAc.signal,
+        capabilities: (b) => this.caps.get(b) ?? null,
+        stopping: () => this.stopping,
+        onClaimed: (e) => this.emit("claimed", e),
+      },
+      board,
+      taskId,
+    );
   }
 
   private writeStatus(): void {
@@ -233,22 +234,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
 
   private async statusLoop(): Promise<void> {
     do {
-      this.reportQuarantined();
+      this.health.reportQuarantined();
       this.writeStatus();
     } while (await sleepUnlessAborted(5000, this.loopAc.signal));
-  }
-
-  private reportQuarantined(): void {
-    for (const q of takeQuarantined()) {
-      this.quarantined.push({ file: q.file, why: q.why, at: q.at });
-      this.noteError(`bad state file ${q.file}: ${q.why}${q.movedTo ? ` (moved to ${q.movedTo})` : ""}`);
-      this.d.log.error({ file: q.file, moved_to: q.movedTo, why: q.why }, "state file not trusted: quarantined");
-    }
-  }
-
-  private noteError(what: string): void {
-    this.errors.push({ at: new Date(this.d.clock.now()).toISOString(), what });
-    if (this.errors.length > 20) this.errors.shift();
   }
 
   private finished(board: Board, r: RunReport): void {
@@ -268,31 +256,9 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       },
       "run finished",
     );
-    if (r.close === "failed" || r.close === "dead") this.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
-    if (r.limit) {
-      this.seat.pauseUntil(r.limit.resetsAt, `usage limit (${r.limit.kind})`);
-      this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
-      this.emit("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
-      this.schedulePauseEnd();
-    }
-    if (r.authFailed) {
-      this.seat.pauseForAuth();
-      this.d.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication");
-      this.emit("seat:paused", { until: null, reason: this.seat.reason });
-    }
+    if (r.close === "failed" || r.close === "dead") this.health.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
+    this.pauses.afterRun(r);
     this.emit("run:closed", { ...r, board: board.slug });
-  }
-
-  /** Wakes the boards when a usage-limit pause ends. */
-  private schedulePauseEnd(): void {
-    const until = this.seat.pausedUntil();
-    if (until === null || !Number.isFinite(until)) return;
-    void sleepUnlessAborted(until - this.d.clock.now() + 10, this.loopAc.signal).then((elapsed) => {
-      if (!elapsed) return;
-      this.d.log.info({}, "seat pause over: claiming again");
-      this.emit("seat:resumed");
-      this.scheduler.resume();
-    });
   }
 
   private checkIdle(): void {

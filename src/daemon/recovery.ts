@@ -5,6 +5,7 @@
 // with no journal entry are only reported.
 import { rm } from "node:fs/promises";
 import { AdoptedAgent } from "../agents/adopted.js";
+import { type AgentKind, kindNamed } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
@@ -31,6 +32,8 @@ export interface RecoveryDeps {
   journal: SessionJournal;
   config: Config;
   agent: AgentAdapter;
+  /** The kinds a journaled run may name (each says how it is stopped politely). */
+  kinds?: readonly AgentKind[] | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -70,7 +73,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
             runDir: r.runDir,
             name: r.agent,
             usesTools: Boolean(r.tools),
-            politeSignal: r.agent === "command" ? "SIGTERM" : "SIGINT",
+            politeSignal: kindNamed(r.agent, d.kinds)?.stopSignal ?? "SIGINT",
           },
           { killGraceMs: c.agent.killGraceSeconds * 1000, stallMs: c.agent.stallSeconds * 1000 },
         ),

@@ -57,6 +57,8 @@ export interface SnapshotInput {
   stopping: boolean;
   orphans: { board: string; taskId: string }[];
   lastErrors: { at: string; what: string }[];
+  /** Agent text (the last note) is shown redacted, as on the board. */
+  redact: (text: string) => string;
 }
 
 /** The snapshot, refreshing the gauges that are read rather than counted. */
@@ -88,7 +90,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       lastHeartbeat: iso(r.lastHeartbeat),
       deadline: iso(r.deadline || null),
       adopted: r.adopted,
-      lastNote: r.run?.lastNote ?? null,
+      lastNote: r.run?.lastNote ? i.redact(r.run.lastNote) : null,
     })),
     outbox: { backlog, path: i.outbox.path, alertsQueued: i.alertsBacklog },
     orphans: i.orphans,

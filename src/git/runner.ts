@@ -8,6 +8,7 @@
 // involved, an explicit GIT_DIR + GIT_WORK_TREE, so a `.git` the agent rewrote is never followed.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { pickEnv } from "../process/env.js";
 import { runProcess } from "../process/runner.js";
 
 export interface GitResult {
@@ -62,11 +63,7 @@ export function hardenedOptions(s: Pick<GitSettings, "sshCommand" | "hooksPath" 
 
 /** The environment of a git call: an allow-list, the bridge's config file, explicit repository. */
 export function gitEnv(parent: NodeJS.ProcessEnv, s: GitSettings, o: GitCall = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const k of [...BASE_ENV, ...s.passEnv]) {
-    const v = parent[k];
-    if (v !== undefined && !k.startsWith("GIT_DIR") && k !== "GIT_WORK_TREE" && !k.startsWith("GIT_CONFIG")) env[k] = v;
-  }
+  const env = pickEnv(parent, [...BASE_ENV, ...s.passEnv], { never: /^GIT_(DIR|WORK_TREE|CONFIG|CEILING|NAMESPACE|INDEX|OBJECT|ALTERNATE)/ });
   env.GIT_CONFIG_NOSYSTEM = "1";
   env.GIT_CONFIG_GLOBAL = s.globalConfig;
   env.GIT_TERMINAL_PROMPT = "0";

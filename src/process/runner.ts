@@ -9,7 +9,9 @@ import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
 import { groupMembers, killGroup, terminateGroup } from "./terminate.js";
 
-export type TerminationReason = "exited" | "timeout" | "aborted" | "spawn_failed";
+/** Why a process ended (the runner's part of the one list; the agent pump adds `stalled`). */
+export const PROCESS_ENDS = ["exited", "timeout", "aborted", "spawn_failed"] as const;
+export type TerminationReason = (typeof PROCESS_ENDS)[number];
 
 export interface RunOptions {
   argv: readonly string[];

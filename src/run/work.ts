@@ -3,6 +3,7 @@
 // CLI renews the claim on each heartbeat, up to the run's latest deadline); then decide, and the gate
 // (verification, changed files) once on a complete — still inside the lease's scope. Cleanup runs in
 // reverse order and keeps going when a step fails. The agent itself runs in agent-run.ts.
+import { renewedDeadline } from "../config/timing.js";
 import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
 import { applyGate } from "../gate/gate.js";
@@ -50,7 +51,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   };
   const extend = w.extend;
   const onExtended = (expiresAt: number) => {
-    const next = Math.min(expiresAt - w.timing.safetySeconds * 1000, extend?.latest ?? expiresAt);
+    const next = renewedDeadline(expiresAt, w.timing, extend?.latest ?? expiresAt);
     if (next <= deadline || facts.stop !== null || wrapAc.signal.aborted) return;
     arm(next);
     w.hooks?.onDeadline?.(next);

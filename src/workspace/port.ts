@@ -6,7 +6,8 @@ import type { Task } from "../board/port.js";
 import type { Lease } from "../lease/lease.js";
 import { PermanentError } from "../errors/index.js";
 
-export type WorkspaceMode = "board" | "mapped" | "checkout";
+export type { WorkspaceMode } from "../config/schema.js";
+import type { WorkspaceMode } from "../config/schema.js";
 
 /** What a close records about the workspace (checkout mode: the pushed branch and commit). */
 export interface WorkspaceFinish {

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { ClaudeCodeAgent } from "../../src/agents/claude-code/adapter.js";
 import { CodexAgent } from "../../src/agents/codex/adapter.js";
 import { CommandAgent } from "../../src/agents/command/adapter.js";
-import { toolsCommand } from "../../src/agents/factory.js";
+import { toolsCommand } from "../../src/agents/cli-agent.js";
 import { LocalLlmAgent } from "../../src/agents/local-llm/adapter.js";
 import { bundledFile } from "../../src/config/paths.js";
 import { systemClock } from "../../src/time/clock.js";

@@ -1,7 +1,6 @@
 // Runs the real daemon (in-process) against an emulator board with the fixture agent.
 import { join, resolve } from "node:path";
-import { preflight } from "../../src/agents/preflight.js";
-import { loadConfig } from "../../src/config/load.js";
+import { loadConfig, preflight } from "../../src/agents/kinds.js";
 import type { Config } from "../../src/config/schema.js";
 import { type Built, build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
-import { loadConfig } from "../../src/config/load.js";
+import { loadConfig } from "../../src/agents/kinds.js";
 import { AGENT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { WebhookServer } from "../helpers/webhook.js";

@@ -3,7 +3,7 @@
 // where a reclaim would count as a failure (capability), `context` is read before the one claim.
 import { describe, expect, it } from "vitest";
 import { type Capabilities, NotClaimable } from "../../src/board/index.js";
-import { loadConfig } from "../../src/config/load.js";
+import { loadConfig } from "../../src/agents/kinds.js";
 import { claimTask } from "../../src/daemon/claim.js";
 import { FakeBoard } from "../helpers/fake-board.js";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
-import { loadConfig } from "../../src/config/load.js";
+import { loadConfig } from "../../src/agents/kinds.js";
 import { timingFor, ttlForTask } from "../../src/config/timing.js";
 import { settingsTable } from "../../src/daemon/settings.js";
 import { ConfigError } from "../../src/errors/index.js";

@@ -1,0 +1,59 @@
+// The Claude Code agent kind: its config part, per-seat CLAUDE_CONFIG_DIR, `claude auth status`.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { agentCommon, argv, list } from "../../config/fields.js";
+import { bundledFile } from "../../config/paths.js";
+import { processOptions, toolsCommand } from "../cli-agent.js";
+import { loginStatus } from "../cli-login.js";
+import { defineKind } from "../kind.js";
+
+const schema = z.strictObject({
+  kind: z.literal("claude-code"),
+  command: argv.default(["claude"]),
+  permissionMode: z.enum(["acceptEdits", "dontAsk", "bypassPermissions", "default", "plan", "auto"]).default("acceptEdits"),
+  maxTurns: z.number().int().min(1).default(200),
+  model: z.string().optional(),
+  /** Extra --allowedTools rules (mcp__task is always allowed). */
+  allowedTools: list(z.string()).default([]),
+  /** Per-seat CLAUDE_CONFIG_DIR (login + sessions); default <stateDir>/claude. */
+  configDir: z.string().optional(),
+  ...agentCommon,
+});
+
+const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? join(stateDir, "claude");
+
+export const claudeCodeKind = defineKind({
+  kind: "claude-code",
+  schema,
+  stopSignal: "SIGINT",
+  async create(a, ctx) {
+    const { ClaudeCodeAgent } = await import("./adapter.js");
+    return new ClaudeCodeAgent({
+      ...processOptions(a, ctx.env),
+      command: a.command,
+      permissionMode: a.permissionMode,
+      maxTurns: a.maxTurns,
+      model: a.model,
+      allowedTools: a.allowedTools,
+      configDir: home(a, ctx.config.stateDir),
+      appendSystemPrompt: readFileSync(bundledFile("prompts", "claude-code.md"), "utf8"),
+      toolsCommand: toolsCommand(),
+      clock: ctx.clock,
+    });
+  },
+  preflight: (a, ctx) => {
+    const dir = home(a, ctx.config.stateDir);
+    return loginStatus({
+      argv: [...a.command, "auth", "status"],
+      passEnv: a.passEnv,
+      set: a.env,
+      home: { CLAUDE_CONFIG_DIR: dir },
+      env: ctx.env,
+      fix: `log this seat in: CLAUDE_CONFIG_DIR=${dir} claude auth login (or set CLAUDE_CODE_OAUTH_TOKEN from \`claude setup-token\`)`,
+    });
+  },
+  promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
+  home,
+  program: (a) => a.command[0],
+});

@@ -1,0 +1,59 @@
+// The Codex agent kind: its config part, per-seat CODEX_HOME, `codex login status` (not checked with
+// a custom model provider, whose auth it does not know).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { agentCommon, argv, list } from "../../config/fields.js";
+import { bundledFile } from "../../config/paths.js";
+import { processOptions, toolsCommand } from "../cli-agent.js";
+import { loginStatus } from "../cli-login.js";
+import { defineKind } from "../kind.js";
+
+const schema = z.strictObject({
+  kind: z.literal("codex"),
+  command: argv.default(["codex"]),
+  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
+  model: z.string().optional(),
+  /** Per-seat CODEX_HOME (not under /tmp); default <stateDir>/codex. */
+  home: z.string().optional(),
+  /** Extra `-c key=value` overrides (e.g. a model provider). */
+  config: list(z.string()).default([]),
+  ...agentCommon,
+});
+
+const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? join(stateDir, "codex");
+
+export const codexKind = defineKind({
+  kind: "codex",
+  schema,
+  stopSignal: "SIGINT",
+  async create(a, ctx) {
+    const { CodexAgent } = await import("./adapter.js");
+    return new CodexAgent({
+      ...processOptions(a, ctx.env),
+      command: a.command,
+      sandbox: a.sandbox,
+      model: a.model,
+      home: home(a, ctx.config.stateDir),
+      extraConfig: a.config,
+      toolsCommand: toolsCommand(),
+      protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"),
+      clock: ctx.clock,
+    });
+  },
+  preflight: async (a, ctx) => {
+    if (a.config.some((kv) => kv.startsWith("model_provider="))) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
+    const dir = home(a, ctx.config.stateDir);
+    return loginStatus({
+      argv: [...a.command, "login", "status"],
+      passEnv: a.passEnv,
+      set: a.env,
+      home: { CODEX_HOME: dir },
+      env: ctx.env,
+      fix: `log this seat in: CODEX_HOME=${dir} codex login`,
+    });
+  },
+  promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
+  home,
+  program: (a) => a.command[0],
+});

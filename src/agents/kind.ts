@@ -1,0 +1,45 @@
+// What an agent kind declares about itself — everything that differs per kind lives with the kind
+// (agents/<kind>/kind.ts) and the rest of the bridge iterates over the list (kinds.ts), never switching
+// on a kind's name: its config part, how it is created and checked before a seat claims anything, its
+// per-seat home, its polite stop signal, its default prompt file and what `doctor` checks of it.
+import type { z } from "zod";
+import type { AgentConfig } from "../config/fields.js";
+import type { Config } from "../config/schema.js";
+import type { Redactor } from "../result/redact.js";
+import type { Clock } from "../time/clock.js";
+import type { AgentAdapter } from "./port.js";
+
+export interface PreflightResult {
+  ok: boolean;
+  detail: string;
+  fix: string;
+}
+
+export interface KindContext {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+  redactor: Redactor;
+}
+
+export interface AgentKind<C extends AgentConfig = AgentConfig> {
+  readonly kind: string;
+  /** The kind's strict config part (`kind` literal, the common keys and its own). */
+  readonly schema: z.ZodObject;
+  /** The polite stop (the session is kept): SIGINT for the CLIs, SIGTERM for a command. */
+  readonly stopSignal: NodeJS.Signals;
+  create(a: C, ctx: KindContext): Promise<AgentAdapter>;
+  /** Logged in / reachable? A failure pauses the seat before anything is claimed. */
+  preflight(a: C, ctx: Omit<KindContext, "clock" | "redactor">): Promise<PreflightResult>;
+  /** The prompt template of a first run. */
+  promptFile(a: C): string;
+  /** The per-seat home (login and sessions), if the kind keeps one. */
+  home?(a: C, stateDir: string): string;
+  /** The program `doctor` looks for on PATH, if the kind runs one. */
+  program?(a: C): string | undefined;
+}
+
+/** Declares a kind with its config type tied to its schema. */
+export function defineKind<S extends z.ZodObject>(k: Omit<AgentKind<z.output<S> & AgentConfig>, "schema"> & { schema: S }): AgentKind {
+  return k as unknown as AgentKind;
+}

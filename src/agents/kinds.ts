@@ -1,0 +1,46 @@
+// The list of agent kinds — the one place a kind is named. A new kind is one folder
+// (agents/<kind>/: its adapter and its kind.ts) and one entry here; config, factory, pre-flight, doctor
+// and restart recovery iterate over the list (or a list given in its place).
+import type { Config } from "../config/schema.js";
+import { type LoadOptions, loadConfigWith } from "../config/load.js";
+import { ConfigError } from "../errors/index.js";
+import type { Redactor } from "../result/redact.js";
+import type { Clock } from "../time/clock.js";
+import { claudeCodeKind } from "./claude-code/kind.js";
+import { codexKind } from "./codex/kind.js";
+import { commandKind } from "./command/kind.js";
+import type { AgentKind, PreflightResult } from "./kind.js";
+import { localLlmKind } from "./local-llm/kind.js";
+import type { AgentAdapter } from "./port.js";
+
+export const AGENT_KINDS: readonly AgentKind[] = [commandKind, claudeCodeKind, codexKind, localLlmKind];
+
+export type { AgentKind, PreflightResult } from "./kind.js";
+
+/** The seat's config, its agent part checked by its kind's own schema. */
+export function loadConfig(o: LoadOptions, kinds: readonly AgentKind[] = AGENT_KINDS): Config {
+  return loadConfigWith(kinds, o);
+}
+
+export function kindNamed(name: string, kinds: readonly AgentKind[] = AGENT_KINDS): AgentKind | undefined {
+  return kinds.find((k) => k.kind === name);
+}
+
+/** The kind of a loaded config (it was checked against the list: a miss is a bug of the caller). */
+export function kindOf(c: Pick<Config, "agent">, kinds: readonly AgentKind[] = AGENT_KINDS): AgentKind {
+  const k = kindNamed(c.agent.kind, kinds);
+  if (!k) throw new ConfigError([{ path: "agent.kind", message: `unknown agent kind '${c.agent.kind}' (known: ${kinds.map((x) => x.kind).join(", ")})` }]);
+  return k;
+}
+
+export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, redactor: Redactor, kinds?: readonly AgentKind[]): Promise<AgentAdapter> {
+  return kindOf(c, kinds).create(c.agent, { config: c, env, clock, redactor });
+}
+
+export function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {
+  return kindOf(c, kinds).preflight(c.agent, { config: c, env });
+}
+
+export function promptFileFor(c: Config, kinds?: readonly AgentKind[]): string {
+  return kindOf(c, kinds).promptFile(c.agent);
+}

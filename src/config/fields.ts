@@ -1,0 +1,51 @@
+// The zod building blocks every part of the config shares — the base schema and each agent kind's own
+// part (agents/<kind>/kind.ts) — so that a value is read the same way wherever it appears.
+import { z } from "zod";
+import { splitCommand } from "./command.js";
+
+export const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a board slug: 1-64 chars, lowercase letters, digits, '-' or '_', not starting with '-' or '_'");
+/** An argv; YAML may also give it as one string, split like a shell would ("python3 /opt/hermes/hermes"). */
+export const argv = z.preprocess((v) => (typeof v === "string" ? splitCommand(v) : v), z.array(z.string().min(1)).min(1, "at least the program name"));
+/** A list; YAML may also give one scalar (`boards: b1`). */
+export const list = <T extends z.ZodType>(item: T) => z.preprocess((v) => (typeof v === "string" ? [v] : v), z.array(item));
+export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+export const seconds = z.number().positive();
+
+/** The keys every agent kind has (timing, environment, output caps, continuity). */
+export const agentCommon = {
+  /** Extra variables set for the agent (values are literal). */
+  env: z.record(envName, z.string()).default({}),
+  /** Variable names passed through from the bridge's environment (allow-list). */
+  passEnv: list(envName).default([]),
+  /** Max characters of stdout/stderr kept in memory (the tail). */
+  outputCapBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  killGraceSeconds: seconds.default(10),
+  /** No agent event for this long → the run is stopped as stalled. 0 = off. */
+  stallSeconds: z.number().min(0).default(600),
+  /** A CLI that printed its final result and does not exit within this is stopped; the result counts. */
+  afterResultSeconds: seconds.default(15),
+  /** Polite stop this long before the deadline (default min(60, ttl/8)). */
+  wrapUpSeconds: seconds.optional(),
+  /** Continue a cut run's session on the next claim of the same task. */
+  resume: z.boolean().default(true),
+  /** Runs of one task that may resume its session; then the task is blocked for a human decision. */
+  resumeBudget: z.number().int().min(1).default(5),
+  /** Prompt template file; defaults to the bundled prompt for the agent kind. */
+  promptFile: z.string().optional(),
+  /** Cap of the rendered prompt (stdin, never argv), with a visible marker past it. */
+  promptMaxBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .default(1024 * 1024),
+};
+
+/** What the rest of the bridge knows of any agent's config: its kind and the common keys (the kind reads the rest). */
+export const AgentBaseSchema = z.looseObject({ kind: z.string(), ...agentCommon });
+export type AgentConfig = z.output<typeof AgentBaseSchema>;
