@@ -34,7 +34,8 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
     expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("reading the task");
     expect(seen.env).not.toContain("HERMES_HOME");
     if (kind === "claude-code") {
-      expect(seen.argv.slice(0, 5)).toEqual(["-p", "--output-format", "stream-json", "--verbose", "--mcp-config"]);
+      // the prompt is a stream-json user message on stdin, never an argv element
+      expect(seen.argv.slice(0, 8)).toEqual(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--replay-user-messages", "--mcp-config"]);
       expect(seen.argv).toEqual(
         expect.arrayContaining([
           "--strict-mcp-config",
@@ -50,6 +51,7 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
       expect(seen.env).toEqual(expect.arrayContaining(["MCP_CONNECTION_NONBLOCKING", "CLAUDE_CONFIG_DIR", "TZ"]));
     } else {
       expect(seen.argv.slice(0, 3)).toEqual(["exec", "-C", seen.cwd]);
+      expect(seen.argv.slice(-2)).toEqual(["--", "-"]); // the prompt is read from stdin
       expect(seen.argv).toEqual(
         expect.arrayContaining([
           "--json",
