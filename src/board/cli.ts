@@ -1,8 +1,10 @@
 // One `hermes kanban` call: argv (argv.ts), scrubbed env with the fencing pair when a lease is given
-// (env.ts), the process (process/runner), the typed error (classify.ts), the call record for metrics,
-// and the retry policy (retry.ts). The only code that starts the hermes command.
+// (env.ts), the transport (a process per call, or the call server: transport.ts, call-server.ts), the
+// typed error (classify.ts), the call record for metrics, and the retry policy (retry.ts). The only
+// code that starts the hermes command.
 import { Transient } from "../errors/board.js";
-import { type RunResult, runProcess } from "../process/runner.js";
+import type { RunResult } from "../process/runner.js";
+import { ServerTransport } from "./call-server.js";
 import { type VerbCall, buildArgv } from "./argv.js";
 import { classify } from "./classify.js";
 import { type CliEnvOptions, buildCliEnv, remoteVars } from "./env.js";
@@ -10,12 +12,15 @@ import { OutputParseError } from "./parse.js";
 import type { Fence } from "./port.js";
 import { hermesArgv } from "./remote.js";
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
+import { serverArgv } from "./server-launch.js";
+import { type CallSpec, type CliTransport, ProcessTransport, type TransportMode } from "./transport.js";
 
 export interface CliCallRecord {
   verb: string;
   exitCode: number | null;
   durationMs: number;
   ok: boolean;
+  transport: TransportMode;
 }
 
 export interface HermesCliOptions {
@@ -28,35 +33,57 @@ export interface HermesCliOptions {
   retry?: RetryPolicy;
   onCall?: (rec: CliCallRecord) => void;
   onRetry?: (verb: string, err: Error, attempt: number) => void;
+  /** hermes.callServer: one warm server for all calls (auto: Python launchers that pass the handshake). */
+  callServer?: "auto" | "on" | "off";
+  /** Time a call may take past its timeout (and the kill) before the call server counts as hung. */
+  hangGraceMs?: number;
+  /** The transport changed mode (server started, or calls fell back to processes). */
+  onTransport?: (mode: TransportMode, why: string) => void;
 }
 
 export class HermesCli {
   readonly slug: string;
   readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
+  readonly transport: CliTransport;
 
   constructor(private readonly o: HermesCliOptions) {
     this.slug = o.slug;
     this.timeoutMs = o.timeoutMs ?? 150_000;
     this.retry = o.retry ?? DEFAULT_RETRY;
+    const plain = new ProcessTransport(o.command);
+    const mode = o.callServer ?? "off";
+    if (mode === "off") this.transport = plain;
+    else {
+      const env = buildCliEnv(o.env);
+      this.transport = new ServerTransport({
+        mode,
+        argv: serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remoteVars(o.env, env) }),
+        env,
+        remote: plain.host === null,
+        fallback: plain,
+        ...(o.hangGraceMs !== undefined ? { hangGraceMs: o.hangGraceMs } : {}),
+        ...(o.onTransport ? { onMode: o.onTransport } : {}),
+      });
+    }
   }
 
   /** One call; a failure is thrown as a typed board error. */
   async run(
     call: VerbCall,
-    o: { taskId?: string | undefined; fence?: Fence | undefined; signal?: AbortSignal | undefined; onSpawn?: (pid: number) => void } = {},
+    o: { taskId?: string | undefined; fence?: Fence | undefined; signal?: AbortSignal | undefined; onSpawn?: CallSpec["onSpawn"] } = {},
   ): Promise<RunResult> {
-    const { argv, env } = this.spawnSpec(buildArgv([], this.slug, call), o.fence);
-    const r = await runProcess({ argv, env, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal, onSpawn: o.onSpawn });
+    const spec = this.spec(buildArgv([], this.slug, call), o.fence);
+    const r = await this.transport.run({ ...spec, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal, onSpawn: o.onSpawn });
     const err = classify(r, { verb: call.verb, board: this.slug, taskId: o.taskId });
-    this.o.onCall?.({ verb: call.verb, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null });
+    this.o.onCall?.({ verb: call.verb, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null, transport: this.transport.mode });
     if (err) throw err;
     return r;
   }
 
   /** A call outside `kanban` (e.g. `hermes --version`), unclassified. */
   raw(args: readonly string[], signal?: AbortSignal): Promise<RunResult> {
-    return runProcess({ ...this.spawnSpec(args), timeoutMs: this.timeoutMs, signal });
+    return this.transport.run({ ...this.spec(args), timeoutMs: this.timeoutMs, captureLimit: 16 * 1024 * 1024, signal });
   }
 
   retrying<T>(verb: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -76,12 +103,13 @@ export class HermesCli {
 
   /** The watch child's argv and env (the watch verb runs long and is read line by line). */
   watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
-    return this.spawnSpec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
+    const s = this.spec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
+    return { argv: hermesArgv(this.o.command, s.args, s.remoteEnv), env: s.env };
   }
 
-  /** argv and env of one call: the command prefix + `args`, the scrubbed env (+ the fencing pair); through ssh, both on the remote command line. */
-  private spawnSpec(args: readonly string[], fence?: Fence): { argv: string[]; env: Record<string, string> } {
+  /** A call's arguments and its scrubbed env (+ the fencing pair), and what of it a CLI on another host must be told. */
+  private spec(args: readonly string[], fence?: Fence): Pick<CallSpec, "args" | "env" | "remoteEnv"> {
     const env = buildCliEnv(this.o.env, fence);
-    return { argv: hermesArgv(this.o.command, args, remoteVars(this.o.env, env)), env };
+    return { args, env, remoteEnv: remoteVars(this.o.env, env) };
   }
 }

@@ -1,7 +1,6 @@
 // HermesCliBoard: the Board port over the real `hermes kanban` CLI. It only speaks the CLI: argv,
 // environment, output parsing and the typed errors (cli.ts, parse.ts, classify.ts); what a lease may
 // write and when is the lease layer's. Reads are retried (p-retry, retry.ts); a write is one call.
-import { hostname } from "node:os";
 import { ClaimUncertain, NotClaimable, Rejected, TaskNotFound, Transient, UsageError } from "../errors/board.js";
 import { argvText, escapeControlsDeep } from "../result/text.js";
 import type { Clock } from "../time/clock.js";
@@ -34,6 +33,11 @@ export class HermesCliBoard implements Board {
     this.cli = new HermesCli(o);
     this.textCap = o.textCapBytes ?? 64 * 1024;
     this.clock = o.clock ?? systemClock;
+  }
+
+  /** Stops what the board keeps running between calls (the call server). */
+  close(): Promise<void> {
+    return this.cli.transport.close();
   }
 
   // ---- read verbs -------------------------------------------------------------------------
@@ -97,16 +101,15 @@ export class HermesCliBoard implements Board {
   async claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt> {
     const claimedAt = this.clock.now();
     const ttl = Math.max(1, Math.floor(ttlSeconds));
-    let pid: number | undefined;
-    const receipt = (workspace: string): ClaimReceipt => ({
-      taskId,
-      workspace,
-      claimedAt,
-      ttlSeconds: ttl,
-      ...(pid !== undefined ? { claimLock: `${hostname()}:${pid}` } : {}),
-    });
+    // The lock Hermes writes is `<host>:<pid>` of the process that claims: known when that process runs
+    // here, or when the call server (on any host) announced it.
+    let claimLock: string | undefined;
+    const receipt = (workspace: string): ClaimReceipt => ({ taskId, workspace, claimedAt, ttlSeconds: ttl, ...(claimLock !== undefined ? { claimLock } : {}) });
     try {
-      const res = await this.cli.run({ verb: "claim", options: [["ttl", ttl]], positionals: [taskId] }, { taskId, signal, onSpawn: (p) => (pid = p) });
+      const res = await this.cli.run(
+        { verb: "claim", options: [["ttl", ttl]], positionals: [taskId] },
+        { taskId, signal, onSpawn: (pid, host) => (claimLock = host === null ? undefined : `${host}:${pid}`) },
+      );
       return receipt(this.cli.parsed("claim", taskId, res, () => parseClaim(res.stdout, taskId)).workspace);
     } catch (err) {
       // A lost race, a missing task, a bad call: the claim did not happen. Anything else may have.

@@ -35,6 +35,10 @@ export class RedactingBoard implements Board {
   capabilities(signal?: AbortSignal): Promise<Capabilities> {
     return this.inner.capabilities(signal);
   }
+  /** Stops what the inner board keeps running (its call server), if anything. */
+  close(): Promise<void> {
+    return (this.inner as { close?: () => Promise<void> }).close?.() ?? Promise.resolve();
+  }
 
   release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
     return this.inner.release(taskId, this.r.redact(reason), signal);

@@ -19,6 +19,13 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: "author", metavar: "name", path: ["author"], as: "string", help: "author of comments (default: the assignee)" },
   { name: "hermes", metavar: "argv", path: ["hermes", "command"], as: "argv", help: 'the hermes command, e.g. "hermes" or "ssh board-host hermes"' },
   { name: "hermes-home", metavar: "dir", path: ["hermes", "home"], as: "string", help: "HERMES_HOME for the CLI" },
+  {
+    name: "call-server",
+    metavar: "mode",
+    path: ["hermes", "callServer"],
+    as: "string",
+    help: "auto|on|off: one warm server for all hermes calls (auto: a Python launcher that passes the handshake)",
+  },
   { name: "agent", metavar: "kind", path: ["agent", "kind"], as: "string", help: "agent kind: command | claude-code | codex | local-llm" },
   {
     name: "agent-command",

@@ -88,6 +88,8 @@ const Hermes = z.strictObject({
   env: z.record(envName, z.string()).default({}),
   passEnv: list(envName).default([]),
   callTimeoutSeconds: seconds.default(150),
+  /** One warm server for every `kanban` call (no Python start per call): auto = for a Python launcher that passes the handshake. */
+  callServer: z.enum(["auto", "on", "off"]).default("auto"),
   textCapBytes: z
     .number()
     .int()

@@ -39,6 +39,10 @@ export interface Ops {
   redactor: Redactor;
   /** Kept only when they can be read (`http.port` set): prom-client is not loaded otherwise. */
   metrics: Metrics | undefined;
+  /** How each board's calls reach the CLI now (status shows it). */
+  transports: Map<string, { mode: "server" | "process"; why: string }>;
+  /** Stops what the boards keep running between calls (their call servers). */
+  closeBoards(): Promise<void>;
 }
 
 export interface Built extends Ops, Omit<RunServices, "metrics"> {
@@ -68,7 +72,13 @@ export function redactorFor(c: OpsConfig, env: NodeJS.ProcessEnv): Redactor {
   return Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment, paths);
 }
 
-export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, redactor: Redactor, log?: Logger, clock: Clock = systemClock, metrics?: Metrics): Board[] {
+export function buildBoards(
+  c: OpsConfig,
+  env: NodeJS.ProcessEnv,
+  redactor: Redactor,
+  o: { log?: Logger | undefined; clock?: Clock; metrics?: Metrics | undefined; transports?: Ops["transports"] } = {},
+): RedactingBoard[] {
+  const { log, metrics } = o;
   return c.boards.map(
     (slug) =>
       new RedactingBoard(
@@ -82,11 +92,17 @@ export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, redactor: Reda
             author: c.author,
           },
           timeoutMs: c.hermes.callTimeoutSeconds * 1000,
+          callServer: c.hermes.callServer,
+          onTransport: (mode, why) => {
+            metrics?.transport(slug, mode);
+            o.transports?.set(slug, { mode, why });
+            log?.info({ board: slug, transport: mode, why }, mode === "server" ? "hermes call server in use" : "hermes calls as plain processes");
+          },
           textCapBytes: c.hermes.textCapBytes,
           retry: retryPolicy(c),
-          clock,
+          clock: o.clock ?? systemClock,
           onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
-          ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs) } : {}),
+          ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs, r.transport) } : {}),
         }),
         redactor,
       ),
@@ -96,7 +112,8 @@ export function buildBoards(c: OpsConfig, env: NodeJS.ProcessEnv, redactor: Reda
 /** What `outbox` and the daemon share: boards, outbox, alerts, closer (no agent). */
 export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock, metrics?: Metrics): Ops {
   const redactor = redactorFor(c, env);
-  const boards = buildBoards(c, env, redactor, log, clock, metrics);
+  const transports: Ops["transports"] = new Map();
+  const boards = buildBoards(c, env, redactor, { log, clock, metrics, transports });
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
   const now = () => new Date(clock.now());
   const outbox = new Outbox(c.stateDir, now);
@@ -119,7 +136,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
   });
   const closer = new Closer({
     board: (slug) => {
-      const b = bySlug.get(slug) ?? buildBoards({ ...c, boards: [slug] }, env, redactor, log, clock)[0];
+      const b = bySlug.get(slug) ?? buildBoards({ ...c, boards: [slug] }, env, redactor, { log, clock })[0];
       if (!b) throw new Error(`no board ${slug}`);
       return b;
     },
@@ -133,7 +150,10 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
     retry: retryPolicy(c),
     log: (level, msg, data) => log[level](data, msg),
   });
-  return { boards, outbox, alerts, closer, redactor, metrics };
+  const closeBoards = async () => {
+    await Promise.allSettled(boards.map((b) => b.close()));
+  };
+  return { boards, outbox, alerts, closer, redactor, metrics, transports, closeBoards };
 }
 
 /** The bridge's one git (git/runner.ts), with the operator's git settings and a bridge-owned global config. */

@@ -38,6 +38,10 @@ export interface DaemonDeps extends RunServices {
   outbox: Outbox;
   alerts: AlertSender;
   kinds?: readonly AgentKind[];
+  /** Stops the boards' call servers once the daemon is done. */
+  closeBoards?: () => Promise<void>;
+  /** How each board's calls reach the CLI (build.ts keeps it current). */
+  transports?: Map<string, { mode: string; why: string }>;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
   preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
   once?: boolean;
@@ -166,6 +170,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       await this.d.alerts.drain(5000);
       await this.d.alerts.stop();
       this.writeStatus();
+      await this.d.closeBoards?.();
       this.settle.resolve();
     })();
     return this.stopPromise;
@@ -203,6 +208,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       quarantined: this.health.quarantined,
       lastErrors: this.health.errors,
       redact: (t) => this.d.redactor.redact(t),
+      transports: this.d.transports ?? new Map(),
     });
   }
 
@@ -271,6 +277,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
         await this.d.alerts.drain(5000);
         await this.d.alerts.stop();
         this.writeStatus();
+        await this.d.closeBoards?.();
         this.settle.resolve();
       })();
     }

@@ -13,6 +13,8 @@ export interface StatusSnapshot {
   pid: number;
   seat: { assignee: string; paused: boolean; pausedUntil: string | null; reason: string | null };
   boards: string[];
+  /** How each board's calls reach the CLI (hermes.callServer): the call server, or one process each. */
+  transports: Record<string, { mode: string; why: string }>;
   healthy: boolean;
   stopping: boolean;
   runs: {
@@ -57,6 +59,7 @@ export interface SnapshotInput {
   stopping: boolean;
   orphans: { board: string; taskId: string }[];
   lastErrors: { at: string; what: string }[];
+  transports: Map<string, { mode: string; why: string }>;
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
 }
@@ -78,6 +81,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       reason: paused ? i.seat.reason : null,
     },
     boards: i.config.boards,
+    transports: Object.fromEntries(i.transports),
     healthy: i.healthy,
     stopping: i.stopping,
     runs: i.inflight.map((r) => ({

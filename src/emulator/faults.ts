@@ -2,7 +2,10 @@
 //   modes: transient (exit 1 "database is locked", nothing done), hang (never answers),
 //          exit0err (exit 0, empty stdout, error on stderr — like Hermes v0.14),
 //          crash-after (the verb takes effect, then the process dies with a traceback: the answer is lost),
-//          die-after=N (watch only: exits 1 after N lines).
+//          die-after=N (watch only: exits 1 after N lines),
+//          kill-server (under --call-server: the verb takes effect, then the whole server dies before it
+//          answers; as a plain process: crash-after), server-hang (under --call-server: the server stops
+//          answering anything, its event loop blocked; as a plain process: hang).
 //   count: fire on the first N matching calls (shared by all processes of this HERMES_HOME);
 //   @prob: fire with that probability. Neither: every call.
 import { join } from "node:path";
@@ -10,7 +13,7 @@ import Database from "better-sqlite3";
 
 export interface Fault {
   verb: string;
-  mode: "transient" | "hang" | "exit0err" | "crash-after" | "die-after";
+  mode: "transient" | "hang" | "exit0err" | "crash-after" | "die-after" | "kill-server" | "server-hang";
   count: number | null;
   prob: number | null;
   arg: number | null;
@@ -26,7 +29,7 @@ export function parseFaults(spec: string | undefined): Fault[] {
     const [verb = "", modeRaw = "", countRaw] = part.split(":");
     const [modeName = "", probRaw] = modeRaw.split("@");
     const [mode, argRaw] = modeName.split("=");
-    if (!["transient", "hang", "exit0err", "crash-after", "die-after"].includes(mode ?? ""))
+    if (!["transient", "hang", "exit0err", "crash-after", "die-after", "kill-server", "server-hang"].includes(mode ?? ""))
       throw new Error(`HERMES_EMULATOR_FAULTS: unknown mode in '${part}'`);
     out.push({
       verb,

@@ -156,7 +156,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
-    if (fault?.mode === "hang") for (;;) await new Promise((r) => setTimeout(r, 60_000));
+    const inServer = env.HERMES_EMULATOR_CALL_PID !== undefined;
+    if (fault?.mode === "server-hang" && inServer) for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
+    if (fault?.mode === "hang" || fault?.mode === "server-hang") for (;;) await new Promise((r) => setTimeout(r, 60_000));
     if (env.HERMES_DELEGATED_CHILD_CONTEXT) {
       if (MUTATING.has(verbName)) throw new EmuExit(1, "", "kanban: delegate_task child contexts cannot mutate Kanban tasks via the CLI\n");
       throw new EmuExit(1, "", "kanban: could not initialize database: delegate_task child contexts cannot mutate Kanban tasks or boards\n");
@@ -182,7 +184,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     } finally {
       db.close();
     }
-    if (fault?.mode === "crash-after")
+    if (fault?.mode === "kill-server" && inServer) process.exit(70);
+    if (fault?.mode === "crash-after" || fault?.mode === "kill-server")
       return { code: 1, stdout: "", stderr: "Traceback (most recent call last):\nsqlite3.OperationalError: disk I/O error (emulator fault: crash-after)\n" };
     return { code: 0, stdout, stderr };
   } catch (err) {

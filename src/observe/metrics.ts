@@ -37,7 +37,18 @@ export class Metrics {
     buckets: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600],
     registers: [this.registry],
   });
-  readonly cliCalls = new Counter({ name: "hkb_cli_calls_total", help: "hermes kanban calls", labelNames: ["verb", "exit_code"], registers: [this.registry] });
+  readonly cliCalls = new Counter({
+    name: "hkb_cli_calls_total",
+    help: "hermes kanban calls, by how they reached the CLI (server: the call server; process: one process each)",
+    labelNames: ["verb", "exit_code", "transport"],
+    registers: [this.registry],
+  });
+  readonly cliTransport = new Gauge({
+    name: "hkb_cli_transport",
+    help: "How each board's calls reach the CLI now: 1 for the mode in use (server or process)",
+    labelNames: ["board", "transport"],
+    registers: [this.registry],
+  });
   readonly cliDuration = new Histogram({
     name: "hkb_cli_call_duration_seconds",
     help: "hermes kanban call duration",
@@ -80,8 +91,13 @@ export class Metrics {
     if (u.costUsd !== undefined && u.costUsd > 0) this.costUsd.inc({ seat, agent }, u.costUsd);
   }
 
-  cliCall(verb: string, exitCode: number | null, durationMs: number): void {
-    this.cliCalls.inc({ verb, exit_code: exitCode === null ? "none" : String(exitCode) });
+  cliCall(verb: string, exitCode: number | null, durationMs: number, transport: string): void {
+    this.cliCalls.inc({ verb, exit_code: exitCode === null ? "none" : String(exitCode), transport });
     this.cliDuration.observe({ verb }, durationMs / 1000);
+  }
+
+  transport(board: string, mode: "server" | "process"): void {
+    this.cliTransport.set({ board, transport: mode }, 1);
+    this.cliTransport.set({ board, transport: mode === "server" ? "process" : "server" }, 0);
   }
 }

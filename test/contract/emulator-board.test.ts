@@ -2,7 +2,12 @@ import { Emu } from "../helpers/emulator.js";
 import { boardContract } from "./board-contract.js";
 import { emulatorHarness } from "./emulator-harness.js";
 
-boardContract("HermesCliBoard over the emulator", async () => {
+boardContract("HermesCliBoard over the emulator (a process per call)", async () => {
   const emu = await Emu.create();
-  return emulatorHarness(emu, (slug) => emu.board(slug ? { slug } : {}));
+  return emulatorHarness(emu, (slug) => emu.board({ ...(slug ? { slug } : {}), callServer: "off" }));
+});
+
+boardContract("HermesCliBoard over the emulator's call server", async () => {
+  const emu = await Emu.create();
+  return emulatorHarness(emu, (slug) => emu.board({ ...(slug ? { slug } : {}), callServer: "on" }));
 });

@@ -12,52 +12,54 @@ import { boardContract } from "./board-contract.js";
 const bin = process.env.HERMES_BIN;
 
 if (bin) {
-  boardContract("HermesCliBoard over real Hermes", async () => {
-    const command = splitCommand(bin);
-    const home = mkdtempSync(join(tmpdir(), "hkb-real-"));
-    const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, HOME: home };
-    const cli = async (args: string[]) => {
-      const r = await runProcess({ argv: [...command, "kanban", ...args], env, timeoutMs: 60_000 });
-      if (r.exitCode !== 0) throw new Error(r.stderr);
-      return r.stdout;
-    };
-    await cli(["boards", "create", "contract"]);
-    return {
-      board: (slug) =>
-        new HermesCliBoard({
-          slug: slug ?? "contract",
-          command,
-          env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home, HOME: home }, author: "contract-bridge" },
-        }),
-      seed: async (title, assignee, body, o) =>
-        (
-          JSON.parse(
-            await cli([
-              "--board=contract",
-              "create",
-              "--json",
-              `--assignee=${assignee}`,
-              ...(body ? [`--body=${body}`] : []),
-              ...(o?.maxRuntime ? [`--max-runtime=${o.maxRuntime}`] : []),
-              // a `worktree` task on a board with no default_workdir: the claim takes effect, then the CLI fails
-              ...(o?.claimFailsAfterEffect ? ["--workspace=worktree"] : []),
-              "--",
-              title,
-            ]),
-          ) as { id: string }
-        ).id,
-      attachments: async (id) =>
-        (JSON.parse(await cli(["--board=contract", "attachments", "--json", "--", id])) as { filename: string; size: number; stored_path: string }[]).map(
-          (a) => ({ filename: a.filename, size: a.size, content: readFileSync(a.stored_path, "utf8") }),
-        ),
-      expireAndDispatch: async (id) => {
-        await cli(["--board=contract", "reclaim", "--", id]);
-      },
-      comments: async (id) =>
-        (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
-      cleanup: () => rmSync(home, { recursive: true, force: true }),
-    };
-  });
+  for (const callServer of ["off", "on"] as const)
+    boardContract(`HermesCliBoard over real Hermes (call server ${callServer})`, async () => {
+      const command = splitCommand(bin);
+      const home = mkdtempSync(join(tmpdir(), "hkb-real-"));
+      const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, HOME: home };
+      const cli = async (args: string[]) => {
+        const r = await runProcess({ argv: [...command, "kanban", ...args], env, timeoutMs: 60_000 });
+        if (r.exitCode !== 0) throw new Error(r.stderr);
+        return r.stdout;
+      };
+      await cli(["boards", "create", "contract"]);
+      return {
+        board: (slug) =>
+          new HermesCliBoard({
+            slug: slug ?? "contract",
+            command,
+            env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home, HOME: home }, author: "contract-bridge" },
+            callServer,
+          }),
+        seed: async (title, assignee, body, o) =>
+          (
+            JSON.parse(
+              await cli([
+                "--board=contract",
+                "create",
+                "--json",
+                `--assignee=${assignee}`,
+                ...(body ? [`--body=${body}`] : []),
+                ...(o?.maxRuntime ? [`--max-runtime=${o.maxRuntime}`] : []),
+                // a `worktree` task on a board with no default_workdir: the claim takes effect, then the CLI fails
+                ...(o?.claimFailsAfterEffect ? ["--workspace=worktree"] : []),
+                "--",
+                title,
+              ]),
+            ) as { id: string }
+          ).id,
+        attachments: async (id) =>
+          (JSON.parse(await cli(["--board=contract", "attachments", "--json", "--", id])) as { filename: string; size: number; stored_path: string }[]).map(
+            (a) => ({ filename: a.filename, size: a.size, content: readFileSync(a.stored_path, "utf8") }),
+          ),
+        expireAndDispatch: async (id) => {
+          await cli(["--board=contract", "reclaim", "--", id]);
+        },
+        comments: async (id) =>
+          (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
+        cleanup: () => rmSync(home, { recursive: true, force: true }),
+      };
+    });
 } else {
   describe("Board contract: real Hermes", () => {
     it.skipIf(!bin)("needs HERMES_BIN (not set): skipped", () => undefined);

@@ -38,6 +38,9 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
       hermes: {
         command: emu.command,
         home: emu.home,
+        // The emulator speaks the call-server protocol: calls in one process (parity with plain
+        // processes: test/contract/emulator-board.test.ts); real Hermes picks its own (auto).
+        callServer: emu.real ? "auto" : "on",
         env: { ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}), ...(o.hermesEnv ?? {}) },
         retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
       },
@@ -76,6 +79,8 @@ export function runArgv(emu: Emu, stateDir: string, o: { once?: boolean } = {}):
     `${process.execPath} ${emu.command[1]}`,
     "--hermes-home",
     emu.home,
+    "--call-server",
+    "on",
     "--agent-command",
     `${process.execPath} ${AGENT}`,
     "--state-dir",

@@ -35,7 +35,16 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
     expect(seen.env).not.toContain("HERMES_HOME");
     if (kind === "claude-code") {
       // the prompt is a stream-json user message on stdin, never an argv element
-      expect(seen.argv.slice(0, 8)).toEqual(["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--replay-user-messages", "--mcp-config"]);
+      expect(seen.argv.slice(0, 8)).toEqual([
+        "-p",
+        "--input-format",
+        "stream-json",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--replay-user-messages",
+        "--mcp-config",
+      ]);
       expect(seen.argv).toEqual(
         expect.arrayContaining([
           "--strict-mcp-config",

@@ -13,7 +13,8 @@ export const claim: Verb = {
   run(ctx, v) {
     const id = str(v, "task_id") ?? "";
     const ttl = Math.max(1, num(v, "ttl") ?? 900);
-    const lock = `${hostname()}:${process.pid}`;
+    // The claiming process's pid; under --call-server each call has a pid of its own (serve.ts).
+    const lock = `${hostname()}:${ctx.env.HERMES_EMULATOR_CALL_PID ?? process.pid}`;
     const res = tx(ctx, () => {
       const t = getTask(ctx.db, id);
       if (!t) return { error: `no such task: ${id}` };

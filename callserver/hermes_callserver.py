@@ -1,0 +1,316 @@
+# hermes-kanban-bridge call server: runs `hermes kanban` calls without a Python start per call.
+# Standard library only. Started once per board command by the bridge (locally, or through the same
+# `ssh ...` prefix as hermes.command) as `python3 -c <this file> -- <the hermes command>`. It imports
+# the Hermes CLI from the launcher the command names once, then forks one child per call, in which it
+# sets argv, the call's environment and stdio, and runs the launcher as `__main__` — the CLI's own
+# main(), the same code a plain process runs. Protocol: JSON lines on stdin/stdout.
+#   <- {"id": n, "argv": [...], "env": {...}, "cap": bytes}     run a call (argv after the launcher) with
+#                                                               that environment ("inherit": true: on top of
+#                                                               the server's own, as through ssh)
+#   <- {"id": n, "op": "kill"}                                  stop that call's child (its process group)
+#   -> {"event": "ready", "host": ..., "pid": ..., "python": ...}   once, when warm
+#   -> {"id": n, "event": "started", "pid": child}              before the call runs (a claim's lock names it)
+#   -> {"id": n, "event": "done", "code": c, "signal": s, "stdout": b64, "stderr": b64, "truncated": bool}
+#   -> {"id": n, "event": "stale"}                               the install changed on disk: not run; the
+#                                                                server exits once its calls are done
+# The server exits when its stdin closes (after its calls end).
+import atexit
+import base64
+import json
+import os
+import re
+import runpy
+import select
+import shutil
+import signal
+import socket
+import sys
+import time
+import traceback
+
+
+def resolve(parts):
+    """(interpreter, launcher, extra argv) of a hermes command."""
+    if not parts:
+        raise SystemExit("hermes_callserver: no hermes command given")
+    prog = parts[0]
+    if re.match(r"^python[0-9.]*$", os.path.basename(prog)):
+        return shutil.which(prog) or prog, parts[1], parts[2:]
+    launcher = prog if "/" in prog else shutil.which(prog)
+    if not launcher:
+        raise SystemExit("hermes_callserver: %s not found on PATH" % prog)
+    with open(launcher, "rb") as f:
+        first = f.readline(256).decode("utf-8", "replace").strip()
+    if not first.startswith("#!") or "python" not in first:
+        raise SystemExit("hermes_callserver: %s is not a Python launcher" % launcher)
+    words = first[2:].split()
+    interp = shutil.which(words[1]) if os.path.basename(words[0]) == "env" and len(words) > 1 else words[0]
+    return interp or sys.executable, launcher, parts[1:]
+
+
+args = sys.argv[1:]
+if args and args[0] == "--":
+    args = args[1:]
+INTERP, LAUNCHER, EXTRA = resolve(args)
+if os.path.realpath(INTERP) != os.path.realpath(sys.executable) and not os.environ.get("HERMES_CALLSERVER_REEXEC"):
+    # The launcher's own interpreter (a venv's python): the same program, started again with it.
+    os.environ["HERMES_CALLSERVER_REEXEC"] = "1"
+    os.execv(INTERP, [INTERP] + list(sys.orig_argv[1:]))
+
+ENTRY_MODULES = ("hermes_cli.main",)
+START_ENV = dict(os.environ)
+START_ENV.pop("HERMES_CALLSERVER_REEXEC", None)
+LAUNCHER = os.path.realpath(LAUNCHER)
+sys.path.insert(0, os.path.dirname(LAUNCHER))
+
+
+def stamp():
+    """What tells that the install changed: the launcher's and the CLI package's files' mtimes."""
+    times = [os.stat(LAUNCHER).st_mtime_ns]
+    pkg = sys.modules.get("hermes_cli")
+    root = os.path.dirname(getattr(pkg, "__file__", "") or "") if pkg else ""
+    if root:
+        with os.scandir(root) as it:
+            times.extend(e.stat().st_mtime_ns for e in it if e.name.endswith(".py"))
+    return max(times)
+
+
+STAMP = stamp()
+OUT = sys.stdout.buffer
+
+
+def send(obj):
+    OUT.write(json.dumps(obj).encode("utf-8") + b"\n")
+    OUT.flush()
+
+
+def run_child(argv, env):
+    """In the forked child: the call, as a plain `python3 <launcher> <argv>` would run it."""
+    try:
+        os.setpgid(0, 0)
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
+            signal.signal(s, signal.SIG_DFL)
+        os.environ.clear()
+        os.environ.update(env)
+        sys.argv = [LAUNCHER] + EXTRA + argv
+        # The CLI's entry module decides some calls at import time (`--version` before the import wall):
+        # for anything but a `kanban` call it is imported again in the child, as a plain process would.
+        if not argv or argv[0] != "kanban":
+            for name in ENTRY_MODULES:
+                sys.modules.pop(name, None)
+        code = 0
+        try:
+            runpy.run_path(LAUNCHER, run_name="__main__")
+        except SystemExit as e:
+            if e.code is None:
+                code = 0
+            elif isinstance(e.code, int):
+                code = e.code
+            else:
+                sys.stderr.write("%s\n" % (e.code,))
+                code = 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        try:
+            atexit._run_exitfuncs()
+        except BaseException:
+            pass
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        code = 1
+    os._exit(code & 0xFF)
+
+
+def learn(argv):
+    """The modules a kanban call imports: a child runs one (output discarded) and names them."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        try:
+            sys.argv = [LAUNCHER] + EXTRA + argv
+            runpy.run_path(LAUNCHER, run_name="__main__")
+        except BaseException:
+            pass
+        try:
+            os.write(w, "\n".join(sorted(sys.modules)).encode("utf-8"))
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        data = os.read(r, 65536)
+        if not data:
+            break
+        chunks.append(data)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "replace").split("\n")
+
+
+# Warm: import in this process what a kanban call imports (learned from two harmless calls: the help,
+# and a list on a board that does not exist), so each forked call finds it loaded.
+WARM = 0
+for probe in (["kanban", "--help"], ["kanban", "--board", "hermes-callserver-warmup", "list", "--json"]):
+    for name in learn(probe):
+        if name and name not in sys.modules and name != "__main__":
+            try:
+                __import__(name)
+                WARM += 1
+            except BaseException:
+                pass
+
+
+class Call:
+    def __init__(self, cid, pid, out_fd, err_fd, cap):
+        self.id, self.pid, self.cap = cid, pid, cap
+        self.out_fd, self.err_fd = out_fd, err_fd
+        self.bufs = {out_fd: bytearray(), err_fd: bytearray()}
+        self.open = {out_fd, err_fd}
+        self.truncated = False
+        self.status = None
+        self.exited_at = None
+        self.kill_at = None
+
+    def take(self, fd, data):
+        b = self.bufs[fd]
+        b.extend(data)
+        if len(b) > self.cap:
+            del b[: len(b) - self.cap]  # the tail is kept, like the bridge's own capture
+            self.truncated = True
+
+
+calls = {}  # child pid -> Call
+by_id = {}
+stale = False
+stdin_open = True
+pending = b""
+
+
+def start(req):
+    global stale
+    cid = req.get("id")
+    if stale or stamp() != STAMP:
+        stale = True
+        send({"id": cid, "event": "stale"})
+        return
+    o_r, o_w = os.pipe()
+    e_r, e_w = os.pipe()
+    OUT.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        os.close(o_r)
+        os.close(e_r)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(o_w, 1)
+        os.dup2(e_w, 2)
+        for fd in (null, o_w, e_w):
+            if fd > 2:
+                os.close(fd)
+        env = dict(START_ENV) if req.get("inherit") else {}
+        env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
+        run_child([str(a) for a in req.get("argv", [])], env)
+    os.close(o_w)
+    os.close(e_w)
+    c = Call(cid, pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
+    calls[pid] = c
+    by_id[cid] = c
+    send({"id": cid, "event": "started", "pid": pid})
+
+
+def kill(req):
+    c = by_id.get(req.get("id"))
+    if c and c.status is None:
+        try:
+            os.killpg(c.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        c.kill_at = time.monotonic() + 2.0
+
+
+def finish(c):
+    code, sig = None, None
+    if os.WIFEXITED(c.status):
+        code = os.WEXITSTATUS(c.status)
+    elif os.WIFSIGNALED(c.status):
+        sig = signal.Signals(os.WTERMSIG(c.status)).name
+    send({
+        "id": c.id,
+        "event": "done",
+        "code": code,
+        "signal": sig,
+        "stdout": base64.b64encode(bytes(c.bufs[c.out_fd])).decode("ascii"),
+        "stderr": base64.b64encode(bytes(c.bufs[c.err_fd])).decode("ascii"),
+        "truncated": c.truncated,
+    })
+    del calls[c.pid]
+    by_id.pop(c.id, None)
+
+
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+send({"event": "ready", "host": socket.gethostname(), "pid": os.getpid(), "python": sys.version.split()[0], "warm": WARM})
+
+while stdin_open or calls:
+    fds = [0] if stdin_open else []
+    for c in calls.values():
+        fds.extend(c.open)
+    ready, _, _ = select.select(fds, [], [], 0.2)
+    for fd in ready:
+        if fd == 0:
+            data = os.read(0, 65536)
+            if not data:
+                stdin_open = False
+                continue
+            pending += data
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                try:
+                    req = json.loads(line)
+                except ValueError:
+                    send({"event": "error", "message": "not a JSON request"})
+                    continue
+                if req.get("op") == "kill":
+                    kill(req)
+                else:
+                    start(req)
+            continue
+        for c in list(calls.values()):
+            if fd in c.open:
+                data = os.read(fd, 65536)
+                if data:
+                    c.take(fd, data)
+                else:
+                    c.open.discard(fd)
+                    os.close(fd)
+    now = time.monotonic()
+    for c in list(calls.values()):
+        if c.kill_at is not None and now > c.kill_at and c.status is None:
+            try:
+                os.killpg(c.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            c.kill_at = None
+        if c.status is None:
+            pid, status = os.waitpid(c.pid, os.WNOHANG)
+            if pid:
+                c.status = status
+                c.exited_at = now
+        # A leftover of the call that still holds its pipes is not waited for (bounded, like the bridge's own drain).
+        if c.status is not None and c.open and now - c.exited_at > 1.0:
+            for fd in list(c.open):
+                c.open.discard(fd)
+                os.close(fd)
+        if c.status is not None and not c.open:
+            finish(c)
+    if stale and not calls:
+        break

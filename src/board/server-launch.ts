@@ -1,0 +1,68 @@
+// How the call server of a hermes command is started: for a Python launcher (`python3 /opt/hermes/hermes`,
+// or `hermes` whose shebang names Python) the bridge's own server program (callserver/, standard library
+// only) with that interpreter; through ssh the same program on the board host, through the same
+// `ssh …` prefix (it finds the launcher there itself); a CLI that is not Python only when asked
+// (`callServer: on`), as `<command> --call-server` (the emulator speaks the same protocol).
+import { accessSync, closeSync, constants, openSync, readFileSync, readSync } from "node:fs";
+import { basename, delimiter, isAbsolute, join } from "node:path";
+import { bundledFile } from "../config/paths.js";
+import { hermesArgv, sshSplit } from "./remote.js";
+
+let source: string | undefined;
+const serverSource = () => {
+  source ??= readFileSync(bundledFile("callserver", "hermes_callserver.py"), "utf8");
+  return source;
+};
+
+function onPath(prog: string, path: string | undefined): string | null {
+  if (prog.includes("/")) return prog;
+  for (const dir of (path ?? "").split(delimiter).filter(Boolean)) {
+    const p = join(dir, prog);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+/** The Python interpreter a local hermes command runs with, or null when it is not a Python launcher. */
+export function pythonOf(command: readonly string[], path: string | undefined): string | null {
+  const [prog] = command;
+  if (!prog) return null;
+  if (/^python[0-9.]*$/.test(basename(prog))) return command.length > 1 ? prog : null;
+  const file = onPath(prog, path);
+  if (!file) return null;
+  let first = "";
+  try {
+    const fd = openSync(file, "r");
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, 256, 0);
+    closeSync(fd);
+    first = buf.subarray(0, n).toString("utf8").split("\n")[0] ?? "";
+  } catch {
+    return null;
+  }
+  if (!first.startsWith("#!") || !first.includes("python")) return null;
+  const words = first.slice(2).trim().split(/\s+/);
+  const interp = basename(words[0] ?? "") === "env" ? words[1] : words[0];
+  if (!interp) return null;
+  return isAbsolute(interp) ? interp : onPath(interp, path);
+}
+
+/** The argv that starts the call server for `command`, or null when there is none to start. */
+export function serverArgv(
+  command: readonly string[],
+  o: { mode: "auto" | "on"; path: string | undefined; remoteEnv: Record<string, string> },
+): string[] | null {
+  const ssh = sshSplit(command);
+  if (ssh) {
+    // The program goes as one (quoted) word of the remote command line; the launcher is found there.
+    return [...hermesArgv([...ssh.ssh, "python3"], ["-c", serverSource(), "--", ...ssh.remote], o.remoteEnv)];
+  }
+  const python = pythonOf(command, o.path);
+  if (python) return [python, "-c", serverSource(), "--", ...command];
+  return o.mode === "on" ? [...command, "--call-server"] : null;
+}

@@ -1,0 +1,52 @@
+// How one `hermes …` call reaches the CLI: a plain process per call (the argv prefix + the call's
+// arguments, the environment — through ssh on the remote command line), or the call server
+// (call-server.ts). The Board port does not see which: HermesCli runs every call through a transport.
+import { hostname } from "node:os";
+import { type RunResult, runProcess } from "../process/runner.js";
+import { hermesArgv, sshSplit } from "./remote.js";
+
+export interface CallSpec {
+  /** The arguments after the hermes command (`kanban --board=… verb …`). */
+  args: readonly string[];
+  env: Record<string, string>;
+  /** What of `env` a CLI on another host must be told (ssh passes no environment). */
+  remoteEnv: Record<string, string>;
+  timeoutMs: number;
+  captureLimit: number;
+  signal?: AbortSignal | undefined;
+  /** The process that runs the call, before it runs: its pid and the host it runs on (null: not known here). */
+  onSpawn?: ((pid: number, host: string | null) => void) | undefined;
+}
+
+export type TransportMode = "process" | "server";
+
+export interface CliTransport {
+  /** How the last call went (a server transport that fell back says "process"). */
+  readonly mode: TransportMode;
+  run(c: CallSpec): Promise<RunResult>;
+  close(): Promise<void>;
+}
+
+/** One process per call: the hermes command prefix (through ssh: quoted, the environment on the command line). */
+export class ProcessTransport implements CliTransport {
+  readonly mode = "process";
+  /** The host a call's process runs on (null through ssh: the board host's pid names nothing here). */
+  readonly host: string | null;
+
+  constructor(private readonly command: readonly string[]) {
+    this.host = sshSplit(command) ? null : hostname();
+  }
+
+  run(c: CallSpec): Promise<RunResult> {
+    return runProcess({
+      argv: hermesArgv(this.command, c.args, c.remoteEnv),
+      env: c.env,
+      timeoutMs: c.timeoutMs,
+      captureLimit: c.captureLimit,
+      signal: c.signal,
+      onSpawn: (pid) => c.onSpawn?.(pid, this.host),
+    });
+  }
+
+  async close(): Promise<void> {}
+}

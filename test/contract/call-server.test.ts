@@ -1,0 +1,111 @@
+// The call server's semantics are a process's (hermes.callServer): `auto` takes a Python launcher (and
+// nothing else), the call runs with the call's own environment, the per-call timeout stops only that
+// call, an install that changed on disk is picked up by a new server, a server that hangs is replaced
+// and after repeated failures the calls go back to plain processes; a claim whose server died after
+// it took effect is matched by the pid the server announced (daemon on the emulator's server).
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { HermesCli } from "../../src/board/cli.js";
+import { buildCliEnv, type CliEnvOptions } from "../../src/board/env.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { EMULATOR_BIN, Emu } from "../helpers/emulator.js";
+
+const opts = (extra: Record<string, string> = {}): CliEnvOptions => ({ parent: { PATH: process.env.PATH ?? "" }, passEnv: [], set: extra, author: "cs" });
+const clis: HermesCli[] = [];
+afterEach(async () => {
+  for (const c of clis.splice(0)) await c.transport.close();
+});
+
+function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: Record<string, string>; timeoutMs?: number } = {}) {
+  const modes: string[] = [];
+  const c = new HermesCli({
+    slug: "b",
+    command,
+    env: opts(o.env),
+    callServer: o.callServer ?? "auto",
+    timeoutMs: o.timeoutMs ?? 20_000,
+    hangGraceMs: 500,
+    onTransport: (m) => modes.push(m),
+  });
+  clis.push(c);
+  const run = (args: string[], fence?: { taskId: string; runId: number }, timeoutMs?: number) =>
+    c.transport.run({ args, env: buildCliEnv(opts(o.env), fence), remoteEnv: {}, timeoutMs: timeoutMs ?? o.timeoutMs ?? 20_000, captureLimit: 1 << 20 });
+  return { c, run, modes };
+}
+
+/** A private copy of the fake Python CLI (a test may rewrite its launcher). */
+function fakeHermes(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hkb-fake-hermes-"));
+  cpSync(resolve("test/fixtures/fake-hermes"), dir, { recursive: true });
+  return join(dir, "hermes");
+}
+
+describe("the call server on a Python launcher", () => {
+  it("auto: a Python launcher (by its shebang) gets the server; each call has its own pid and environment", async () => {
+    const { c, run, modes } = cli([fakeHermes()], { env: { SEEN: "from the call" } });
+    const [a, b] = [await run(["pid"]), await run(["pid"])];
+    expect(modes).toEqual(["server"]);
+    expect(c.transport.mode).toBe("server");
+    expect(a.stdout.trim()).not.toBe(b.stdout.trim());
+    expect(a.pid).toBe(Number(a.stdout.trim()));
+    expect((await run(["echo-env", "HERMES_KANBAN_RUN_ID"], { taskId: "t_1", runId: 7 })).stdout).toBe("7\n");
+    expect((await run(["echo-env", "SEEN"])).stdout).toBe("from the call\n");
+    const f = await run(["fail"]);
+    expect([f.exitCode, f.stderr]).toEqual([3, "kanban: failing on purpose\n"]);
+  });
+
+  it("auto: a command that is not a Python launcher stays a plain process", async () => {
+    const { c, run, modes } = cli([process.execPath, EMULATOR_BIN]);
+    expect((await run(["--version"])).stdout).toMatch(/Hermes Agent v0\.20\.0/);
+    expect(c.transport.mode).toBe("process");
+    expect(modes).toEqual(["process"]);
+  });
+
+  it("the per-call timeout stops that call only; the server answers the next one", async () => {
+    const { c, run } = cli([fakeHermes()]);
+    const slow = await run(["sleep", "30"], undefined, 500);
+    expect(slow.reason).toBe("timeout");
+    expect((await run(["pid"])).exitCode).toBe(0);
+    expect(c.transport.mode).toBe("server");
+  });
+
+  it("an install that changed on disk: the stale server is replaced and the new code answers", async () => {
+    const launcher = fakeHermes();
+    const { run } = cli([launcher]);
+    expect((await run(["version"])).stdout).toBe("v1\n");
+    writeFileSync(launcher, readFileSync(launcher, "utf8").replace('VERSION = "v1"', 'VERSION = "v2"'));
+    expect((await run(["version"])).stdout).toBe("v2\n");
+  });
+});
+
+describe("the emulator's call server (callServer: on)", () => {
+  let emu: Emu;
+  afterEach(() => emu?.cleanup());
+
+  it("a server that hangs is replaced; after three failures the calls go back to plain processes", async () => {
+    emu = await Emu.create();
+    const { c, run, modes } = cli([process.execPath, EMULATOR_BIN], {
+      callServer: "on",
+      env: { HERMES_HOME: emu.home, HERMES_EMULATOR_FAULTS: "list:server-hang:3" },
+    });
+    const args = ["kanban", `--board=${emu.slug}`, "list", "--json"];
+    for (let i = 0; i < 3; i += 1) expect((await run(args, undefined, 300)).reason).toBe("spawn_failed");
+    expect(c.transport.mode).toBe("process");
+    expect(modes).toEqual(["server", "process"]);
+    const ok = await run(args);
+    expect([ok.exitCode, ok.stdout.trim()]).toEqual([0, "[]"]);
+  });
+
+  it("the server dies after a claim took effect: the run is found by the announced pid's lock and completes", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("claimed then lost", { assignee: SEAT, body: "MODE:complete" });
+    const b = await runBridge(emu, { faults: "claim:kill-server:1" });
+    await b.daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs).toHaveLength(1);
+    expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
+  });
+});
