@@ -118,7 +118,8 @@ export class ServerProcess {
     try {
       m = JSON.parse(line) as Record<string, unknown>;
     } catch {
-      return this.garbage(`the call server said something that is not the protocol: ${line.slice(0, 120)}`);
+      this.garbage(`the call server said something that is not the protocol: ${line.slice(0, 120)}`);
+      return;
     }
     if (m.event === "ready") {
       this.host = typeof m.host === "string" ? m.host : null;
@@ -126,7 +127,10 @@ export class ServerProcess {
       return;
     }
     const p = typeof m.id === "number" ? this.pending.get(m.id) : undefined;
-    if (!p) return m.event === "error" ? this.garbage(`the call server refused a request: ${String(m.message)}`) : undefined;
+    if (!p) {
+      if (m.event === "error") this.garbage(`the call server refused a request: ${String(m.message)}`);
+      return;
+    }
     if (m.event === "started" && typeof m.pid === "number") {
       p.pid = m.pid;
       p.onStarted(m.pid);
