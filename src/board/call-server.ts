@@ -12,9 +12,11 @@ export interface ServerTransportOptions {
   mode: "auto" | "on";
   /** The server's argv (server-launch.ts), or null: none for this command. */
   argv: string[] | null;
+  /** A call's environment goes on top of the server's own (server-launch.ts says when). */
+  inherit: boolean;
   /** The server process's own environment (the CLI's, without a fence). */
   env: Record<string, string>;
-  /** Through ssh: a call's environment is what `remoteEnv` says, on top of the server's own. */
+  /** Through ssh: a call's environment is what `remoteEnv` says (on top of the server's own). */
   remote: boolean;
   fallback: CliTransport;
   /** Consecutive server failures after which the calls go back to plain processes. */
@@ -135,7 +137,7 @@ export class ServerTransport implements CliTransport {
 
   private async callOn(s: ServerProcess, c: CallSpec): Promise<RunResult | "stale"> {
     const t0 = performance.now();
-    const env = this.o.remote ? { vars: c.remoteEnv, inherit: true } : { vars: c.env, inherit: false };
+    const env = { vars: this.o.remote ? c.remoteEnv : c.env, inherit: this.o.inherit };
     const { id, answer } = s.call(c.args, env, c.captureLimit, (pid) => c.onSpawn?.(pid, s.host));
     let reason: RunResult["reason"] | undefined;
     let hung: NodeJS.Timeout | undefined;

@@ -56,9 +56,11 @@ export class HermesCli {
     if (mode === "off") this.transport = plain;
     else {
       const env = buildCliEnv(o.env);
+      const server = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remoteVars(o.env, env) });
       this.transport = new ServerTransport({
         mode,
-        argv: serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remoteVars(o.env, env) }),
+        argv: server?.argv ?? null,
+        inherit: server?.inherit ?? false,
         env,
         remote: plain.host === null,
         fallback: plain,

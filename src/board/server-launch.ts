@@ -52,17 +52,21 @@ export function pythonOf(command: readonly string[], path: string | undefined): 
   return isAbsolute(interp) ? interp : onPath(interp, path);
 }
 
-/** The argv that starts the call server for `command`, or null when there is none to start. */
+/**
+ * The argv that starts the call server for `command`, or null when there is none to start. `inherit`:
+ * a call's environment goes on top of the server's own (through ssh the board host's; a command's own
+ * server keeps what a wrapper such as `env X=1 …` set) rather than replacing it.
+ */
 export function serverArgv(
   command: readonly string[],
   o: { mode: "auto" | "on"; path: string | undefined; remoteEnv: Record<string, string> },
-): string[] | null {
+): { argv: string[]; inherit: boolean } | null {
   const ssh = sshSplit(command);
   if (ssh) {
     // The program goes as one (quoted) word of the remote command line; the launcher is found there.
-    return [...hermesArgv([...ssh.ssh, "python3"], ["-c", serverSource(), "--", ...ssh.remote], o.remoteEnv)];
+    return { argv: hermesArgv([...ssh.ssh, "python3"], ["-c", serverSource(), "--", ...ssh.remote], o.remoteEnv), inherit: true };
   }
   const python = pythonOf(command, o.path);
-  if (python) return [python, "-c", serverSource(), "--", ...command];
-  return o.mode === "on" ? [...command, "--call-server"] : null;
+  if (python) return { argv: [python, "-c", serverSource(), "--", ...command], inherit: false };
+  return o.mode === "on" ? { argv: [...command, "--call-server"], inherit: true } : null;
 }

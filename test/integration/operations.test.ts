@@ -45,7 +45,7 @@ describe("operations", () => {
       expect(m).toContain("hkb_seat_paused 0");
       expect(m).toMatch(/hkb_pickup_latency_seconds_count\{board="bridge"\} 2/);
       expect(m).toMatch(/hkb_run_duration_seconds_count\{board="bridge",decision="complete"\} 1/);
-      expect(m).toMatch(/hkb_cli_calls_total\{verb="claim",exit_code="0"\} 2/);
+      expect(m).toMatch(/hkb_cli_calls_total\{verb="claim",exit_code="0",transport="(server|process)"\} 2/);
       expect(m).toMatch(/hkb_cli_call_duration_seconds_bucket\{le="\+Inf",verb="complete"\} 1/);
       const s = JSON.parse((await get(`${base}/status`)).text) as { runs: unknown[]; seat: { paused: boolean }; outbox: { backlog: number }; healthy: boolean };
       expect(s.runs).toEqual([]);
