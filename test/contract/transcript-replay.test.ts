@@ -2,13 +2,16 @@
 // against the emulator — same argv, same env overrides, board time advanced as the recording's wall
 // clock did — and exit code, stdout and stderr are compared after normalising what differs by nature
 // (task ids, timestamps, claim locks, the HERMES_HOME path). Verbs the emulator does not implement are
-// listed, not silently skipped.
+// listed, not silently skipped. Each call runs the emulator's own entry (main(), what its bin and its
+// call server run) in this process: a Node start per recorded call would only add time.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runProcess } from "../../src/process/runner.js";
-import { EMULATOR_BIN } from "../helpers/emulator.js";
+import { main } from "../../src/emulator/main.js";
+
+// Dates the emulator prints (watch, context) are local time, as the recording's were: UTC.
+process.env.TZ = "UTC";
 import { type TranscriptBlock, readTranscript } from "../helpers/transcripts.js";
 
 const DIR = "test/fixtures/hermes-transcripts";
@@ -108,11 +111,8 @@ export async function replay(file: string) {
       }
       const argv = b.argv.map(local);
       const env = Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, local(v)]));
-      const r = await runProcess({
-        argv: [process.execPath, EMULATOR_BIN, ...argv],
-        env: { PATH: process.env.PATH ?? "", HERMES_HOME: home, TZ: "UTC", ...env },
-        timeoutMs: 30_000,
-      });
+      const out = await main(argv, { PATH: process.env.PATH ?? "", HERMES_HOME: home, TZ: "UTC", ...env });
+      const r = { exitCode: out.code, stdout: out.stdout, stderr: out.stderr };
       learnIds(b, r.stdout, ids, toActual);
       const check = (what: string, expected: string, actual: string) => {
         if (expected !== actual) mismatches.push({ label: b.label, what, expected, actual });

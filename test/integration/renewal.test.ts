@@ -1,35 +1,42 @@
 // Capabilities, not versions, end to end: on a Hermes whose CLI heartbeat renews the claim (the
 // emulator's compat "next"), the bridge reads that from --help at start, renews on every heartbeat,
 // and a run longer than one TTL completes; on 0.20.0 the same run is cut at its deadline.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
-let emu: Emu;
-afterEach(() => emu?.cleanup());
+/** Both cases wait out real time (a run longer than a TTL): they run side by side, each on its own board. */
+async function onBoard(fn: (emu: Emu) => Promise<void>): Promise<void> {
+  const emu = await Emu.create();
+  try {
+    await fn(emu);
+  } finally {
+    emu.cleanup();
+  }
+}
 
 // TTL 30 s: the deadline is 22.5 s after the claim (safety 7.5 s), the polite stop 3.75 s before it.
 const base = { claim: { ttlSeconds: 30 }, heartbeat: { intervalSeconds: 1 } };
 
-describe("a claim the CLI can renew", () => {
-  it("is renewed on every heartbeat: a 26 s run under a 30 s TTL completes", async () => {
-    emu = await Emu.create();
-    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
-    const b = await runBridge(emu, { base, hermesEnv: { HERMES_EMULATOR_COMPAT: "next" } });
-    await b.daemon.done;
-    const d = await emu.show(id);
-    expect(d.task.status).toBe("done");
-    expect(d.runs).toHaveLength(1);
-    expect(d.runs[0]?.summary).toBe("lingered 26s");
-    expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
-  });
+describe.concurrent("a claim the CLI can renew", () => {
+  it("is renewed on every heartbeat: a 26 s run under a 30 s TTL completes", () =>
+    onBoard(async (emu) => {
+      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
+      const b = await runBridge(emu, { base, hermesEnv: { HERMES_EMULATOR_COMPAT: "next" } });
+      await b.daemon.done;
+      const d = await emu.show(id);
+      expect(d.task.status).toBe("done");
+      expect(d.runs).toHaveLength(1);
+      expect(d.runs[0]?.summary).toBe("lingered 26s");
+      expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
+    }));
 
-  it("is not renewed by 0.20.0: the same run is cut at its deadline and blocked", async () => {
-    emu = await Emu.create();
-    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
-    const b = await runBridge(emu, { base });
-    await b.daemon.done;
-    expect((await emu.show(id)).task.status).toBe("blocked");
-    expect(b.reports[0]).toMatchObject({ decision: "block", cut: "deadline" });
-  });
+  it("is not renewed by 0.20.0: the same run is cut at its deadline and blocked", () =>
+    onBoard(async (emu) => {
+      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
+      const b = await runBridge(emu, { base });
+      await b.daemon.done;
+      expect((await emu.show(id)).task.status).toBe("blocked");
+      expect(b.reports[0]).toMatchObject({ decision: "block", cut: "deadline" });
+    }));
 });
