@@ -46,24 +46,8 @@ export type AgentEvent =
 
 export type FinishedEvent = Extract<AgentEvent, { type: "finished" }>;
 
-/** An operator note for a running agent: a comment on its task by someone other than this seat. */
-export interface Note {
-  /** Stable id (the comment's position on the task) for exactly-once delivery. */
-  id: string;
-  author: string;
-  body: string;
-  /** When it was posted on the board (epoch ms). */
-  postedAt: number;
-}
-
-/** The notes of a running agent: the adapter takes what is pending and says what it handed over. */
-export interface RunInbox {
-  pending(): readonly Note[];
-  /** These notes reached the agent now (each is delivered once). */
-  delivered(ids: readonly string[]): void;
-  /** Called when a new note arrives; returns the unsubscribe. */
-  onNote(listener: () => void): () => void;
-}
+export type { Note, RunInbox } from "../tools/notes.js";
+import type { RunInbox } from "../tools/notes.js";
 
 /** A run that continues an earlier one of the same task: the session and the continuation prompt. */
 export interface ResumeInput {
@@ -104,5 +88,11 @@ export interface AgentAdapter {
   readonly usesTools?: boolean;
   /** True when a later run can continue this agent's session (`resume` in the input is honoured). */
   readonly resumable?: boolean;
+  /**
+   * How operator notes reach a running agent: "input" — the adapter hands them over itself from
+   * `input.inbox` (a user turn, a message, an inbox file); "tools" — appended to the answer of its next
+   * task-tool call. Absent: not while it runs (the next run's prompt carries them).
+   */
+  readonly notesVia?: "input" | "tools";
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;
 }

@@ -35,6 +35,8 @@ const RecordSchema = z.object({
   resumes: z.number().int().min(0),
   failedSessions: z.array(z.string()).default([]),
   lastRun: LastRun.nullable(),
+  /** Mid-run: comments the running agent has seen (its prompt, notes handed over) — a crash keeps it. */
+  commentsSeen: z.number().int().min(0).optional(),
 });
 
 export type SessionRecord = z.output<typeof RecordSchema>;

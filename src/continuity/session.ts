@@ -58,6 +58,12 @@ export class TaskSession {
     this.write({ ...this.rec, session: null, failedSessions: [...this.rec.failedSessions, session].slice(-20) });
   }
 
+  /** Operator notes reached the running agent: the comments it has seen so far, journaled at once. */
+  notesSeen(commentsSeen: number): void {
+    if (commentsSeen <= (this.rec.commentsSeen ?? this.rec.lastRun?.commentsSeen ?? 0)) return;
+    this.write({ ...this.rec, commentsSeen });
+  }
+
   /** After the close: forgotten when the task is done, else what the next run needs to continue. */
   ended(e: RunEnd): void {
     if (e.completed) {
@@ -74,7 +80,8 @@ export class TaskSession {
       commentsSeen: e.commentsSeen,
       summary: null,
     };
-    this.write({ ...this.rec, runs: this.rec.runs + 1, resumes: this.rec.resumes + (e.resumed ? 1 : 0), lastRun });
+    const { commentsSeen: _mid, ...rest } = this.rec;
+    this.write({ ...rest, runs: this.rec.runs + 1, resumes: this.rec.resumes + (e.resumed ? 1 : 0), lastRun });
   }
 
   /** A run cut by a bridge restart (recovery): only an existing record is updated. */
@@ -87,10 +94,11 @@ export class TaskSession {
     const rec = await journal.get(board, task);
     if (!rec) return null;
     const s = new TaskSession(journal, rec);
+    const { commentsSeen: mid, ...rest } = rec;
     s.write({
-      ...rec,
+      ...rest,
       runs: rec.runs + 1,
-      lastRun: { ...run, cut: "crash", note: null, changedFiles: [], commentsSeen: rec.lastRun?.commentsSeen ?? 0, summary: null },
+      lastRun: { ...run, cut: "crash", note: null, changedFiles: [], commentsSeen: mid ?? rec.lastRun?.commentsSeen ?? 0, summary: null },
     });
     return s;
   }

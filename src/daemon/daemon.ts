@@ -94,6 +94,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       capacity: () => c.concurrency - this.launcher.inflight.size,
       paused: () => this.seat.paused(),
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
+      author: c.author,
+      onRunEvent: (board, taskId, kind) => this.launcher.boardEvent(board, taskId, kind),
       claim: (board, taskId) => this.tryClaim(board, taskId),
       onScan: (board, r) => {
         if (r.ok) this.health.boardAnswered(board);

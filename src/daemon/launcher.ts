@@ -3,7 +3,7 @@
 // still reported (and its slot freed).
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { AgentAdapter } from "../agents/port.js";
+import type { AgentAdapter, Note } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import type { Config } from "../config/schema.js";
@@ -37,6 +37,8 @@ export interface InFlight {
   lastHeartbeat: number | null;
   phase: RunPhase | "claiming";
   adopted: boolean;
+  /** The last operator note handed to the agent (status). */
+  operatorNote: (Note & { deliveredAt: number }) | null;
 }
 
 /** What every run of the seat shares. */
@@ -109,6 +111,7 @@ export class RunLauncher {
       lastHeartbeat: null,
       phase: "claiming",
       adopted: false,
+      operatorNote: null,
     };
     this.inflight.set(RunLauncher.key(board, taskId), slot);
     return slot;
@@ -116,6 +119,15 @@ export class RunLauncher {
 
   release(board: string, taskId: string): void {
     this.inflight.delete(RunLauncher.key(board, taskId));
+  }
+
+  /** A board event about a task in flight (watch): the run checks its lease and reads new notes now. */
+  boardEvent(board: string, taskId: string, kind: string): void {
+    const slot = this.inflight.get(RunLauncher.key(board, taskId));
+    const live = slot?.run?.record.live;
+    if (!live) return;
+    this.s.log.debug({ board, task_id: taskId, run_id: slot?.runId ?? null, event: kind }, "board event for a running task: checking");
+    live.checkNow();
   }
 
   launch(o: LaunchInput): void {
@@ -180,6 +192,14 @@ export class RunLauncher {
           this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
         },
         onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
+        onNotes: (notes, at) => {
+          for (const n of notes) {
+            this.s.metrics?.notesDelivered.inc({ board: board.slug, agent: o.agent.name });
+            this.s.metrics?.noteLatency.observe({ board: board.slug, agent: o.agent.name }, Math.max(0, at - n.postedAt) / 1000);
+            slot.operatorNote = { ...n, deliveredAt: at };
+          }
+          this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
+        },
         onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
           const lease = fenced.lease;
           if (o.adopted === undefined) {

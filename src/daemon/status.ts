@@ -28,6 +28,8 @@ export interface StatusSnapshot {
     deadline: string | null;
     adopted: boolean;
     lastNote: string | null;
+    /** The last operator note handed to the running agent. */
+    lastOperatorNote: { id: string; author: string; postedAt: string | null; deliveredAt: string | null; text: string } | null;
   }[];
   outbox: { backlog: number; path: string; alertsQueued: number };
   orphans: { board: string; taskId: string }[];
@@ -95,6 +97,15 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       deadline: iso(r.deadline || null),
       adopted: r.adopted,
       lastNote: r.run?.lastNote ? i.redact(r.run.lastNote) : null,
+      lastOperatorNote: r.operatorNote
+        ? {
+            id: r.operatorNote.id,
+            author: r.operatorNote.author,
+            postedAt: iso(r.operatorNote.postedAt),
+            deliveredAt: iso(r.operatorNote.deliveredAt),
+            text: i.redact(r.operatorNote.body).slice(0, 500),
+          }
+        : null,
     })),
     outbox: { backlog, path: i.outbox.path, alertsQueued: i.alertsBacklog },
     orphans: i.orphans,

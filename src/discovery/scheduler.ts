@@ -8,6 +8,7 @@ import type { Board, WatchLine } from "../board/port.js";
 import { describeError } from "../errors/index.js";
 import { BoardNotFound, CliUnavailable, UsageError } from "../errors/board.js";
 import { type Clock, backoffDelay, sleepUnlessAborted } from "../time/clock.js";
+import { mattersToRun } from "./run-events.js";
 import { superviseWatch } from "./watcher.js";
 
 export interface SchedulerDeps {
@@ -22,6 +23,10 @@ export interface SchedulerDeps {
   paused(): boolean;
   /** True when the task is in flight or being claimed here. */
   busy(board: string, taskId: string): boolean;
+  /** The author of this seat's comments (its own lines never reach its runs). */
+  author: string;
+  /** A watch line about a task in flight here, made by someone else (daemon → its run). */
+  onRunEvent?(board: string, taskId: string, kind: string): void;
   /** Claims one task and starts its run; false when it was not ours to take. */
   claim(board: Board, taskId: string): Promise<boolean>;
   onScan?(board: string, result: { ok: true; claimed: number } | { ok: false; error: string; retryInMs: number }): void;
@@ -129,6 +134,11 @@ export class Scheduler {
   }
 
   private async onLine(board: Board, line: WatchLine): Promise<void> {
+    const e = line.event;
+    if (e && this.d.busy(board.slug, e.taskId)) {
+      if (mattersToRun(line, this.d.author)) this.d.onRunEvent?.(board.slug, e.taskId, e.kind);
+      return;
+    }
     const id = readyTaskFromLine(line);
     if (!id || this.d.busy(board.slug, id)) return;
     if (!this.canClaim()) return this.defer(board.slug, [id]);

@@ -3,9 +3,12 @@
 // Failures it cannot resolve after a short re-check → onUnresolved. Where the CLI can renew a claim
 // (`extend`), every confirmed heartbeat renews it and reports the new expiry (onExtended). Sees the
 // board through the run's fenced view (2 verbs), owns its AbortController, and stops (idempotently)
-// with every wait interrupted.
+// with every wait interrupted. `checkNow()` is the same ownership check at once (a board event said the
+// task changed: stopped in seconds, not at the next heartbeat); every check hands the task it read to
+// `onDetail` (new comments for the agent), so with no events the heartbeat's read is the fallback.
 // Beats keep a fixed rate: each is due one interval after the previous one began, so the time a
 // beat spends in the CLI (two Python processes on real Hermes) does not push every later beat back.
+import type { TaskDetail } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type Clock, sleepUnlessAborted, systemClock } from "../time/clock.js";
@@ -24,6 +27,8 @@ export interface LeaseKeeperDeps {
   onUnresolved: (err: unknown) => void;
   onHeartbeat?: () => void;
   onFailure?: (err: unknown) => void;
+  /** The task as each ownership check read it (no extra call). */
+  onDetail?: (detail: TaskDetail) => void;
   /** Renew the claim to `ttlSeconds` from the heartbeat (capability `heartbeatExtends`); `now` times it. */
   extend?: { ttlSeconds: number; now: () => number; onExtended: (expiresAt: number) => void };
 }
@@ -32,12 +37,16 @@ export interface LeaseKeeperDeps {
 export interface Keeper {
   start(): void;
   stop(): Promise<void>;
+  /** An ownership check now (one read); a loss is reported like a heartbeat's. */
+  checkNow(): void;
 }
 
 export class LeaseKeeper implements Keeper {
   private readonly ac = new AbortController();
   private loop: Promise<void> | undefined;
   private lastNote: string | undefined;
+  private checking: Promise<void> | null = null;
+  private again = false;
 
   constructor(private readonly d: LeaseKeeperDeps) {}
 
@@ -45,10 +54,43 @@ export class LeaseKeeper implements Keeper {
     this.loop ??= this.run();
   }
 
-  /** Idempotent. Resolves once no heartbeat is in flight. */
+  /** Idempotent. Resolves once no heartbeat (or check) is in flight. */
   async stop(): Promise<void> {
     this.ac.abort(new Error("lease keeper stopped"));
     await this.loop;
+    await this.checking;
+  }
+
+  checkNow(): void {
+    if (this.ac.signal.aborted) return;
+    if (this.checking) {
+      this.again = true;
+      return;
+    }
+    this.checking = (async () => {
+      do {
+        this.again = false;
+        try {
+          const detail = await this.d.fenced.checkOwned(this.ac.signal);
+          this.d.onDetail?.(detail);
+        } catch (err) {
+          if (this.ac.signal.aborted) return;
+          if (err instanceof LeaseLost) {
+            this.stopFor(err);
+            return;
+          }
+          // Anything else is left to the heartbeat's own re-checks.
+        }
+      } while (this.again && !this.ac.signal.aborted);
+    })().finally(() => {
+      this.checking = null;
+    });
+  }
+
+  private stopFor(err: LeaseLost): void {
+    if (this.ac.signal.aborted) return;
+    this.ac.abort(new Error("lease lost"));
+    this.d.onLost(err);
   }
 
   private async run(): Promise<void> {
@@ -76,7 +118,7 @@ export class LeaseKeeper implements Keeper {
       } catch (err) {
         if (signal.aborted) return "stop";
         if (err instanceof LeaseLost) {
-          this.d.onLost(err);
+          this.stopFor(err);
           return "stop";
         }
         lastErr = err;
@@ -98,7 +140,8 @@ export class LeaseKeeper implements Keeper {
     this.lastNote = note;
     this.d.onHeartbeat?.();
     // Exit 0 is not proof (it succeeds after the claim expired): read the task and compare the open run.
-    await this.d.fenced.checkOwned(signal);
+    const detail = await this.d.fenced.checkOwned(signal);
+    this.d.onDetail?.(detail);
     if (ext && sentAt !== undefined) ext.onExtended(sentAt + ext.ttlSeconds * 1000);
   }
 }

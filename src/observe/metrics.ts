@@ -30,6 +30,19 @@ export class Metrics {
     buckets: [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900],
     registers: [this.registry],
   });
+  readonly notesDelivered = new Counter({
+    name: "hkb_notes_delivered_total",
+    help: "Operator notes (comments on a running task) handed to the agent",
+    labelNames: ["board", "agent"],
+    registers: [this.registry],
+  });
+  readonly noteLatency = new Histogram({
+    name: "hkb_note_delivery_seconds",
+    help: "A note's post time on the board → handed to the running agent",
+    labelNames: ["board", "agent"],
+    buckets: [0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900],
+    registers: [this.registry],
+  });
   readonly runDuration = new Histogram({
     name: "hkb_run_duration_seconds",
     help: "Claim → close",

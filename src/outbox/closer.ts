@@ -1,6 +1,6 @@
 // Close durability: journal the intent (fsync) → the fenced close (lease/fenced.ts: transient failures
-// retried, a close that landed never repeated) → mark. Lease lost: nothing retried, an unfenced
-// comment says the result is kept, alert. Other final failure: alert. Alerts go through the
+// retried, a close that landed never repeated) → mark. Lease lost at close: nothing retried, an unfenced
+// comment says the result is kept, alert; lost while the agent ran: nothing written to the task, alert. Other final failure: alert. Alerts go through the
 // background sender: a close never waits on the webhook; an alert that cannot be delivered turns
 // the entry into a dead letter (marked by the sender). The journal and the alerts hold redacted
 // text (state files and webhooks never carry a secret); the board's own boundary redacts what it posts.
@@ -55,13 +55,17 @@ export class Closer implements RunCloser {
     return { result: await this.apply(entry, lease), entry };
   }
 
-  /** The lease was lost while the agent ran: nothing is closed; record it, say so on the task, alert. */
+  /**
+   * The lease was lost while the agent ran (an operator's reclaim or block, an expired claim): nothing
+   * is closed and nothing more is written to the task — it belongs to someone else now, and its own
+   * events say why. Recorded in the outbox and alerted.
+   */
   async recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry> {
     const entry = this.journal(lease, traceId, {
       type: "block",
       reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
     });
-    await this.leaseLost(entry, err);
+    await this.leaseLost(entry, err, { comment: false });
     return entry;
   }
 
@@ -87,9 +91,19 @@ export class Closer implements RunCloser {
     return outcome;
   }
 
-  private async leaseLost(entry: OutboxEntry, err: LeaseLost): Promise<CloseResult> {
+  /** Lost at close (`comment`: a result existed and was not applied — the task says where it is kept). */
+  private async leaseLost(entry: OutboxEntry, err: LeaseLost, o = { comment: true }): Promise<CloseResult> {
     const error = this.d.redactor.redact(err.message);
     this.d.outbox.mark(entry.id, "lease_lost", { alerted: false, error });
+    if (!o.comment) {
+      this.d.log?.("warn", "lease lost while the agent ran: agent stopped, nothing written", {
+        task_id: entry.taskId,
+        run_id: entry.runId,
+        trace_id: entry.traceId,
+      });
+      this.alert("lease_lost", entry, error);
+      return "lease_lost";
+    }
     this.d.log?.("warn", "lease lost at close: result not applied", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId });
     const note =
       `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}; ` +

@@ -1,7 +1,7 @@
 // The agent's part of the working phase: the agent runs resumed or fresh, its events folded into the
 // run's record (drive.ts); a resume that is refused before the agent did anything is started over
 // fresh, once (never in a loop), with a comment on the task saying so.
-import type { AgentRunInput } from "../agents/port.js";
+import type { AgentRunInput, RunInbox } from "../agents/port.js";
 import { describeError } from "../errors/index.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
@@ -11,6 +11,8 @@ import type { WorkInput } from "./deps.js";
 
 export interface AgentRun {
   tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;
+  /** Operator notes for the agent (the adapters that take them live read it). */
+  inbox: RunInbox;
   signal: AbortSignal;
   wrapUp: AbortSignal;
   stop: (why: Stop) => void;
@@ -24,6 +26,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     ...prep.input,
     signal: w.signal,
     wrapUp: w.wrapUp,
+    ...(w.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
     ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
   });

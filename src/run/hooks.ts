@@ -1,6 +1,6 @@
 // What a TaskRun tells its owner (the launcher: metrics, the active-run journal, logs): its phases
 // and the events of its agent and its lease keeper.
-import type { AgentEvent } from "../agents/port.js";
+import type { AgentEvent, Note } from "../agents/port.js";
 
 export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
 
@@ -13,5 +13,7 @@ export interface RunHooks {
   onAgentEvent?: (e: AgentEvent) => void;
   /** The agent process is up: enough to find it again after a bridge restart. */
   onStarted?: (info: { pid: number; resultFile: string; runDir: string; workspace: string; tools: { path: string; token: string } | null }) => void;
+  /** Operator notes reached the agent (each once), at `at`. */
+  onNotes?: (notes: readonly Note[], at: number) => void;
   onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;
 }

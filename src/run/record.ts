@@ -14,6 +14,8 @@ export class RunRecord {
   readonly facts: RunFacts;
   readonly story: RunStory;
   session: TaskSession | null = null;
+  /** While the agent works: board events about the task reach the run here (work.ts sets it). */
+  live: { checkNow(): void } | null = null;
 
   constructor(
     readonly fenced: FencedBoard,

@@ -10,6 +10,7 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Decision } from "../result/decision.js";
 import { ToolHost } from "../tools/host.js";
+import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
@@ -27,6 +28,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       facts.stop = why;
       if (detail) facts.stopDetail = detail;
     }
+    // A lost lease stops the agent at once: the workspace is another run's now. Anything else is a polite stop first.
+    if (why === "lease_lost") agentAc.abort(new Error("lease lost"));
     wrapAc.abort(new Error(`polite stop: ${why ?? "stopped"}`));
     timers.push(w.make.timer(w.clock.now() + w.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
   };
@@ -56,12 +59,25 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     arm(next);
     w.hooks?.onDeadline?.(next);
   };
+  const inbox = new NoteInbox({
+    author: w.author,
+    seen: w.detail.comments.length,
+    now: () => w.clock.now(),
+    hooks: {
+      delivered: (notes, at) => {
+        // The journal keeps what the agent has seen: a crash now does not hand the same note over twice.
+        record.session?.notesSeen(inbox.watermark());
+        w.hooks?.onNotes?.(notes, at);
+      },
+    },
+  });
   const keeper = w.make.keeper({
     fenced: w.fenced,
     intervalMs: w.timing.heartbeatSeconds * 1000,
     clock: w.clock,
     ...(w.recheck ? { recheckAttempts: w.recheck.attempts, recheckDelayMs: w.recheck.delayMs } : {}),
     note: () => record.story.lastNote,
+    onDetail: (d) => inbox.update(d.comments),
     onLost: () => stop("lease_lost"),
     onUnresolved: (err) => stop("unresolved", describeError(err)),
     ...(w.hooks?.onHeartbeat ? { onHeartbeat: w.hooks.onHeartbeat } : {}),
@@ -83,14 +99,23 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     ]);
     keeper.start();
     cleanup.push(["lease keeper", () => keeper.stop()]);
+    // Board events about this task reach the run while it works (an ownership check, new notes).
+    record.live = { checkNow: () => keeper.checkNow() };
+    cleanup.push(["board events", () => (record.live = null)]);
     if (w.agent.usesTools) {
-      const host = new ToolHost({ fenced: w.fenced, redactor: w.redactor, onNote: (n) => record.note(n) });
+      const host = new ToolHost({
+        fenced: w.fenced,
+        redactor: w.redactor,
+        onNote: (n) => record.note(n),
+        ...(w.agent.notesVia === "tools" ? { inbox } : {}),
+      });
       tools = { host, endpoint: await w.make.tools(host, w.adopted?.tools ?? undefined) };
       const t = tools;
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
-    await runAgent({ ...w, tools, signal: agentAc.signal, wrapUp: wrapAc.signal, stop });
+    await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop });
+    facts.commentsSeen = inbox.watermark();
     if (tools) {
       // Requests made through the tools; an outcome file (command agent) takes precedence.
       tools.host.end();

@@ -3,6 +3,7 @@
 // complete and block are validated and recorded as the agent's request, applied by the daemon after
 // the agent exits and after the gate.
 import { z } from "zod";
+import { type RunInbox, renderNote } from "./notes.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import type { FencedBoard } from "../lease/fenced.js";
@@ -36,6 +37,8 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
 export type ToolAnswer = { ok: true; text: string } | { ok: false; error: string };
 
 export interface ToolHostDeps {
+  /** Operator notes to append to the answer of the next tool call (agents with no live channel: Codex). */
+  inbox?: RunInbox | undefined;
   fenced: Pick<FencedBoard, "show" | "heartbeat" | "comment" | "lease">;
   /** For error texts handed back to the agent (what reaches the board is redacted at the board). */
   redactor: Redactor;
@@ -60,7 +63,7 @@ export class ToolHost {
     if (!parsed.success)
       return { ok: false, error: `invalid ${tool} arguments: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(input)"}: ${i.message}`).join("; ")}` };
     try {
-      return await this.act(tool, parsed.data as never);
+      return this.withNotes(await this.act(tool, parsed.data as never));
     } catch (err) {
       if (err instanceof LeaseLost) {
         this.ended = true;
@@ -68,6 +71,14 @@ export class ToolHost {
       }
       return { ok: false, error: this.d.redactor.redact(describeError(err)) };
     }
+  }
+
+  /** Pending operator notes ride on the answer (a note is handed over once; then it is delivered). */
+  private withNotes(a: ToolAnswer): ToolAnswer {
+    const notes = this.d.inbox?.pending() ?? [];
+    if (!a.ok || notes.length === 0 || this.ended) return a;
+    this.d.inbox?.delivered(notes.map((n) => n.id));
+    return { ok: true, text: `${a.text}\n\n${notes.map(renderNote).join("\n\n")}` };
   }
 
   private async act(tool: ToolName, a: Record<string, unknown>): Promise<ToolAnswer> {

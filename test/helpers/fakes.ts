@@ -105,6 +105,8 @@ export const aborted = (signal: AbortSignal) => new Promise<void>((r) => (signal
 export class ManualFactories implements RunFactories {
   keeperDeps: LeaseKeeperDeps | null = null;
   keeperStops = 0;
+  /** Ownership checks asked for at once (board events). */
+  checksNow = 0;
   keeperStopThrows = false;
   toolsThrow: Error | null = null;
   toolsClosed = 0;
@@ -114,6 +116,9 @@ export class ManualFactories implements RunFactories {
     this.keeperDeps = d;
     return {
       start: () => undefined,
+      checkNow: () => {
+        this.checksNow += 1;
+      },
       stop: async () => {
         this.keeperStops += 1;
         if (this.keeperStopThrows) throw new Error("keeper stop failed");

@@ -5,13 +5,26 @@ import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
 export type Block = { text: string } | { tool: string; input: Record<string, unknown> };
-/** A scripted main-loop turn: content blocks, an HTTP error, or a request that is never answered. */
-export type ScriptedTurn = { blocks: Block[] } | { status: number; body: unknown; headers?: Record<string, string> } | { hang: true };
+/**
+ * A scripted main-loop turn: content blocks, an HTTP error, a request that is never answered, or a
+ * working loop — the same blocks (after `delayMs`) until a request satisfies `until` (or `max` turns),
+ * then the script goes on with that request.
+ */
+export type ScriptedTurn =
+  | { blocks: Block[] }
+  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { hang: true }
+  | { loop: Block[]; until: (body: Record<string, unknown>) => boolean; delayMs?: number; max?: number };
+
+/** The request's messages as one text (what the model was shown). */
+export const requestText = (body: Record<string, unknown>): string => JSON.stringify(body.messages ?? body.input ?? []);
 
 abstract class ScriptedServer {
   readonly bodies: Record<string, unknown>[] = [];
   /** Main-loop requests only (those that carry tools), in order. */
   readonly mainBodies: Record<string, unknown>[] = [];
+  /** When each main-loop request arrived (epoch ms), in order. */
+  readonly mainTimes: number[] = [];
   private readonly hung: ServerResponse[] = [];
   protected server!: Server;
   protected readonly turns: ScriptedTurn[];
@@ -33,8 +46,19 @@ abstract class ScriptedServer {
         const j = (body ? JSON.parse(body) : {}) as Record<string, unknown>;
         this.bodies.push(j);
         const main = Array.isArray(j.tools) && j.tools.length > 0;
-        if (main) this.mainBodies.push(j);
-        const turn = main ? (this.turns.shift() ?? { blocks: [{ text: "(script exhausted)" }] }) : { blocks: [{ text: "ok" }] };
+        if (main) {
+          this.mainBodies.push(j);
+          this.mainTimes.push(Date.now());
+        }
+        const turn = main ? this.next(j) : { blocks: [{ text: "ok" }] };
+        if ("loop" in turn) {
+          setTimeout(() => {
+            res.writeHead(200, { "content-type": "text/event-stream" });
+            this.stream(res, turn.loop, this.bodies.length);
+            res.end();
+          }, turn.delayMs ?? 0);
+          return;
+        }
         if ("hang" in turn) {
           this.hung.push(res);
           return;
@@ -50,6 +74,20 @@ abstract class ScriptedServer {
     });
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
     return this;
+  }
+
+  private loops = 0;
+  private next(body: Record<string, unknown>): ScriptedTurn {
+    const head = this.turns[0];
+    if (head && "loop" in head) {
+      if (!head.until(body) && this.loops < (head.max ?? 100)) {
+        this.loops += 1;
+        return head;
+      }
+      this.loops = 0;
+      this.turns.shift();
+    }
+    return this.turns.shift() ?? { blocks: [{ text: "(script exhausted)" }] };
   }
 
   get port(): number {

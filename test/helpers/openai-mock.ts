@@ -3,10 +3,18 @@
 import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type Reply = { chunks: unknown[]; delayMs?: number } | { status: number; body: unknown } | { hangAfter: unknown[] } | { reset: true };
+/** One scripted reply; a `loop` answers with the same chunks (after `delayMs`) until a request satisfies `until` (or `max`). */
+export type Reply =
+  | { chunks: unknown[]; delayMs?: number }
+  | { status: number; body: unknown }
+  | { hangAfter: unknown[] }
+  | { reset: true }
+  | { loop: (n: number) => unknown[]; until: (body: Record<string, unknown>) => boolean; delayMs?: number; max?: number };
 
 export class OpenAiMock {
   readonly requests: Record<string, unknown>[] = [];
+  /** When each request arrived (epoch ms), in order. */
+  readonly times: number[] = [];
   private readonly hung: ServerResponse[] = [];
   private constructor(
     private readonly server: Server,
@@ -25,8 +33,10 @@ export class OpenAiMock {
         body += c.toString();
       });
       req.on("end", () => {
-        self?.requests.push(JSON.parse(body) as Record<string, unknown>);
-        const r = self?.replies.shift() ?? { status: 500, body: { error: { message: "no scripted reply left" } } };
+        const j = JSON.parse(body) as Record<string, unknown>;
+        self?.requests.push(j);
+        self?.times.push(Date.now());
+        const r = self?.next(j) ?? { status: 500, body: { error: { message: "no scripted reply left" } } };
         if ("reset" in r) {
           req.socket.destroy(); // the server goes away mid-request
           return;
@@ -36,6 +46,15 @@ export class OpenAiMock {
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream" });
+        if ("loop" in r) {
+          const n = self?.requests.length ?? 0;
+          setTimeout(() => {
+            if (res.destroyed) return;
+            for (const c of r.loop(n)) res.write(`data: ${JSON.stringify(c)}\n\n`);
+            res.end("data: [DONE]\n\n");
+          }, r.delayMs ?? 0);
+          return;
+        }
         const chunks = "chunks" in r ? r.chunks : r.hangAfter;
         res.write(": keep-alive comment\n\n");
         const send = () => {
@@ -53,6 +72,20 @@ export class OpenAiMock {
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     self = new OpenAiMock(server, replies);
     return self;
+  }
+
+  private loops = 0;
+  private next(body: Record<string, unknown>): Reply | undefined {
+    const head = this.replies[0];
+    if (head && "loop" in head) {
+      if (!head.until(body) && this.loops < (head.max ?? 100)) {
+        this.loops += 1;
+        return head;
+      }
+      this.loops = 0;
+      this.replies.shift();
+    }
+    return this.replies.shift();
   }
 
   /** More replies for a later run. */

@@ -62,7 +62,8 @@ describe.skipIf(!bin)("daemon on the real Hermes CLI", () => {
     expect(b.reports.map((r) => r.close)).toEqual(["lease_lost", "applied"]);
     expect(d.task.status).toBe("done");
     expect(d.runs.at(-1)?.summary).toBe("second attempt");
-    expect(d.comments.some((c) => c.author === SEAT && /NOT applied/.test(c.body))).toBe(true);
+    // The reclaimed run wrote nothing more: the task was someone else's (its events say why).
+    expect(d.comments.filter((c) => c.author === SEAT)).toEqual([]);
   });
 
   it("a task's max runtime sizes its claim: given back and claimed again with max runtime + safety", async () => {

@@ -116,4 +116,26 @@ describe("LeaseKeeper", () => {
     expect(onUnresolved).toHaveBeenCalledTimes(1);
     await k.stop();
   });
+
+  it("checkNow: one read at once — a loss is reported like a heartbeat's (once), new comments are handed on, no heartbeat is sent", async () => {
+    const board = new FakeBoard();
+    const onLost = vi.fn();
+    const seen: number[] = [];
+    const k = keeper(board, { intervalMs: 120_000, note: () => undefined, onLost, onUnresolved: vi.fn(), onDetail: (d) => seen.push(d.comments.length) });
+    k.start();
+    k.checkNow();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(seen).toEqual([0]);
+    board.openRun = null; // an operator's reclaim
+    k.checkNow();
+    k.checkNow(); // asked for while one runs: one more read after it, not a pile
+    await vi.advanceTimersByTimeAsync(0);
+    expect(onLost).toHaveBeenCalledTimes(1);
+    expect(board.notes).toEqual([]);
+    k.checkNow(); // after the loss: nothing more
+    await vi.advanceTimersByTimeAsync(200_000);
+    expect(onLost).toHaveBeenCalledTimes(1);
+    expect(board.began).toEqual([]);
+    await k.stop();
+  });
 });

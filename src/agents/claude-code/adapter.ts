@@ -12,7 +12,7 @@ import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
-import { noteIdsIn, renderNote } from "../notes.js";
+import { noteIdsIn, renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
 
@@ -62,6 +62,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   readonly name = "claude-code";
   readonly usesTools = true;
   readonly resumable = true;
+  readonly notesVia = "input" as const;
   readonly model: string | undefined;
   constructor(private readonly o: ClaudeOptions) {
     this.model = o.model;

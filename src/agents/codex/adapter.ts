@@ -62,6 +62,7 @@ export class CodexAgent implements AgentAdapter {
   readonly name = "codex";
   readonly usesTools = true;
   readonly resumable = true;
+  readonly notesVia = "tools" as const;
   readonly model: string | undefined;
   constructor(private readonly o: CodexOptions) {
     this.model = o.model;

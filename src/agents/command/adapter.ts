@@ -2,10 +2,12 @@
 // the rendered prompt, output drained and capped), then reads the outcome file it wrote. Its polite
 // stop is SIGTERM (then the kill ladder); it may declare a resumable session in
 // $HERMES_BRIDGE_SESSION_FILE (read even when the run is cut) or as "session" in its outcome file.
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import { type ProcessAgentOptions, runCliAgent } from "../cli-agent.js";
 import { readSmallFile } from "../../state/read.js";
+import { noteLine } from "../../tools/notes.js";
 import { outcomeFileEvents } from "../outcome.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 
@@ -20,16 +22,20 @@ export const COMMAND_ENV = {
   context: "HERMES_BRIDGE_CONTEXT",
   result: "HERMES_BRIDGE_RESULT",
   sessionFile: "HERMES_BRIDGE_SESSION_FILE",
+  inbox: "HERMES_BRIDGE_INBOX",
   resumeSession: "HERMES_BRIDGE_RESUME_SESSION",
 } as const;
 
 export class CommandAgent implements AgentAdapter {
   readonly name = "command";
   readonly resumable = true;
+  readonly notesVia = "input" as const;
   constructor(private readonly o: CommandAgentOptions) {}
 
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const sessionFile = join(input.runDir, "session");
+    const inboxFile = join(input.runDir, "inbox.jsonl");
+    const stopInbox = openInbox(input, inboxFile);
     const env: Record<string, string> = {
       ...this.o.baseEnv,
       [COMMAND_ENV.taskId]: input.taskId,
@@ -38,6 +44,7 @@ export class CommandAgent implements AgentAdapter {
       [COMMAND_ENV.context]: input.contextFile,
       [COMMAND_ENV.result]: input.resultFile,
       [COMMAND_ENV.sessionFile]: sessionFile,
+      [COMMAND_ENV.inbox]: inboxFile,
     };
     if (input.resume) env[COMMAND_ENV.resumeSession] = input.resume.session;
     return runCliAgent({
@@ -52,6 +59,7 @@ export class CommandAgent implements AgentAdapter {
         return { events: note ? [{ type: "progress", note: note.slice(0, 500) }] : [], terminal: false };
       },
       after: async () => {
+        stopInbox();
         const out = await outcomeFileEvents(input.resultFile);
         if (out.session) return out.events;
         const declared = await readSmallFile(sessionFile, 4096);
@@ -60,4 +68,22 @@ export class CommandAgent implements AgentAdapter {
       },
     });
   }
+}
+
+/**
+ * The command agent's inbox: operator notes appended as JSON lines to a file it is told of
+ * (HERMES_BRIDGE_INBOX) the moment they arrive — a note is delivered once it is in the file.
+ */
+function openInbox(input: AgentRunInput, file: string): () => void {
+  writeFileSync(file, "", { mode: 0o600 });
+  const inbox = input.inbox;
+  if (!inbox) return () => undefined;
+  const flush = () => {
+    const notes = inbox.pending();
+    if (notes.length === 0) return;
+    appendFileSync(file, notes.map(noteLine).join(""));
+    inbox.delivered(notes.map((n) => n.id));
+  };
+  flush();
+  return inbox.onNote(flush);
 }

@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { TOOL_DESCRIPTIONS, TOOL_NAMES, TOOL_SCHEMAS } from "../../tools/host.js";
+import { renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput, Usage } from "../port.js";
 import { type AgentEnd, type PumpHandle, pump } from "../pump.js";
 import { LlmError, streamChat } from "./client.js";
@@ -62,6 +63,7 @@ export class LocalLlmAgent implements AgentAdapter {
   readonly name = "local-llm";
   readonly usesTools = true;
   readonly resumable = true;
+  readonly notesVia = "input" as const;
   readonly model: string;
   constructor(private readonly o: LocalLlmOptions) {
     this.model = o.model;
@@ -104,6 +106,13 @@ export class LocalLlmAgent implements AgentAdapter {
     try {
       for (let step = 1; step <= this.o.maxSteps; step += 1) {
         if (input.wrapUp.aborted) return ended("aborted", "stopped between steps (wrap-up)");
+        // Operator notes that arrived since the last request: user messages before the next one.
+        const notes = input.inbox?.pending() ?? [];
+        if (notes.length > 0) {
+          for (const n of notes) messages.push({ role: "user", content: renderNote(n) });
+          input.inbox?.delivered(notes.map((n) => n.id));
+          save();
+        }
         const turn = await streamChat({
           baseUrl: this.o.baseUrl,
           apiKey: this.o.apiKey,

@@ -1,8 +1,26 @@
-// How an operator note reads to an agent, whatever the channel (a user turn, a tool answer, a user
-// message of the local loop, a JSON line of the command agent's inbox): who wrote it, when, and that
-// it takes precedence over the original task text. Text is capped and control characters escaped.
+// Operator notes for a running agent — comments on its task by someone other than this seat — and how
+// one reads to the agent, whatever the channel (a user turn, a tool answer, a user message of the local
+// loop, a JSON line of the command agent's inbox): who wrote it, when, and that it takes precedence
+// over the original task text. Text is capped and control characters escaped.
 import { capText, escapeControls } from "../result/text.js";
-import type { Note } from "./port.js";
+
+export interface Note {
+  /** Stable id (the comment's position on the task) for exactly-once delivery. */
+  id: string;
+  author: string;
+  body: string;
+  /** When it was posted on the board (epoch ms). */
+  postedAt: number;
+}
+
+/** The notes of a running agent: the adapter takes what is pending and says what it handed over. */
+export interface RunInbox {
+  pending(): readonly Note[];
+  /** These notes reached the agent now (each is delivered once). */
+  delivered(ids: readonly string[]): void;
+  /** Called when a new note arrives; returns the unsubscribe. */
+  onNote(listener: () => void): () => void;
+}
 
 export const NOTE_MAX_BYTES = 16 * 1024;
 

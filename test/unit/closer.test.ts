@@ -1,0 +1,64 @@
+// The closer on a lost lease: lost while the agent ran (an operator's reclaim or block) → nothing more
+// is written to the task, the loss is recorded and alerted; lost at close with a result → the task is
+// told the result was not applied and where it is kept.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LeaseLost } from "../../src/errors/board.js";
+import { acquire } from "../../src/lease/acquire.js";
+import { Closer } from "../../src/outbox/closer.js";
+import { Outbox } from "../../src/outbox/outbox.js";
+import type { AlertPayload } from "../../src/outbox/webhook.js";
+import { Redactor } from "../../src/result/redact.js";
+import { systemClock } from "../../src/time/clock.js";
+import { FakeBoard } from "../helpers/fake-board.js";
+
+function closerOn(board: FakeBoard) {
+  const alerts: AlertPayload[] = [];
+  const outbox = new Outbox(mkdtempSync(join(tmpdir(), "hkb-closer-")));
+  const closer = new Closer({
+    board: () => board,
+    outbox,
+    alerts: { canDeliver: true, enqueue: (p) => alerts.push(p) },
+    redactor: new Redactor([]),
+    author: "seat",
+    seat: "seat",
+    now: () => new Date(),
+    clock: systemClock,
+    retry: { retries: 0, minDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+  });
+  return { closer, outbox, alerts };
+}
+
+describe("closer on a lost lease", () => {
+  it("lost while the agent ran: recorded and alerted, nothing written to the task", async () => {
+    const board = new FakeBoard();
+    const id = board.seed("t", { assignee: "seat" });
+    const { lease } = await acquire(board, id, 600);
+    await board.release(id, "operator takes it back");
+    const { closer, outbox, alerts } = closerOn(board);
+    const before = board.calls.length;
+    const entry = await closer.recordLost(
+      lease,
+      "tr",
+      new LeaseLost({ verb: "heartbeat", board: "b", taskId: id }, { runId: lease.runId, currentStatus: "ready", currentRunId: null }),
+    );
+    expect(board.calls.slice(before)).toEqual([]);
+    expect(outbox.entries().find((e) => e.id === entry.id)?.state).toBe("lease_lost");
+    expect(alerts.map((a) => a.event)).toEqual(["lease_lost"]);
+  });
+
+  it("lost at close with a result: the task says the result was not applied and where it is kept", async () => {
+    const board = new FakeBoard();
+    const id = board.seed("t", { assignee: "seat" });
+    const { lease } = await acquire(board, id, 600);
+    await board.release(id, "operator takes it back");
+    const { closer, alerts } = closerOn(board);
+    const res = await closer.close(lease, { type: "complete", summary: "done", metadata: {} }, "tr");
+    expect(res.result).toBe("lease_lost");
+    const comments = (await board.show(id)).comments.filter((c) => c.author === "seat");
+    expect(comments.map((c) => c.body).join("\n")).toMatch(/NOT applied.*outbox/s);
+    expect(alerts.map((a) => a.event)).toEqual(["lease_lost"]);
+  });
+});
