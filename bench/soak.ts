@@ -1,4 +1,4 @@
-// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep]`
+// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep --compat upstream --call-server on]`
 import { runSoak } from "./soak/run.js";
 
 const arg = (name: string, dflt: number) => {
@@ -9,7 +9,23 @@ const seed = arg("seed", Math.floor(Math.random() * 2 ** 31));
 const tasks = arg("tasks", 200);
 const daemons = arg("daemons", 3);
 console.log(`soak: seed=${seed} tasks=${tasks} daemons=${daemons} (replay: npm run soak -- --seed ${seed} --tasks ${tasks} --daemons ${daemons})`);
-const res = await runSoak({ seed, tasks, daemons, timeoutMs: arg("minutes", 20) * 60_000, keep: process.argv.includes("--keep"), log: console.log });
+const str = (name: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const compat = str("compat");
+const callServer = str("call-server") as "auto" | "on" | "off" | undefined;
+if (compat) console.log(`board: the emulator as HERMES_EMULATOR_COMPAT=${compat}`);
+const res = await runSoak({
+  seed,
+  tasks,
+  daemons,
+  timeoutMs: arg("minutes", 20) * 60_000,
+  keep: process.argv.includes("--keep"),
+  log: console.log,
+  ...(compat ? { compat } : {}),
+  ...(callServer ? { callServer } : {}),
+});
 const a = res.audit;
 const rows: [string, string | number][] = [
   ["tasks", a.tasks],

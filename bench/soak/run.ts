@@ -19,6 +19,10 @@ export interface SoakOptions {
   timeoutMs: number;
   keep?: boolean;
   log?: (s: string) => void;
+  /** HERMES_EMULATOR_COMPAT for the board (e.g. "upstream": named claims, renewal, guards, gave_up). */
+  compat?: string;
+  /** hermes.callServer of every seat (default auto). */
+  callServer?: "auto" | "on" | "off";
 }
 
 export interface SoakResult {
@@ -88,7 +92,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const r = prng(o.seed);
   const dir = mkdtempSync(join(tmpdir(), "hkb-soak-"));
   const home = join(dir, "hermes");
-  const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home };
+  const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}) };
   const emu = (args: string[]) => runProcess({ argv: [process.execPath, EMU, "kanban", ...args], env, timeoutMs: 30_000 });
   await emu(["boards", "create", "soak"]);
   const hook = await WebhookServer.start();
@@ -109,7 +113,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         [
           "boards: [soak]",
           "assignee: soak-lane",
-          `hermes: {command: ["${process.execPath}", "${EMU}"], home: "${home}", callTimeoutSeconds: 4, env: {HERMES_EMULATOR_FAULTS: "*:transient@0.2,*:exit0err@0.03,*:hang@0.005"}, retry: {retries: 4, minDelayMs: 100, maxDelayMs: 1000, deadlineSeconds: 30}}`,
+          `hermes: {command: ["${process.execPath}", "${EMU}"], home: "${home}", callTimeoutSeconds: 4, callServer: ${o.callServer ?? "auto"}, env: {HERMES_EMULATOR_FAULTS: "*:transient@0.2,*:exit0err@0.03,*:hang@0.005"${o.compat ? `, HERMES_EMULATOR_COMPAT: "${o.compat}"` : ""}}, retry: {retries: 4, minDelayMs: 100, maxDelayMs: 1000, deadlineSeconds: 30}}`,
           `agent: {kind: command, command: ["${process.execPath}", "${AGENT}"], passEnv: [FIXTURE_SECRET], killGraceSeconds: 1}`,
           "claim: {ttlSeconds: 30, safetySeconds: 20}",
           "heartbeat: {intervalSeconds: 2}",

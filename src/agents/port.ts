@@ -9,13 +9,9 @@ export type { OutcomeRequest } from "../result/decision.js";
 /** How the agent's process (or loop) ended. `stalled`: stopped by the silence watchdog. */
 export type TerminationReason = ProcessEnd | "stalled";
 
-/** Usage of the run as absolute totals so far (each event replaces the last). */
-export interface Usage {
-  tokens?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
-  costUsd?: number;
-  turns?: number;
-  model?: string;
-}
+import type { Usage } from "../result/usage-text.js";
+
+export type { Usage } from "../result/usage-text.js";
 
 export type AgentEvent =
   | { type: "started"; pid?: number }

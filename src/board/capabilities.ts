@@ -6,33 +6,59 @@ import type { BlockKind, Capabilities } from "./port.js";
 
 const KINDS: readonly BlockKind[] = ["needs_input", "capability", "transient", "dependency"];
 
-/** "Hermes Agent v0.20.0 (2026.8.3)" → "0.20.0". */
+/** "Hermes Agent v0.20.0 (2026.8.3)" → "0.20.0" (shown by doctor; never used to decide anything). */
 export function parseVersion(text: string): string | null {
   return /v?(\d+\.\d+\.\d+)/.exec(text)?.[1] ?? null;
 }
 
-const newer = (v: string | null, than: [number, number, number]) => {
-  if (!v) return false;
-  const p = v.split(".").map(Number);
-  for (let i = 0; i < 3; i += 1) if ((p[i] ?? 0) !== than[i]) return (p[i] ?? 0) > (than[i] ?? 0);
-  return false;
-};
+/** The `--help` texts the capabilities are read from. */
+export interface HelpTexts {
+  version: string;
+  kanban: string;
+  block: string;
+  heartbeat: string;
+  claim: string;
+  complete: string;
+  comment: string;
+  dispatch: string;
+}
 
-/** Pure: the help texts → capabilities. */
-export function capabilitiesFrom(h: { version: string; kanban: string; block: string; heartbeat: string }): Capabilities {
-  const version = parseVersion(h.version);
+/** The verbs whose `--help` is read (besides `kanban --help` and `--version`). */
+export const HELP_VERBS = ["block", "heartbeat", "claim", "complete", "comment", "dispatch"] as const;
+
+const has = (help: string, flag: string) => new RegExp(`(^|[\\s\\[])${flag}\\b`).test(help);
+
+/** One option's help paragraph (its line and the deeper-indented lines under it). */
+function optionHelp(help: string, flag: string): string {
+  const lines = help.split("\n");
+  const at = lines.findIndex((l) => /^\s+-/.test(l) && has(l, flag));
+  if (at < 0) return "";
+  const out = [lines[at] ?? ""];
+  for (const l of lines.slice(at + 1)) {
+    if (!/^\s{6,}\S/.test(l) || /^\s+-/.test(l)) break;
+    out.push(l);
+  }
+  return out.join("\n");
+}
+
+/** Pure: the help texts → capabilities (never from the version string). */
+export function capabilitiesFrom(h: HelpTexts): Capabilities {
   const kinds =
     /--kind \{([^}]*)\}/
       .exec(h.block)?.[1]
       ?.split(",")
       .map((k) => k.trim()) ?? [];
+  const namedClaims = has(h.claim, "--claimer");
   return {
-    version,
+    version: parseVersion(h.version),
     blockKinds: KINDS.filter((k) => kinds.includes(k)),
     attach: /\battach\b/.test(h.kanban),
-    heartbeatExtends: /--ttl\b|--extend\b/.test(h.heartbeat),
-    // Upstream after 0.20.0 (PR #111446) counts every automatic reclaim as a failure; --help does not say.
-    reclaimCountsAsFailure: newer(version, [0, 20, 0]),
+    // Upstream renews only a named claim (`heartbeat --claimer X --ttl N`); `--extend` was a proposal's spelling.
+    heartbeatExtends: has(h.heartbeat, "--extend") || (has(h.heartbeat, "--ttl") && (!namedClaims || has(h.heartbeat, "--claimer"))),
+    // #111446: the failure breaker counts reclaims — the dispatcher's --failure-limit help names them.
+    reclaimCountsAsFailure: /reclaim/i.test(optionHelp(h.dispatch, "--failure-limit")),
+    namedClaims,
+    expectedStatus: (["complete", "block", "comment"] as const).filter((v) => has(h[v], "--expected-status")),
   };
 }
 
@@ -43,11 +69,7 @@ export async function detectCapabilities(cli: HermesCli, signal?: AbortSignal): 
     if (err) throw err;
     return r.stdout;
   };
-  const [version, kanban, block, heartbeat] = await Promise.all([
-    cli.raw(["--version"], signal).then((r) => r.stdout),
-    help(null),
-    help("block"),
-    help("heartbeat"),
-  ]);
-  return capabilitiesFrom({ version, kanban, block, heartbeat });
+  const [version, kanban, ...verbs] = await Promise.all([cli.raw(["--version"], signal).then((r) => r.stdout), help(null), ...HELP_VERBS.map(help)]);
+  const texts = Object.fromEntries(HELP_VERBS.map((v, i) => [v, verbs[i] ?? ""])) as Record<(typeof HELP_VERBS)[number], string>;
+  return capabilitiesFrom({ version, kanban, ...texts });
 }

@@ -56,7 +56,15 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   return new Rejected(data, stderr.split("\n").pop() ?? "refused");
 }
 
-/** `cannot heartbeat|complete|block <id>`: state or fencing — the adapter must look at the task to tell. */
+/** `cannot heartbeat|complete|block|schedule|reclaim <id>`: state or fencing — the adapter must look at the task to tell. */
 export function isLeaseBoundRefusal(err: unknown): err is Rejected {
-  return err instanceof Rejected && /cannot (heartbeat|complete|block) /.test(err.stderrTail ?? "");
+  return err instanceof Rejected && /cannot (heartbeat|complete|block|schedule|reclaim) /.test(err.stderrTail ?? "");
+}
+
+/**
+ * A refusal that itself says the claim is not ours (upstream): the heartbeat's "claim lost" / "not held",
+ * the live-claim fence, a compare-and-set guard that found another status. Never retried as transient.
+ */
+export function isOwnershipRefusal(err: unknown): err is Rejected {
+  return err instanceof Rejected && /claim lost|not held by|live claim held|expected status/i.test(err.stderrTail ?? "");
 }

@@ -9,7 +9,21 @@ import type { VerbCall } from "./argv.js";
 import { detectCapabilities } from "./capabilities.js";
 import { type CliCallRecord, HermesCli, type HermesCliOptions } from "./cli.js";
 import { parseAttach, parseClaim, parseShow, parseTask, parseTaskList } from "./parse.js";
-import type { Attachment, Board, Capabilities, ClaimReceipt, CloseBlockKind, CreateTaskInput, Fence, Task, TaskDetail, WatchLine } from "./port.js";
+import type {
+  Attachment,
+  Board,
+  Capabilities,
+  ClaimOptions,
+  ClaimReceipt,
+  CloseBlockKind,
+  CreateTaskInput,
+  Fence,
+  GuardedVerb,
+  Task,
+  TaskDetail,
+  TaskStatus,
+  WatchLine,
+} from "./port.js";
 import { watchLines } from "./watch.js";
 
 export type { CliCallRecord };
@@ -98,17 +112,31 @@ export class HermesCliBoard implements Board {
   }
 
   // ---- claim ------------------------------------------------------------------------------
-  async claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt> {
+  async claim(taskId: string, ttlSeconds: number, signal?: AbortSignal, o: ClaimOptions = {}): Promise<ClaimReceipt> {
     const claimedAt = this.clock.now();
     const ttl = Math.max(1, Math.floor(ttlSeconds));
-    // The lock Hermes writes is `<host>:<pid>` of the process that claims: known when that process runs
-    // here, or when the call server (on any host) announced it.
-    let claimLock: string | undefined;
+    const named = o.claimer !== undefined && (await this.caps_(signal))?.namedClaims === true ? o.claimer : undefined;
+    // The lock Hermes writes: a named claimer, else `<host>:<pid>` of the process that claims — known when
+    // that process runs here, or when the call server (on any host) announced it.
+    let claimLock: string | undefined = named;
     const receipt = (workspace: string): ClaimReceipt => ({ taskId, workspace, claimedAt, ttlSeconds: ttl, ...(claimLock !== undefined ? { claimLock } : {}) });
     try {
       const res = await this.cli.run(
-        { verb: "claim", options: [["ttl", ttl]], positionals: [taskId] },
-        { taskId, signal, onSpawn: (pid, host) => (claimLock = host === null ? undefined : `${host}:${pid}`) },
+        {
+          verb: "claim",
+          options: [
+            ["ttl", ttl],
+            ["claimer", named],
+          ],
+          positionals: [taskId],
+        },
+        {
+          taskId,
+          signal,
+          onSpawn: (pid, host) => {
+            if (named === undefined) claimLock = host === null ? undefined : `${host}:${pid}`;
+          },
+        },
       );
       return receipt(this.cli.parsed("claim", taskId, res, () => parseClaim(res.stdout, taskId)).workspace);
     } catch (err) {
@@ -124,13 +152,31 @@ export class HermesCliBoard implements Board {
     await this.cli.retrying("reclaim", () => this.cli.run(call, { taskId, signal }), signal);
   }
 
+  async unblock(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
+    const call: VerbCall = { verb: "unblock", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [taskId] };
+    await this.cli.run(call, { taskId, signal });
+  }
+
   // ---- lease-bound verbs (Hermes fences them on the run id) --------------------------------
+  async schedule(fence: Fence, close: { reason: string }, signal?: AbortSignal): Promise<void> {
+    const call: VerbCall = {
+      verb: "schedule",
+      options: [["claimer", await this.claimerFor(fence, signal)]],
+      positionals: [fence.taskId, argvText(close.reason, this.textCap)],
+    };
+    await this.cli.run(call, { taskId: fence.taskId, fence, signal });
+  }
+
   async heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void> {
+    const claimer = await this.claimerFor(fence, signal);
+    // Upstream renews only a named claim: `--ttl` without `--claimer` is refused.
+    const renews = o.ttlSeconds !== undefined && (claimer !== undefined || (await this.caps_(signal))?.namedClaims !== true);
     const call: VerbCall = {
       verb: "heartbeat",
       options: [
         ["note", o.note ? argvText(oneLine(o.note), 2000) : undefined],
-        ["ttl", o.ttlSeconds !== undefined ? Math.max(1, Math.floor(o.ttlSeconds)) : undefined],
+        ["claimer", claimer],
+        ["ttl", renews && o.ttlSeconds !== undefined ? Math.max(1, Math.floor(o.ttlSeconds)) : undefined],
       ],
       positionals: [fence.taskId],
     };
@@ -143,25 +189,52 @@ export class HermesCliBoard implements Board {
       throw new UsageError({ verb: "complete", board: this.slug, taskId: fence.taskId }, `metadata is larger than ${this.textCap} bytes`);
     const call: VerbCall = {
       verb: "complete",
-      options: [
-        ["summary", argvText(close.summary, this.textCap)],
-        ["metadata", metadata],
-      ],
+      options: [["summary", argvText(close.summary, this.textCap)], ["metadata", metadata], ...(await this.guards("complete", fence, signal))],
       positionals: [fence.taskId],
     };
     await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
   async block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void> {
-    const caps = await this.capabilities(signal).catch(() => null);
+    const caps = await this.caps_(signal);
     const kind = close.kind && caps?.blockKinds.includes(close.kind) ? close.kind : undefined;
-    const call: VerbCall = { verb: "block", options: [["kind", kind]], positionals: [fence.taskId, argvText(close.reason, this.textCap)] };
+    const call: VerbCall = {
+      verb: "block",
+      options: [["kind", kind], ...(await this.guards("block", fence, signal))],
+      positionals: [fence.taskId, argvText(close.reason, this.textCap)],
+    };
     await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
+  /** A close's guards where this Hermes has them: the named claimer, and the task still `running`. */
+  private async guards(verb: GuardedVerb, fence: Fence, signal?: AbortSignal): Promise<[string, string | undefined][]> {
+    const caps = await this.caps_(signal);
+    return [
+      ["claimer", await this.claimerFor(fence, signal)],
+      ["expected-status", caps?.expectedStatus.includes(verb) ? "running" : undefined],
+    ];
+  }
+
+  private async claimerFor(fence: Fence, signal?: AbortSignal): Promise<string | undefined> {
+    return fence.claimer !== undefined && (await this.caps_(signal))?.namedClaims === true ? fence.claimer : undefined;
+  }
+
+  /** The capabilities, or null when they cannot be read now (the call then goes without the newer flags). */
+  private caps_(signal?: AbortSignal): Promise<Capabilities | null> {
+    return this.capabilities(signal).catch(() => null);
+  }
+
   // ---- other writes -----------------------------------------------------------------------
-  async comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void> {
-    const call: VerbCall = { verb: "comment", options: [["author", argvText(author, 200)]], positionals: [taskId, argvText(text, this.textCap)] };
+  async comment(taskId: string, author: string, text: string, signal?: AbortSignal, o: { expectedStatus?: TaskStatus | undefined } = {}): Promise<void> {
+    const guard = o.expectedStatus !== undefined && (await this.caps_(signal))?.expectedStatus.includes("comment") ? o.expectedStatus : undefined;
+    const call: VerbCall = {
+      verb: "comment",
+      options: [
+        ["author", argvText(author, 200)],
+        ["expected-status", guard],
+      ],
+      positionals: [taskId, argvText(text, this.textCap)],
+    };
     await this.cli.run(call, { taskId, signal });
   }
 

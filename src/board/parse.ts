@@ -57,6 +57,10 @@ const TaskSchema = z
       .nullable()
       .optional()
       .transform((v) => v ?? []),
+    // Upstream show --json names the claim (#113627); absent on 0.20.0.
+    claim_lock: z.string().nullable().optional(),
+    claim_expires: z.number().nullable().optional(),
+    current_run_id: z.number().nullable().optional(),
   })
   .transform(
     (t): Task => ({
@@ -77,6 +81,7 @@ const TaskSchema = z
       result: t.result,
       skills: t.skills,
       maxRuntimeSeconds: t.max_runtime_seconds,
+      ...(t.current_run_id !== undefined ? { claim: { runId: t.current_run_id, lock: t.claim_lock ?? null, expires: t.claim_expires ?? null } } : {}),
     }),
   );
 

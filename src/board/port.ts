@@ -25,6 +25,8 @@ export interface Task {
   skills: string[];
   /** Only when the CLI's JSON carries it (0.20.0 does not: it is read from `context`). */
   maxRuntimeSeconds: number | null;
+  /** The claim as show --json names it where the CLI does (upstream): current run, lock, expiry (epoch s). */
+  claim?: { runId: number | null; lock: string | null; expires: number | null };
 }
 
 export interface TaskEvent {
@@ -88,7 +90,16 @@ export interface Capabilities {
   heartbeatExtends: boolean;
   /** Each TTL reclaim counts as a failure (later upstream): two cuts by expiry auto-block the task. */
   reclaimCountsAsFailure: boolean;
+  /**
+   * Named claims (`claim --claimer <kind>:<id>`, upstream): the claimer is the lock, a replay by the same
+   * claimer succeeds without a second run, a foreign one is refused; heartbeat/complete/block take it too.
+   */
+  namedClaims: boolean;
+  /** Verbs that take the compare-and-set guard `--expected-status` (a mismatch writes nothing). */
+  expectedStatus: readonly GuardedVerb[];
 }
+
+export type GuardedVerb = "complete" | "block" | "comment";
 
 export interface CreateTaskInput {
   title: string;
@@ -111,6 +122,14 @@ export interface Attachment {
 export interface Fence {
   taskId: string;
   runId: number;
+  /** The named claimer holding the claim (where claims are named): renewals and closes speak for it. */
+  claimer?: string | undefined;
+}
+
+/** What a claim call may say besides the TTL. */
+export interface ClaimOptions {
+  /** Claim as this named claimer (capability `namedClaims`); a replay by the same claimer is idempotent. */
+  claimer?: string | undefined;
 }
 
 /** What a successful `claim` tells (the run id is not printed: the lease layer reads it from `show`). */
@@ -140,12 +159,20 @@ export interface Board {
    * One claim call, never repeated. A lost race is NotClaimable, a missing task TaskNotFound; any other
    * failure is ClaimUncertain (the claim may have taken effect before the CLI failed).
    */
-  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt>;
+  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal, o?: ClaimOptions): Promise<ClaimReceipt>;
   /** `reclaim`: the task is ready again, its run ends `reclaimed`. */
   release(taskId: string, reason: string, signal?: AbortSignal): Promise<void>;
-  /** Liveness and the progress note; `ttlSeconds` (only where the capabilities say `heartbeatExtends`) renews the claim. */
+  /** `schedule` (fenced): the task waits on time — `scheduled`, its run ends `scheduled` — until `unblock`. */
+  schedule(fence: Fence, close: { reason: string }, signal?: AbortSignal): Promise<void>;
+  /** `unblock --reason`: a blocked or scheduled task is ready again. */
+  unblock(taskId: string, reason: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Liveness and the progress note; `ttlSeconds` (only where the capabilities say `heartbeatExtends`)
+   * renews the claim — of the fence's named claimer where claims are named.
+   */
   heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void>;
-  comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void>;
+  /** `expectedStatus`: the compare-and-set guard where the CLI has it (refused: nothing written). */
+  comment(taskId: string, author: string, text: string, signal?: AbortSignal, o?: { expectedStatus?: TaskStatus | undefined }): Promise<void>;
   /** A file (a path the CLI can read) attached to a task; not fenced by Hermes. */
   attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;
   /** One fenced `complete` call; a refusal is a Rejected `cannot complete` (the lease layer tells what it means). */

@@ -3,7 +3,20 @@
 // and bodies — passes the redactor here, once, whoever wrote it (the agent, the bridge's own texts, a
 // replayed outbox entry). No call site has to remember it.
 import type { Redactor } from "../result/redact.js";
-import type { Attachment, Board, Capabilities, ClaimReceipt, CloseBlockKind, CreateTaskInput, Fence, Task, TaskDetail, WatchLine } from "./port.js";
+import type {
+  Attachment,
+  Board,
+  Capabilities,
+  ClaimOptions,
+  ClaimReceipt,
+  CloseBlockKind,
+  CreateTaskInput,
+  Fence,
+  Task,
+  TaskDetail,
+  TaskStatus,
+  WatchLine,
+} from "./port.js";
 
 export class RedactingBoard implements Board {
   readonly slug: string;
@@ -29,8 +42,8 @@ export class RedactingBoard implements Board {
   context(taskId: string, signal?: AbortSignal): Promise<string> {
     return this.inner.context(taskId, signal);
   }
-  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<ClaimReceipt> {
-    return this.inner.claim(taskId, ttlSeconds, signal);
+  claim(taskId: string, ttlSeconds: number, signal?: AbortSignal, o?: ClaimOptions): Promise<ClaimReceipt> {
+    return this.inner.claim(taskId, ttlSeconds, signal, o);
   }
   capabilities(signal?: AbortSignal): Promise<Capabilities> {
     return this.inner.capabilities(signal);
@@ -46,8 +59,16 @@ export class RedactingBoard implements Board {
   heartbeat(fence: Fence, o: { note?: string | undefined; ttlSeconds?: number | undefined }, signal?: AbortSignal): Promise<void> {
     return this.inner.heartbeat(fence, { ...o, note: o.note === undefined ? undefined : this.r.redact(o.note) }, signal);
   }
-  comment(taskId: string, author: string, text: string, signal?: AbortSignal): Promise<void> {
-    return this.inner.comment(taskId, author, this.r.redact(text), signal);
+  schedule(fence: Fence, close: { reason: string }, signal?: AbortSignal): Promise<void> {
+    return this.inner.schedule(fence, { reason: this.r.redact(close.reason) }, signal);
+  }
+
+  unblock(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
+    return this.inner.unblock(taskId, this.r.redact(reason), signal);
+  }
+
+  comment(taskId: string, author: string, text: string, signal?: AbortSignal, o?: { expectedStatus?: TaskStatus | undefined }): Promise<void> {
+    return this.inner.comment(taskId, author, this.r.redact(text), signal, o);
   }
   attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment> {
     return this.inner.attach(taskId, { path: file.path, name: this.r.redact(file.name) }, signal);

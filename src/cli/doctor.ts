@@ -57,7 +57,9 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
     checks.push(
       pass(
         "hermes command",
-        `${c.hermes.command.join(" ")} answers (Hermes ${caps?.version ?? "?"}); block --kind: ${kinds}; attach: ${caps?.attach ? "yes" : "no"}`,
+        `${c.hermes.command.join(" ")} answers (Hermes ${caps?.version ?? "?"}); block --kind: ${kinds}; attach: ${caps?.attach ? "yes" : "no"}; ` +
+          `named claims: ${caps?.namedClaims ? "yes" : "no"}; renewal: ${caps?.heartbeatExtends ? "yes (heartbeat renews the claim)" : "no (a run lives one TTL)"}; ` +
+          `guards: ${caps?.expectedStatus.length ? caps.expectedStatus.join(", ") : "none"}; reclaim counts as failure: ${caps?.reclaimCountsAsFailure ? "yes" : "no"}`,
       ),
     );
   } catch (err) {

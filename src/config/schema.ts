@@ -3,8 +3,8 @@
 // schema is put together from the list of kinds (configSchemaFor). Defaults here are the documented defaults; values that depend on the
 // TTL (claim.safetySeconds, heartbeat.intervalSeconds, agent.wrapUpSeconds) are left unset unless the
 // user set them and are derived per claim (timing.ts).
-import { homedir } from "node:os";
-import { join } from "node:path";
+import { homedir, hostname } from "node:os";
+import { basename, join } from "node:path";
 import { z } from "zod";
 
 import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, slug } from "./fields.js";
@@ -130,8 +130,21 @@ export const baseShape = {
   concurrency: z.number().int().min(1).max(64).default(1),
   gate: Gate.prefault({}),
   workspace: Workspace.prefault({}),
-  /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
-  seat: z.strictObject({ limitMarginSeconds: z.number().min(0).default(60) }).prefault({}),
+  seat: z
+    .strictObject({
+      /** Names this seat in comments, metadata, status and the fleet view (default: <host>/<state dir name>). */
+      name: z.string().min(1).max(100).optional(),
+      /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
+      limitMarginSeconds: z.number().min(0).default(60),
+      /**
+       * A run cut by this seat's usage limit: `handoff` gives the task back to the lane at once (another
+       * seat of the assignee with headroom continues it; this one resumes its own session if it comes back
+       * to it after the reset); `wait` parks it (`schedule`) and this seat continues it after the reset.
+       * Neither needs an operator, neither blocks the task.
+       */
+      onLimit: z.enum(["handoff", "wait"]).default("handoff"),
+    })
+    .prefault({}),
   stateDir: z.string().optional(),
   webhook: z
     .strictObject({
@@ -168,8 +181,11 @@ export const baseShape = {
     .prefault({}),
 };
 
-function finish<T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[] }>(c: T) {
-  return { ...c, author: c.author ?? c.assignee, stateDir: c.stateDir ?? join(homedir(), ".local", "state", "hermes-kanban-bridge", c.assignee) };
+function finish<
+  T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[]; seat: { name?: string | undefined } },
+>(c: T) {
+  const stateDir = c.stateDir ?? join(homedir(), ".local", "state", "hermes-kanban-bridge", c.assignee);
+  return { ...c, author: c.author ?? c.assignee, stateDir, seat: { ...c.seat, name: c.seat.name ?? `${hostname()}/${basename(stateDir)}` } };
 }
 
 function reservedCheck(c: { assignee: string; reservedAssignees: string[] }, ctx: z.RefinementCtx): void {

@@ -144,7 +144,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
     alerts: { canDeliver: c.webhook.url !== undefined, enqueue: (p) => alerts.enqueue(p) },
     redactor,
     author: c.author,
-    seat: c.assignee,
+    seat: c.seat.name,
     now,
     clock,
     retry: retryPolicy(c),

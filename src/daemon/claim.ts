@@ -4,8 +4,10 @@
 //   `context` read alongside; a task whose max runtime needs a longer TTL is given back (`reclaim`, with
 //   a reason) and claimed again with it — only such tasks pay the two extra calls;
 // - context first, where a reclaim would count against the task (capability `reclaimCountsAsFailure`).
-// The `context` text is handed to the run (no second read). Where the CLI renews claims on heartbeat,
-// the result also says how far the run's deadline may move.
+// The `context` text is handed to the run (no second read). Where the CLI renews claims on heartbeat
+// (upstream), neither is needed: the claim is taken with claim.ttlSeconds at once and every heartbeat
+// renews it to min(now + ttl, claim + the task's max runtime, else claim.maxTtlSeconds) — the run's
+// deadline follows. Where claims are named, each claim gets a claimer of its own (lease/lease.ts).
 import {
   type Board,
   type Capabilities,
@@ -19,7 +21,7 @@ import {
 import type { Config } from "../config/schema.js";
 import { type Timing, claimDeadline, deadlineFor, timingFor, ttlForTask } from "../config/timing.js";
 import { type Acquired, acquire } from "../lease/acquire.js";
-import type { Lease } from "../lease/lease.js";
+import { type Lease, newClaimer } from "../lease/lease.js";
 
 export interface Claimed {
   lease: Lease;
@@ -31,7 +33,7 @@ export interface Claimed {
   ttl: number;
   timing: Timing;
   deadline: number;
-  extend: { ttlSeconds: number; latest: number } | undefined;
+  extend: Renewal | undefined;
   /** The claim was given back and taken again with the task's max runtime. */
   reclaimed: boolean;
 }
@@ -45,44 +47,64 @@ const readContext = (board: Board, taskId: string, signal: AbortSignal) =>
 
 const notOurs = (err: unknown) => err instanceof NotClaimable || err instanceof TaskNotFound;
 
+/** How far a renewable claim may be renewed: each heartbeat asks for min(ttl, limitAt − now); the deadline stops at `latest`. */
+export interface Renewal {
+  ttlSeconds: number;
+  /** Epoch ms: the claim never reaches past this (claim + max runtime + safety, else claim.maxTtlSeconds). */
+  limitAt: number;
+  /** Epoch ms: the run's deadline never moves past this. */
+  latest: number;
+}
+
 /** Null when the task was not ours to take (a lost race, gone); other failures throw. */
 export async function claimTask(board: Board, taskId: string, c: Config, caps: Capabilities | null, signal: AbortSignal): Promise<Claimed | null> {
+  const named = { claimer: caps?.namedClaims ? newClaimer(c.assignee) : undefined };
   try {
-    if (caps?.reclaimCountsAsFailure) {
+    if (caps?.reclaimCountsAsFailure && !caps.heartbeatExtends) {
       const contextText = await readContext(board, taskId, signal);
       const ttl = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
-      return timed(await acquire(board, taskId, ttl, signal), contextText, ttl, c, caps, false);
+      return timed(await acquire(board, taskId, ttl, signal, named), contextText, ttl, c, caps, false);
     }
     const contextP = readContext(board, taskId, signal);
     contextP.catch(() => undefined); // awaited below; a claim failure must not leave it unhandled
     let claim: Acquired;
     try {
-      claim = await acquire(board, taskId, c.claim.ttlSeconds, signal);
+      claim = await acquire(board, taskId, c.claim.ttlSeconds, signal, named);
     } finally {
       await contextP.catch(() => null);
     }
     const contextText = await contextP.catch(() => null);
     const needed = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
+    if (caps?.heartbeatExtends) return renewable(claim, contextText, needed, c);
     if (needed <= c.claim.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, c, caps, false);
     await board.release(taskId, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
-    return timed(await acquire(board, taskId, needed, signal), contextText, needed, c, caps, true);
+    return timed(await acquire(board, taskId, needed, signal, named), contextText, needed, c, caps, true);
   } catch (err) {
     if (notOurs(err)) return null;
     throw err;
   }
 }
 
-function timed(claim: Acquired, contextText: string | null, ttl: number, c: Config, caps: Capabilities | null, reclaimed: boolean): Claimed {
+function timed(claim: Acquired, contextText: string | null, ttl: number, c: Config, _caps: Capabilities | null, reclaimed: boolean): Claimed {
   const { lease, detail, claimFailure } = claim;
   const timing = timingFor(c, ttl);
   const deadline = claimDeadline(lease.claimedAt, timing);
+  return { lease, detail, contextText, ttl, timing, deadline, extend: undefined, reclaimed, claimFailure };
+}
+
+/**
+ * A claim the heartbeat renews: timed by the configured TTL (or the task's, when shorter), renewed up to
+ * the task's max runtime + safety — else claim.maxTtlSeconds — from the claim.
+ */
+function renewable(claim: Acquired, contextText: string | null, needed: number, c: Config): Claimed {
+  const { lease, detail, claimFailure } = claim;
+  const ttl = Math.min(c.claim.ttlSeconds, needed);
+  const timing = timingFor(c, ttl);
+  const deadline = claimDeadline(lease.claimedAt, timing);
   const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
-  // A renewable claim still ends: at the task's own max runtime, else at claim.maxTtlSeconds.
-  const extend =
-    caps?.heartbeatExtends && maxRuntime === null
-      ? { ttlSeconds: ttl, latest: Math.max(deadline, deadlineFor(lease.claimedAt + c.claim.maxTtlSeconds * 1000, timing)) }
-      : undefined;
-  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed, claimFailure };
+  const limitAt = lease.claimedAt + (maxRuntime !== null ? needed : c.claim.maxTtlSeconds) * 1000;
+  const extend: Renewal = { ttlSeconds: ttl, limitAt, latest: Math.max(deadline, deadlineFor(limitAt, timing)) };
+  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed: false, claimFailure };
 }
 
 /** Each board's capabilities, read once at start; a board that cannot say is left at null (read again on use). */

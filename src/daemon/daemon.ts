@@ -67,13 +67,15 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const c = d.config;
     this.seat = new SeatState(d.clock, c.seat.limitMarginSeconds * 1000, SeatState.fileIn(c.stateDir));
     this.health = new DaemonHealth(d.clock, d.log);
-    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, {
-      paused: (e) => this.emit("seat:paused", e),
+    const hooks = {
+      paused: (e: { until: string | null; reason: string | null }) => this.emit("seat:paused", e),
       resumed: () => {
         this.emit("seat:resumed");
         this.scheduler.resume();
       },
-    });
+    };
+    const boards = new Map(d.boards.map((b) => [b.slug, b]));
+    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, { stateDir: c.stateDir, seatName: c.seat.name, boards });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -146,6 +148,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
       this.pauses.wakeAtEnd();
     }
+    await this.pauses.load();
     // Capabilities, not versions: read once; what differs between Hermes releases is decided here.
     this.caps = await readCapabilities(this.d.boards, this.loopAc.signal, (board, err) =>
       this.d.log.warn({ board, err: describeError(err) }, "could not read the CLI's capabilities: assuming 0.20.0's"),
@@ -164,7 +167,8 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.scheduler.stop();
       this.loopAc.abort(new Error("stopping"));
       const graceAc = new AbortController();
-      const allDone = Promise.allSettled([...this.launcher.promises]).then(() => graceAc.abort());
+      // Every run — and every claim still under way, whose run starts after this signal — ends first.
+      const allDone = this.launcher.drained().then(() => graceAc.abort());
       const graceExpired = await sleepUnlessAborted(this.d.config.shutdown.graceSeconds * 1000, graceAc.signal);
       if (graceExpired) this.runsAc.abort(new Error("shutdown grace period over"));
       await allDone;
@@ -265,7 +269,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       "run finished",
     );
     if (r.close === "failed" || r.close === "dead") this.health.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
-    this.pauses.afterRun(r);
+    this.pauses.afterRun(r, board.slug);
     this.emit("run:closed", { ...r, board: board.slug });
   }
 

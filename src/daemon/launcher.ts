@@ -73,7 +73,7 @@ export interface LaunchInput {
   timing: Timing;
   deadline: number;
   /** The CLI renews claims on heartbeat: the run's deadline follows, up to `latest`. */
-  extend?: { ttlSeconds: number; latest: number } | undefined;
+  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
   /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
   adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
 }
@@ -87,6 +87,7 @@ export interface LauncherHooks {
 export class RunLauncher {
   readonly inflight = new Map<string, InFlight>();
   readonly promises = new Set<Promise<void>>();
+  private readonly drainWaiters: Array<() => void> = [];
 
   constructor(
     private readonly s: RunServices,
@@ -118,7 +119,18 @@ export class RunLauncher {
   }
 
   release(board: string, taskId: string): void {
-    this.inflight.delete(RunLauncher.key(board, taskId));
+    this.free(RunLauncher.key(board, taskId));
+  }
+
+  /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */
+  drained(): Promise<void> {
+    if (this.inflight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  private free(key: string): void {
+    this.inflight.delete(key);
+    if (this.inflight.size === 0) for (const w of this.drainWaiters.splice(0)) w();
   }
 
   /** A board event about a task in flight (watch): the run checks its lease and reads new notes now. */
@@ -157,7 +169,9 @@ export class RunLauncher {
       agent: o.agent,
       closer: this.s.closer,
       clock: this.s.clock,
-      seat: c.assignee,
+      seat: c.seat.name,
+      lane: c.assignee,
+      onLimit: c.seat.onLimit,
       author: c.author,
       traceId,
       timing: o.timing,
@@ -252,8 +266,8 @@ export class RunLauncher {
       .finally(async () => {
         this.s.active.remove(board.slug, taskId);
         if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
-        this.inflight.delete(key);
         this.promises.delete(p);
+        this.free(key);
         this.hooks.onSlotFree();
       });
     this.promises.add(p);
@@ -267,6 +281,7 @@ export class RunLauncher {
     if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board: b });
     else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board: b, result: r.close });
     else if (r.decision === "complete") m.completes.inc({ board: b });
+    else if (r.handedOff) m.limitHandoffs.inc({ board: b, mode: r.handedOff });
     else if (r.decision === "block") m.blocks.inc({ board: b, cause: r.cause ?? "unknown" });
     if (r.resumed) m.resumes.inc({ board: b });
     m.usage(this.s.config.assignee, r.agent, r.usage);

@@ -9,6 +9,8 @@ export interface OptSpec {
   type?: "int" | "float";
   choices?: readonly string[];
   metavar?: string;
+  /** The option's help line (printed by `help`, read by a bridge's capability probe). */
+  help?: string;
 }
 
 export interface PosSpec {
@@ -46,8 +48,10 @@ export function usage(spec: ParserSpec): string {
 
 export function help(spec: ParserSpec): string {
   const lines = [usage(spec), "", "options:", "  -h, --help            show this help message and exit"];
-  for (const o of spec.options)
-    lines.push(`  ${o.flag}${o.kind === "flag" ? "" : ` ${o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase())}`}`);
+  for (const o of spec.options) {
+    const head = `  ${o.flag}${o.kind === "flag" ? "" : ` ${o.choices ? `{${o.choices.join(",")}}` : (o.metavar ?? o.dest.toUpperCase())}`}`;
+    lines.push(o.help ? `${head.padEnd(22)}${head.length >= 22 ? `\n${" ".repeat(24)}` : "  "}${o.help}` : head);
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -67,15 +71,19 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
   const values: Values = {};
   const extras: string[] = [];
   for (const o of spec.options) values[o.dest] = o.kind === "flag" ? false : o.kind === "append" || o.kind === "multi" ? [] : null;
-  const kinds: ("A" | "O")[] = [];
+  // Python 3.11's pattern: the first `--` is "-" (everything after it "A"); a positional's match may
+  // take `--` with it (and drops it from its values); one no positional takes is an extra, verbatim
+  // ("unrecognized arguments: -- more" on the real CLI).
+  const kinds: ("A" | "O" | "-")[] = [];
   const args: string[] = [];
   let afterDashes = false;
   for (const t of tokens) {
+    args.push(t);
     if (!afterDashes && t === "--") {
       afterDashes = true;
+      kinds.push("-");
       continue;
     }
-    args.push(t);
     kinds.push(!afterDashes && looksOptional(spec, t) ? "O" : "A");
   }
   const posLeft = [...spec.positionals];
@@ -108,7 +116,7 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
         while (i < args.length && kinds[i] === "A") raw.push(args[i++] ?? "");
         if (raw.length === 0) throw new ArgError(`argument ${opt.flag}: expected at least one argument`);
       } else {
-        if (i + 1 >= args.length || kinds[i + 1] === "O") throw new ArgError(`argument ${opt.flag}: expected one argument`);
+        if (i + 1 >= args.length || kinds[i + 1] !== "A") throw new ArgError(`argument ${opt.flag}: expected one argument`);
         raw = [args[i + 1] ?? ""];
         i += 2;
       }
@@ -120,8 +128,8 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
     // A run of positionals: match as many remaining positional specs as possible (argparse's
     // consume_positionals); a `*` may match nothing and is then used up.
     let runLen = 0;
-    while (i + runLen < args.length && kinds[i + runLen] === "A") runLen += 1;
-    const consumed = matchPositionals(posLeft, runLen);
+    while (i + runLen < args.length && kinds[i + runLen] !== "O") runLen += 1;
+    const consumed = matchPositionals(posLeft, kinds.slice(i, i + runLen).join(""));
     if (!consumed) {
       extras.push(tok);
       i += 1;
@@ -129,6 +137,8 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
     }
     for (const [spec1, count] of consumed.assign) {
       const slice = args.slice(i, i + count);
+      const dashes = kinds.slice(i, i + count).indexOf("-");
+      if (dashes >= 0) slice.splice(dashes, 1);
       i += count;
       values[spec1.dest] = spec1.nargs === 1 || spec1.nargs === "?" ? (slice[0] ?? null) : slice;
       posLeft.shift();
@@ -144,10 +154,11 @@ export function parseArgs(spec: ParserSpec, tokens: readonly string[]): { values
   return { values, extras, help: false };
 }
 
-function matchPositionals(specs: readonly PosSpec[], available: number): { assign: [PosSpec, number][]; total: number } | null {
+/** argparse's _match_arguments_partial over a run's pattern ("A" argument, "-" the first `--`). */
+function matchPositionals(specs: readonly PosSpec[], run: string): { assign: [PosSpec, number][]; total: number } | null {
   for (let k = specs.length; k >= 1; k -= 1) {
-    const pattern = specs.slice(0, k).map((s) => (s.nargs === 1 ? "(A)" : s.nargs === "?" ? "(A?)" : s.nargs === "*" ? "(A*)" : "(A+)"));
-    const m = new RegExp(`^${pattern.join("")}`).exec("A".repeat(available));
+    const pattern = specs.slice(0, k).map((s) => (s.nargs === 1 ? "(-*A-*)" : s.nargs === "?" ? "(-*A?-*)" : s.nargs === "*" ? "(-*[A-]*)" : "(-*A[A-]*)"));
+    const m = new RegExp(`^${pattern.join("")}`).exec(run);
     if (m) {
       const assign: [PosSpec, number][] = specs.slice(0, k).map((s, idx) => [s, (m[idx + 1] ?? "").length]);
       return { assign, total: assign.reduce((n, [, c]) => n + c, 0) };

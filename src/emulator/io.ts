@@ -26,9 +26,10 @@ export function legacyExitCodes(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * HERMES_EMULATOR_COMPAT=next: a later Hermes whose CLI heartbeat renews the claim (`heartbeat --ttl`,
- * like heartbeat_claim(ttl_seconds) in its kanban_db). Tests the capability path 0.20.0 cannot show.
+ * HERMES_EMULATOR_COMPAT=upstream: the Hermes users run next, modelled from the upstream source and
+ * its tests (verbs/upstream.ts): named claims with renewal and idempotent replay, the live-claim fence
+ * on closes, compare-and-set guards, reclaims counted as failures (gave_up), lease fields in show --json.
  */
-export function renewingHeartbeat(env: NodeJS.ProcessEnv): boolean {
-  return env.HERMES_EMULATOR_COMPAT === "next";
+export function upstream(env: NodeJS.ProcessEnv): boolean {
+  return env.HERMES_EMULATOR_COMPAT === "upstream";
 }

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
 import { HELP, usageBlock } from "./help-text.js";
-import { EmuExit, legacyExitCodes, renewingHeartbeat } from "./io.js";
+import { EmuExit, legacyExitCodes, upstream } from "./io.js";
 import { parseFaults, pickFault } from "./faults.js";
 import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
 import { boardsCommand } from "./verbs/boards.js";
@@ -12,10 +12,12 @@ import { block, blockSpec, reclaim, unblock } from "./verbs/close.js";
 import { complete } from "./verbs/complete.js";
 import { context } from "./verbs/context.js";
 import { dispatch } from "./verbs/dispatch.js";
-import { claim, comment, heartbeatVerb } from "./verbs/lease.js";
+import { claim, comment, heartbeat } from "./verbs/lease.js";
+import { schedule } from "./verbs/schedule.js";
 import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
+import { UPSTREAM_HELP, upstreamTable } from "./verbs/upstream.js";
 import { watchVerb } from "./verbs/watch.js";
 
 export const TOP_USAGE = `${usageBlock("top")}\n`;
@@ -72,7 +74,7 @@ const VERB_NAMES = [
 ];
 export const VERSION_TEXT = "Hermes Agent v0.20.0 (2026.8.3)\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n";
 const KANBAN_USAGE = `${usageBlock("kanban")}\n`;
-const MUTATING = new Set(["create", "claim", "comment", "attach", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
+const MUTATING = new Set(["create", "claim", "comment", "attach", "complete", "block", "schedule", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
 
 export interface MainResult {
   code: number;
@@ -81,6 +83,10 @@ export interface MainResult {
 }
 
 function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
+  return upstreamTable(baseVerbs(env, dieAfter), env);
+}
+
+function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
   return {
     create,
     list: listVerb,
@@ -88,13 +94,14 @@ function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, 
     show,
     context,
     claim,
-    heartbeat: heartbeatVerb(renewingHeartbeat(env)),
+    heartbeat,
     comment,
     attach,
     attachments,
     complete,
     block: { ...block, spec: blockSpec(env) },
     unblock,
+    schedule,
     reclaim,
     archive,
     dispatch,
@@ -151,7 +158,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       );
     const parsed = parseVerbArgs(verb.spec, args);
     // The recorded help is 0.20.0's; a compat switch with other options prints help from the spec.
-    const ownHelp = legacyExitCodes(env) || (renewingHeartbeat(env) && verbName === "heartbeat");
+    const ownHelp = legacyExitCodes(env) || (upstream(env) && UPSTREAM_HELP.has(verbName));
     if (parsed.help) return { code: 0, stdout: (ownHelp ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");

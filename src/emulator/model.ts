@@ -21,6 +21,7 @@ export interface TaskRow {
   result: string | null;
   skills: string | null;
   max_retries: number | null;
+  consecutive_failures: number;
   model_override: string | null;
   provider_override: string | null;
   session_id: string | null;
@@ -51,6 +52,7 @@ export interface RunRow {
   started_at: number;
   ended_at: number | null;
   claim_lock: string | null;
+  closed_by: string | null;
 }
 
 /** The task object of `list/show/create --json` (0.20.0 keys; no max runtime, no lease fields). */
@@ -82,7 +84,7 @@ export function taskJson(t: TaskRow, env: NodeJS.ProcessEnv = {}): Record<string
   };
 }
 
-export function runJson(r: RunRow): Record<string, unknown> {
+export function runJson(r: RunRow, o: { closedBy?: boolean } = {}): Record<string, unknown> {
   return {
     id: r.id,
     profile: r.profile,
@@ -95,6 +97,7 @@ export function runJson(r: RunRow): Record<string, unknown> {
     worker_pid: r.worker_pid,
     started_at: r.started_at,
     ended_at: r.ended_at,
+    ...(o.closedBy ? { closed_by: r.closed_by } : {}),
   };
 }
 
@@ -122,13 +125,13 @@ export function endRun(
   db: Db,
   t: TaskRow,
   now: number,
-  fields: { status: string; outcome: string; summary?: string | null; metadata?: string | null; error?: string | null },
+  fields: { status: string; outcome: string; summary?: string | null; metadata?: string | null; error?: string | null; closedBy?: string },
 ): number | null {
   const runId = t.current_run_id;
   if (runId !== null) {
     db.prepare(
-      "UPDATE task_runs SET status = ?, outcome = ?, summary = COALESCE(?, summary), metadata = COALESCE(?, metadata), error = COALESCE(?, error), ended_at = ?, claim_lock = NULL WHERE id = ?",
-    ).run(fields.status, fields.outcome, fields.summary ?? null, fields.metadata ?? null, fields.error ?? null, now, runId);
+      "UPDATE task_runs SET status = ?, outcome = ?, summary = COALESCE(?, summary), metadata = COALESCE(?, metadata), error = COALESCE(?, error), ended_at = ?, claim_lock = NULL, closed_by = ? WHERE id = ?",
+    ).run(fields.status, fields.outcome, fields.summary ?? null, fields.metadata ?? null, fields.error ?? null, now, fields.closedBy ?? null, runId);
   }
   db.prepare("UPDATE tasks SET claim_lock = NULL, claim_expires = NULL, current_run_id = NULL, worker_pid = NULL WHERE id = ?").run(t.id);
   return runId;
@@ -162,9 +165,10 @@ export function recomputeReady(db: Db, now: number): number {
   const blocked = db.prepare("SELECT * FROM tasks WHERE status = 'blocked'").all() as TaskRow[];
   for (const t of blocked) {
     const last = db
-      .prepare("SELECT kind FROM task_events WHERE task_id = ? AND kind IN ('blocked', 'unblocked', 'block_loop_detected') ORDER BY id DESC LIMIT 1")
+      .prepare("SELECT kind FROM task_events WHERE task_id = ? AND kind IN ('blocked', 'unblocked', 'block_loop_detected', 'gave_up') ORDER BY id DESC LIMIT 1")
       .get(t.id) as { kind: string } | undefined;
-    if (last?.kind === "blocked") continue;
+    // A block by a worker or an operator, and the failure breaker's give-up, wait for a human.
+    if (last?.kind === "blocked" || last?.kind === "gave_up") continue;
     db.prepare("UPDATE tasks SET status = 'ready' WHERE id = ?").run(t.id);
     addEvent(db, t.id, "promoted", null, now);
     promoted += 1;

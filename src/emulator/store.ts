@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS task_runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, profile TEXT, step_key TEXT,
   status TEXT NOT NULL, claim_lock TEXT, claim_expires INTEGER, worker_pid INTEGER,
   max_runtime_seconds INTEGER, last_heartbeat_at INTEGER, started_at INTEGER NOT NULL, ended_at INTEGER,
-  outcome TEXT, summary TEXT, metadata TEXT, error TEXT
+  outcome TEXT, summary TEXT, metadata TEXT, error TEXT, closed_by TEXT
 );
 CREATE TABLE IF NOT EXISTS task_events (
   id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, run_id INTEGER, kind TEXT NOT NULL,
@@ -104,6 +104,9 @@ export function openDb(loc: BoardLoc, env: NodeJS.ProcessEnv): Db {
   const busy = Number.parseInt(env.HERMES_KANBAN_BUSY_TIMEOUT_MS ?? "", 10);
   db.pragma(`busy_timeout = ${Number.isFinite(busy) ? busy : 120_000}`);
   db.exec(SCHEMA);
+  // A board made by an older emulator: the columns added since.
+  const runCols = (db.prepare("PRAGMA table_info(task_runs)").all() as { name: string }[]).map((c) => c.name);
+  if (!runCols.includes("closed_by")) db.exec("ALTER TABLE task_runs ADD COLUMN closed_by TEXT");
   return db;
 }
 

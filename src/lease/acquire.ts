@@ -3,7 +3,10 @@
 // `worktree:` checkout fails —, a lost answer, a timeout) is settled by reading the task once: a run
 // under this claim's own lock that is still open is ours, and is handed on with the CLI's error, so
 // the run closes it (or runs it, when only the answer was lost) — never left `running` until its TTL.
-import type { Board, TaskDetail } from "../board/port.js";
+// Where claims are named (upstream), such a claim is first replayed with the same claimer: Hermes
+// answers a replay by the holder without a second run and refuses anyone else, so the answer is exact —
+// ours, or cleanly not ours.
+import type { Board, ClaimReceipt, TaskDetail } from "../board/port.js";
 import { ClaimUncertain, type Rejected, type Transient } from "../errors/board.js";
 import { type Lease, claimedRun, leaseFrom, leaseOf, leaseOfReceipt, openRun } from "./lease.js";
 
@@ -15,13 +18,25 @@ export interface Acquired {
   claimFailure?: Transient | Rejected;
 }
 
-export async function acquire(board: Board, taskId: string, ttlSeconds: number, signal?: AbortSignal): Promise<Acquired> {
+/** Replays of a named claim whose answer was lost, before the task is read to settle it. */
+const REPLAYS = 2;
+
+export async function acquire(
+  board: Board,
+  taskId: string,
+  ttlSeconds: number,
+  signal?: AbortSignal,
+  o: { claimer?: string | undefined } = {},
+): Promise<Acquired> {
   let receipt: Awaited<ReturnType<Board["claim"]>>;
   try {
-    receipt = await board.claim(taskId, ttlSeconds, signal);
+    receipt = await board.claim(taskId, ttlSeconds, signal, { claimer: o.claimer });
   } catch (err) {
-    if (err instanceof ClaimUncertain) return settleUncertain(board, err, signal);
-    throw err;
+    if (!(err instanceof ClaimUncertain)) throw err;
+    const replayed = o.claimer !== undefined && err.claimLock === o.claimer ? await replay(board, taskId, ttlSeconds, o.claimer, signal) : null;
+    if (replayed === null) return settleUncertain(board, err, signal);
+    // The claim took effect with the first call: its time starts the lease.
+    receipt = { ...replayed, claimedAt: err.claimedAt };
   }
   const base = leaseOfReceipt(board.slug, receipt);
   try {
@@ -30,6 +45,21 @@ export async function acquire(board: Board, taskId: string, ttlSeconds: number, 
   } catch {
     return { lease: base, detail: null };
   }
+}
+
+/**
+ * The same named claim again: the receipt when Hermes says it is ours, NotClaimable/TaskNotFound when it
+ * is not (thrown), null when every replay was uncertain too (the task is then read).
+ */
+async function replay(board: Board, taskId: string, ttlSeconds: number, claimer: string, signal?: AbortSignal): Promise<ClaimReceipt | null> {
+  for (let i = 0; i < REPLAYS; i += 1) {
+    try {
+      return await board.claim(taskId, ttlSeconds, signal, { claimer });
+    } catch (err) {
+      if (!(err instanceof ClaimUncertain) || signal?.aborted) throw err instanceof ClaimUncertain ? err.error : err;
+    }
+  }
+  return null;
 }
 
 /** Ours when the task's open run is the one this claim's lock created; otherwise the CLI's error stands. */

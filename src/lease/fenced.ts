@@ -6,10 +6,10 @@
 // ownership first. A close is never repeated blindly: before a retry the task is read again.
 import type { Attachment, Board, CloseBlockKind, Fence, TaskDetail } from "../board/port.js";
 import { withRetry, type RetryPolicy } from "../board/retry.js";
-import { isLeaseBoundRefusal } from "../board/classify.js";
+import { isLeaseBoundRefusal, isOwnershipRefusal } from "../board/classify.js";
 import { LeaseLost } from "../errors/board.js";
 import type { Clock } from "../time/clock.js";
-import { type Lease, type LeaseState, judge, leaseFrom, openRun } from "./lease.js";
+import { type ClosedOutcome, type Lease, type LeaseState, judge, leaseFrom, namedClaimer, openRun } from "./lease.js";
 
 export type CloseOutcome = "applied" | "already_applied";
 
@@ -43,9 +43,13 @@ export class FencedBoard {
    * write would land on whatever run holds the task by then.
    */
   async fence(signal?: AbortSignal): Promise<Fence> {
-    if (this.current.runId !== null) return { taskId: this.current.taskId, runId: this.current.runId };
+    if (this.current.runId !== null) return this.fenceOf(this.current.runId);
     const detail = await this.board.show(this.current.taskId, signal);
     return this.settle(detail);
+  }
+
+  private fenceOf(runId: number): Fence {
+    return { taskId: this.current.taskId, runId, claimer: namedClaimer(this.current) };
   }
 
   /** Settles the run id from a `show` already in hand (the claim's own read). */
@@ -63,7 +67,7 @@ export class FencedBoard {
       this.current = read;
       this.o.onSettled?.(read);
     }
-    return { taskId: this.current.taskId, runId: this.current.runId as number };
+    return this.fenceOf(this.current.runId as number);
   }
 
   show(signal?: AbortSignal): Promise<TaskDetail> {
@@ -88,9 +92,14 @@ export class FencedBoard {
     }
   }
 
+  /** Ownership checked first (comments are not fenced by run id); where the CLI has it, guarded on `running` too. */
   async comment(text: string, signal?: AbortSignal): Promise<void> {
     await this.checkOwned(signal);
-    await this.retrying("comment", () => this.board.comment(this.current.taskId, this.o.author, text, signal), signal);
+    try {
+      await this.retrying("comment", () => this.board.comment(this.current.taskId, this.o.author, text, signal, { expectedStatus: "running" }), signal);
+    } catch (err) {
+      throw isOwnershipRefusal(err) ? this.lost(err) : err;
+    }
   }
 
   /** `attach` is not fenced by Hermes: ownership is checked first, as a fenced verb would be. */
@@ -107,7 +116,28 @@ export class FencedBoard {
     return this.close("block", "blocked", (f) => this.board.block(f, close, signal), signal);
   }
 
-  private async close(verb: string, outcome: "completed" | "blocked", call: (f: Fence) => Promise<void>, signal?: AbortSignal): Promise<CloseOutcome> {
+  /** `schedule`: the task waits on time (this seat's usage limit) until it is unblocked. */
+  schedule(close: { reason: string }, signal?: AbortSignal): Promise<CloseOutcome> {
+    return this.close("schedule", "scheduled", (f) => this.board.schedule(f, close, signal), signal);
+  }
+
+  /**
+   * Gives the task back to the lane (`reclaim`, which Hermes does not fence on the run id): ownership is
+   * checked right before, and a retry first reads whether the earlier attempt landed.
+   */
+  release(close: { reason: string }, signal?: AbortSignal): Promise<CloseOutcome> {
+    return this.close(
+      "reclaim",
+      "reclaimed",
+      async () => {
+        await this.checkOwned(signal);
+        await this.board.release(this.current.taskId, close.reason, signal);
+      },
+      signal,
+    );
+  }
+
+  private async close(verb: string, outcome: ClosedOutcome, call: (f: Fence) => Promise<void>, signal?: AbortSignal): Promise<CloseOutcome> {
     const fence = await this.fence(signal);
     return this.retrying(
       verb,
@@ -131,16 +161,26 @@ export class FencedBoard {
     );
   }
 
-  private async state(outcome: "completed" | "blocked" | null, signal?: AbortSignal): Promise<LeaseState> {
+  private async state(outcome: ClosedOutcome | null, signal?: AbortSignal): Promise<LeaseState> {
     return judge(this.current, await this.show(signal), outcome);
   }
 
   /** What a failed lease-bound call means: a `cannot <verb>` refusal is read against the task. */
-  private async meaning(err: unknown, outcome: "completed" | "blocked" | null, signal?: AbortSignal): Promise<unknown> {
+  private async meaning(err: unknown, outcome: ClosedOutcome | null, signal?: AbortSignal): Promise<unknown> {
     if (!isLeaseBoundRefusal(err)) return err;
     const state = await this.state(outcome, signal).catch(() => null);
     if (state === "already_applied" || state instanceof LeaseLost) return state;
+    // The board said so itself (a claim the sweep reserved, a guard, the live-claim fence): lost, even if
+    // the task still reads as ours for a moment.
+    if (isOwnershipRefusal(err)) return this.lost(err);
     return err;
+  }
+
+  private lost(err: { stderrTail?: string | undefined; verb?: string }): LeaseLost {
+    return new LeaseLost(
+      { verb: err.verb ?? "write", board: this.board.slug, taskId: this.current.taskId, stderrTail: err.stderrTail },
+      { runId: this.current.runId, currentStatus: null, currentRunId: null },
+    );
   }
 
   private retrying<T>(verb: string, fn: (attempt: number) => Promise<T>, signal?: AbortSignal): Promise<T> {

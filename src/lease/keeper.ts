@@ -29,8 +29,8 @@ export interface LeaseKeeperDeps {
   onFailure?: (err: unknown) => void;
   /** The task as each ownership check read it (no extra call). */
   onDetail?: (detail: TaskDetail) => void;
-  /** Renew the claim to `ttlSeconds` from the heartbeat (capability `heartbeatExtends`); `now` times it. */
-  extend?: { ttlSeconds: number; now: () => number; onExtended: (expiresAt: number) => void };
+  /** Renew the claim by `ttlSeconds()` from each heartbeat (capability `heartbeatExtends`); `now` times it. */
+  extend?: { ttlSeconds: () => number; now: () => number; onExtended: (expiresAt: number) => void };
 }
 
 /** What a TaskRun needs of a keeper (tests inject their own). */
@@ -135,13 +135,14 @@ export class LeaseKeeper implements Keeper {
     const ext = this.d.extend;
     // Taken before the call: the renewed expiry is never later than the board's.
     const sentAt = ext?.now();
+    const ttl = ext?.ttlSeconds();
     // Hermes stores every note as an event: skip repeating an unchanged one.
-    await this.d.fenced.heartbeat(note !== this.lastNote ? note : undefined, ext ? { ttlSeconds: ext.ttlSeconds } : {}, signal);
+    await this.d.fenced.heartbeat(note !== this.lastNote ? note : undefined, ttl !== undefined ? { ttlSeconds: ttl } : {}, signal);
     this.lastNote = note;
     this.d.onHeartbeat?.();
     // Exit 0 is not proof (it succeeds after the claim expired): read the task and compare the open run.
     const detail = await this.d.fenced.checkOwned(signal);
     this.d.onDetail?.(detail);
-    if (ext && sentAt !== undefined) ext.onExtended(sentAt + ext.ttlSeconds * 1000);
+    if (ext && sentAt !== undefined && ttl !== undefined) ext.onExtended(sentAt + ttl * 1000);
   }
 }

@@ -1,11 +1,26 @@
 // The lease: what the bridge holds after a successful claim, and how it is read from and judged
 // against the board's view of the task (show --json: the open run, the last `claimed` event).
 // Every lease-bound call is fenced on the run id (fenced.ts), so Hermes itself refuses a write after a loss.
+import { randomBytes } from "node:crypto";
 import type { ClaimReceipt, TaskDetail } from "../board/port.js";
 import { LeaseLost } from "../errors/board.js";
 import type { Lease } from "./types.js";
 
 export type { Lease } from "./types.js";
+
+/** The kind of the bridge's named claims: `hermes-bridge:<assignee>:<nonce>` (upstream's `<kind>:<id>`). */
+export const CLAIMER_KIND = "hermes-bridge";
+
+/** A fresh named claimer for one claim of this seat (the nonce tells two claims of one seat apart). */
+export function newClaimer(assignee: string): string {
+  const seat = assignee.replace(/[^A-Za-z0-9_.-]+/g, "-").slice(0, 64) || "seat";
+  return `${CLAIMER_KIND}:${seat}:${randomBytes(6).toString("hex")}`;
+}
+
+/** The lease's named claimer, when the claim was named (its lock is the bridge's claimer). */
+export function namedClaimer(lease: Pick<Lease, "claimLock">): string | undefined {
+  return lease.claimLock?.startsWith(`${CLAIMER_KIND}:`) ? lease.claimLock : undefined;
+}
 
 /** A lease as a state file keeps it (an outbox entry, an active-run entry). */
 export interface LeaseRecord {
@@ -41,8 +56,13 @@ export function leaseOfReceipt(board: string, r: ClaimReceipt): Lease {
   return leaseOf({ board, taskId: r.taskId, runId: null, claimLock: r.claimLock, workspace: r.workspace, claimedAt: r.claimedAt, ttlSeconds: r.ttlSeconds });
 }
 
-/** The open run of a task as far as show --json tells: the running run, with the last `claimed` event's lock and expiry. */
+/**
+ * The open run of a task as far as show --json tells: where the CLI names the claim (upstream), those
+ * fields; else the running run, with the last `claimed` event's lock and expiry.
+ */
 export function openRun(detail: TaskDetail): { runId: number | null; lock: string | null; expires: number | null } {
+  const named = detail.task.claim;
+  if (named) return detail.task.status === "running" && named.runId !== null ? named : { runId: null, lock: null, expires: null };
   const running = [...detail.runs].reverse().find((r) => r.status === "running" && r.endedAt === null);
   const claimed = [...detail.events].reverse().find((e) => e.kind === "claimed");
   const payload = claimed?.payload ?? null;
@@ -90,11 +110,14 @@ export function leaseFrom(base: Lease, detail: TaskDetail, now?: number): Lease 
 
 export type LeaseState = "already_applied" | "owned" | LeaseLost;
 
+/** How a run of ours can end by our own close. */
+export type ClosedOutcome = "completed" | "blocked" | "scheduled" | "reclaimed";
+
 /**
  * Judges a lease against the task: our run already closed the way we wanted (a retry after a lost
  * answer) → already_applied; the open run is no longer ours → LeaseLost; otherwise owned.
  */
-export function judge(lease: Lease, detail: TaskDetail, closedOutcome: "completed" | "blocked" | null): LeaseState {
+export function judge(lease: Lease, detail: TaskDetail, closedOutcome: ClosedOutcome | null): LeaseState {
   const mine = lease.runId === null ? undefined : detail.runs.find((r) => r.id === lease.runId);
   if (closedOutcome && mine && mine.outcome === closedOutcome) return "already_applied";
   const open = openRun(detail);

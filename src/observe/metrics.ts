@@ -7,6 +7,12 @@ export class Metrics {
   readonly claims = new Counter({ name: "hkb_claims_total", help: "Tasks claimed", labelNames: ["board"], registers: [this.registry] });
   readonly completes = new Counter({ name: "hkb_completes_total", help: "Tasks completed", labelNames: ["board"], registers: [this.registry] });
   readonly blocks = new Counter({ name: "hkb_blocks_total", help: "Tasks blocked, by cause", labelNames: ["board", "cause"], registers: [this.registry] });
+  readonly limitHandoffs = new Counter({
+    name: "hkb_limit_handoffs_total",
+    help: "Runs cut by the seat's usage limit and continued without an operator (mode: handoff to the lane, or wait for this seat)",
+    labelNames: ["board", "mode"],
+    registers: [this.registry],
+  });
   readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
   readonly heartbeatFailures = new Counter({
     name: "hkb_heartbeat_failures_total",

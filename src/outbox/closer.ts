@@ -74,10 +74,7 @@ export class Closer implements RunCloser {
     const fenced = new FencedBoard(this.d.board(entry.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
     let outcome: CloseOutcome;
     try {
-      outcome =
-        entry.intent.type === "complete"
-          ? await fenced.complete({ summary: entry.intent.summary, metadata: entry.intent.metadata })
-          : await fenced.block({ reason: entry.intent.reason, kind: entry.intent.kind });
+      outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
       if (err instanceof LeaseLost) return this.leaseLost(entry, err);
       const error = this.d.redactor.redact(describeError(err));
@@ -148,9 +145,25 @@ export class Closer implements RunCloser {
   }
 
   private redactIntent(intent: CloseIntent): CloseIntent {
-    if (intent.type === "complete")
-      return { type: "complete", summary: this.d.redactor.redact(intent.summary), metadata: this.d.redactor.redactDeep(intent.metadata) };
-    return { ...intent, reason: this.d.redactor.redact(intent.reason) };
+    const r = this.d.redactor;
+    if (intent.type === "complete") return { type: "complete", summary: r.redact(intent.summary), metadata: r.redactDeep(intent.metadata) };
+    if (intent.type === "release") return { ...intent, reason: r.redact(intent.reason), comment: r.redact(intent.comment) };
+    return { ...intent, reason: r.redact(intent.reason) };
+  }
+}
+
+/** One close through the lease's fenced view. A hand-back says why on the task first, while it is still ours. */
+async function applyIntent(fenced: FencedBoard, intent: CloseIntent): Promise<CloseOutcome> {
+  switch (intent.type) {
+    case "complete":
+      return fenced.complete({ summary: intent.summary, metadata: intent.metadata });
+    case "block":
+      return fenced.block({ reason: intent.reason, kind: intent.kind });
+    case "schedule":
+      return fenced.schedule({ reason: intent.reason });
+    case "release":
+      await fenced.comment(intent.comment);
+      return fenced.release({ reason: intent.reason });
   }
 }
 

@@ -9,6 +9,10 @@ import { Journal } from "./journal.js";
 const CloseIntentSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("complete"), summary: z.string(), metadata: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal("block"), reason: z.string(), kind: z.enum(["needs_input", "capability", "transient"]).optional() }),
+  /** A run cut by the seat's usage limit, parked for this seat (seat.onLimit: wait). */
+  z.object({ type: z.literal("schedule"), reason: z.string() }),
+  /** A run cut by the seat's usage limit, handed back to the lane (seat.onLimit: handoff): the comment, then `reclaim`. */
+  z.object({ type: z.literal("release"), reason: z.string(), comment: z.string() }),
 ]);
 export type CloseIntent = z.output<typeof CloseIntentSchema>;
 

@@ -34,7 +34,11 @@ export type AgentResult = z.output<typeof AgentResultSchema>;
 
 export interface BridgeInfo {
   trace_id: string;
+  /** The seat that ran it (seat.name) and the host it runs on. */
   seat: string;
+  host: string;
+  /** Whether the agent reported its usage: an unmeasured run is never counted as free. */
+  usage: "measured" | "unmeasured";
   agent: string;
   model?: string;
   run_id: number | null;

@@ -1,6 +1,7 @@
 // What a close says (pure): the bridge part of the metadata (usage, session, workspace, exit), the
 // block reason with the run's facts (a cut names its last note and changed files; one usage line; the
 // session to resume), and why the run was cut, for the session journal.
+import { hostname } from "node:os";
 import type { FinishedEvent, Usage } from "../agents/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import type { BridgeInfo } from "../result/common.js";
@@ -30,6 +31,8 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   const info: BridgeInfo = {
     trace_id: s.traceId,
     seat: s.seat,
+    host: hostname(),
+    usage: u?.tokens || u?.costUsd !== undefined ? "measured" : "unmeasured",
     agent: s.agent,
     run_id: runId,
     started_at: new Date(s.startedAt).toISOString(),

@@ -32,14 +32,19 @@ export interface TaskRunDeps {
   agent: AgentAdapter;
   closer: RunCloser;
   clock: Clock;
+  /** The seat's name (seat.name): comments, metadata and texts say which seat did it. */
   seat: string;
+  /** The assignee this seat works for (its lane; a seat pool shares it). */
+  lane: string;
+  /** A run cut by the seat's usage limit is handed back to the lane or parked for this seat (run/limit.ts); unset: blocked. */
+  onLimit?: "handoff" | "wait" | undefined;
   author: string;
   traceId: string;
   timing: Timing;
   /** Epoch ms by which the agent must have finished. */
   deadline: number;
   /** The CLI renews claims on heartbeat (capability): the deadline follows, up to `latest` (epoch ms). */
-  extend?: { ttlSeconds: number; latest: number } | undefined;
+  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
   killGraceMs: number;
   /** Where the agent's run directory is made (the agent is told of it). */
   runsDir: string;

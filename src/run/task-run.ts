@@ -13,6 +13,7 @@ import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
+import type { CloseIntent } from "../outbox/outbox.js";
 import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
 import { kindFor } from "../result/template.js";
@@ -21,6 +22,7 @@ import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
 import { blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
+import { limitIntent } from "./limit.js";
 import type { TaskRunDeps } from "./deps.js";
 import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import type { RunPhase } from "./hooks.js";
@@ -42,6 +44,8 @@ export interface RunReport {
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
+  /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
+  handedOff?: "handoff" | "wait";
   resumed: boolean;
   usage: Usage | null;
   durationMs: number;
@@ -49,6 +53,7 @@ export interface RunReport {
 
 export class TaskRun {
   phase: RunPhase = "claimed";
+  private handedOff: "handoff" | "wait" | undefined;
   readonly record: RunRecord;
 
   constructor(private readonly d: TaskRunDeps) {
@@ -119,6 +124,7 @@ export class TaskRun {
     if (decision.type === "block") report.cause = decision.template.cause;
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
+    if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
     return report;
   }
 
@@ -214,18 +220,15 @@ export class TaskRun {
         return "lease_lost";
       }
       const bridge = bridgeInfo(record.story, lease.runId, record.facts.finished, record.facts.stop);
-      const res =
+      const limit = decision.type === "block" && decision.limit ? record.facts.limit : undefined;
+      const intent: CloseIntent =
         decision.type === "complete"
-          ? await this.d.closer.close(
-              lease,
-              { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } },
-              this.d.traceId,
-            )
-          : await this.d.closer.close(
-              lease,
-              { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) },
-              this.d.traceId,
-            );
+          ? { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } }
+          : limit && this.d.onLimit
+            ? limitIntent(this.d.onLimit, { seat: this.d.seat, lane: this.d.lane, limit, story: record.story })
+            : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
+      if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
+      const res = await this.d.closer.close(lease, intent, this.d.traceId);
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;
     } catch (err) {

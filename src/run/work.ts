@@ -16,6 +16,12 @@ import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
 
+/** A renewal asks for the TTL, never past the claim's limit (the task's max runtime, else claim.maxTtlSeconds). */
+export function renewalTtl(e: { ttlSeconds: number; limitAt?: number | undefined }, now: number): number {
+  if (e.limitAt === undefined) return e.ttlSeconds;
+  return Math.max(1, Math.min(e.ttlSeconds, Math.floor((e.limitAt - now) / 1000)));
+}
+
 export async function workRun(w: WorkInput): Promise<Decision> {
   const { prep, record } = w;
   const facts = record.facts;
@@ -82,7 +88,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     onUnresolved: (err) => stop("unresolved", describeError(err)),
     ...(w.hooks?.onHeartbeat ? { onHeartbeat: w.hooks.onHeartbeat } : {}),
     ...(w.hooks?.onHeartbeatFailure ? { onFailure: w.hooks.onHeartbeatFailure } : {}),
-    ...(extend ? { extend: { ttlSeconds: extend.ttlSeconds, now: () => w.clock.now(), onExtended } } : {}),
+    ...(extend ? { extend: { ttlSeconds: () => renewalTtl(extend, w.clock.now()), now: () => w.clock.now(), onExtended } } : {}),
   });
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];

@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Board } from "../../src/board/index.js";
 import { BoardNotFound, LeaseLost, NotClaimable, Rejected, TaskNotFound, maxRuntimeFromContext } from "../../src/board/index.js";
+import { isOwnershipRefusal } from "../../src/board/classify.js";
 import { acquire } from "../../src/lease/acquire.js";
 import { FencedBoard } from "../../src/lease/fenced.js";
-import type { Lease } from "../../src/lease/lease.js";
+import { type Lease, newClaimer, openRun } from "../../src/lease/lease.js";
 import { TRUNCATION_MARKER } from "../../src/result/text.js";
 import { systemClock } from "../../src/time/clock.js";
 
@@ -32,7 +33,8 @@ const FAST = { retries: 3, minDelayMs: 20, maxDelayMs: 100, deadlineMs: 20_000 }
 export const fencedOf = (b: Board, lease: Lease) => new FencedBoard(b, lease, { retry: FAST, clock: systemClock, author: A });
 
 export function boardContract(name: string, setup: () => Promise<ContractHarness & { cleanup(): void }>): void {
-  describe(`Board contract: ${name}`, () => {
+  // Each test has a board of its own: they run side by side.
+  describe.concurrent(`Board contract: ${name}`, () => {
     const withBoard = (fn: (h: ContractHarness) => Promise<void>) => async () => {
       const h = await setup();
       try {
@@ -167,6 +169,78 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         // The lease is a real one: the run can close its task.
         expect(await fencedOf(b, got.lease).block({ reason: "the claim failed after taking effect" })).toBe("applied");
         expect((await b.show(id)).task.status).toBe("blocked");
+      }),
+    );
+
+    it(
+      "named claims where the CLI has them: a replay by the holder is the same claim, another claimer is refused; elsewhere the claimer is not sent",
+      withBoard(async (h) => {
+        const id = await h.seed("named", A);
+        const b = h.board();
+        const caps = await b.capabilities();
+        const claimer = newClaimer(A);
+        const first = await acquire(b, id, 600, undefined, { claimer });
+        if (!caps.namedClaims) {
+          expect(first.lease.claimLock).not.toBe(claimer);
+          await expect(b.claim(id, 600, undefined, { claimer })).rejects.toBeInstanceOf(NotClaimable);
+          return;
+        }
+        expect(first.lease.claimLock).toBe(claimer);
+        // A lost acknowledgement, recovered: the replay answers as the claim did, no second run.
+        const again = await acquire(b, id, 600, undefined, { claimer });
+        expect(again.lease.runId).toBe(first.lease.runId);
+        await expect(b.claim(id, 600, undefined, { claimer: newClaimer("someone-else") })).rejects.toBeInstanceOf(NotClaimable);
+        const d = await b.show(id);
+        expect(d.runs).toHaveLength(1);
+        expect(d.events.filter((e) => e.kind === "claimed")).toHaveLength(1);
+        expect(openRun(d)).toMatchObject({ runId: first.lease.runId, lock: claimer });
+      }),
+    );
+
+    it(
+      "renewal where the CLI has it: a heartbeat of the named claim moves its expiry; elsewhere a heartbeat leaves it",
+      withBoard(async (h) => {
+        const id = await h.seed("renewed", A);
+        const b = h.board();
+        const caps = await b.capabilities();
+        const { lease, detail } = await acquire(b, id, 60, undefined, { claimer: newClaimer(A) });
+        const before = openRun(detail ?? (await b.show(id))).expires;
+        const f = fencedOf(b, lease);
+        if (!caps.heartbeatExtends) {
+          await f.heartbeat("alive");
+          expect(openRun(await b.show(id)).expires).toBe(before);
+          return;
+        }
+        await f.heartbeat("alive", { ttlSeconds: 3600 });
+        const after = openRun(await b.show(id)).expires;
+        expect(after).toBeGreaterThanOrEqual((before ?? 0) + 3000);
+        // Never shortened by a shorter renewal.
+        await f.heartbeat("alive", { ttlSeconds: 60 });
+        expect(openRun(await b.show(id)).expires).toBe(after);
+      }),
+    );
+
+    it(
+      "a close of a task that is no longer running is refused with nothing written, as a guard where the CLI has one, and read as lease lost",
+      withBoard(async (h) => {
+        const id = await h.seed("guarded", A);
+        const b = h.board();
+        const caps = await b.capabilities();
+        const { lease } = await acquire(b, id, 600, undefined, { claimer: newClaimer(A) });
+        const f = fencedOf(b, lease);
+        const fence = await f.fence();
+        await h.expireAndDispatch(id);
+        const refused = await b.complete(fence, { summary: "late", metadata: {} }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(refused).toBeInstanceOf(Rejected);
+        expect(isOwnershipRefusal(refused)).toBe(caps.expectedStatus.includes("complete"));
+        await expect(f.complete({ summary: "late", metadata: {} })).rejects.toBeInstanceOf(LeaseLost);
+        await expect(f.comment("late")).rejects.toBeInstanceOf(LeaseLost);
+        const d = await b.show(id);
+        expect(d.task.status).not.toBe("done");
+        expect(d.comments).toEqual([]);
       }),
     );
 

@@ -6,8 +6,3 @@ boardContract("HermesCliBoard over the emulator (a process per call)", async () 
   const emu = await Emu.create();
   return emulatorHarness(emu, (slug) => emu.board({ ...(slug ? { slug } : {}), callServer: "off" }));
 });
-
-boardContract("HermesCliBoard over the emulator's call server", async () => {
-  const emu = await Emu.create();
-  return emulatorHarness(emu, (slug) => emu.board({ ...(slug ? { slug } : {}), callServer: "on" }));
-});

@@ -6,6 +6,7 @@ import { superviseWatch } from "../../src/discovery/watcher.js";
 import { systemClock } from "../../src/time/clock.js";
 import { Emu } from "../helpers/emulator.js";
 import { acquire } from "../../src/lease/acquire.js";
+import { newClaimer } from "../../src/lease/lease.js";
 import { fencedOf } from "./board-contract.js";
 
 let emu: Emu;
@@ -20,6 +21,8 @@ describe("emulator and watch", () => {
       attach: true,
       heartbeatExtends: false,
       reclaimCountsAsFailure: false,
+      namedClaims: false,
+      expectedStatus: [],
     });
     const old = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "0.14" }, author: "x" } });
     expect((await old.capabilities()).blockKinds).toEqual([]);
@@ -29,12 +32,18 @@ describe("emulator and watch", () => {
     expect((await emu.show(id)).task.status).toBe("blocked");
   });
 
-  it("a Hermes whose heartbeat renews claims (compat next): the capability is read from --help, `--ttl` renews, 0.20.0 refuses it", async () => {
+  it("a Hermes whose heartbeat renews named claims (compat upstream): the capability is read from --help, `--claimer --ttl` renews, 0.20.0 refuses it", async () => {
     emu = await Emu.create();
-    const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "next" }, author: "x" } });
-    expect((await next.capabilities()).heartbeatExtends).toBe(true);
+    const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "upstream" }, author: "x" } });
+    expect(await next.capabilities()).toMatchObject({
+      heartbeatExtends: true,
+      namedClaims: true,
+      reclaimCountsAsFailure: true,
+      expectedStatus: ["complete", "block", "comment"],
+    });
     const id = await emu.createTask("renewed", { assignee: "s" });
-    const { lease } = await acquire(next, id, 60);
+    const { lease } = await acquire(next, id, 60, undefined, { claimer: newClaimer("s") });
+    expect(lease.claimLock).toMatch(/^hermes-bridge:s:[0-9a-f]{12}$/);
     emu.advance(50);
     await fencedOf(next, lease).heartbeat("still at it", { ttlSeconds: 60 });
     // 100 s after the claim: past the first TTL, inside the renewed one — a dispatch pass keeps it.

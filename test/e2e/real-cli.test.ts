@@ -33,7 +33,9 @@ const BLOCK: ScriptedTurn[] = [
 ];
 
 const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
-const kindOf = (doc: ShowDoc) => doc.events.findLast((e) => e.kind === "blocked")?.payload?.kind;
+/** The reclaim reason and the seat's comment of a usage-limit hand-back. */
+const handBack = (doc: ShowDoc) =>
+  `${String(doc.events.findLast((e) => e.kind === "reclaimed")?.payload?.reason ?? "")}\n${doc.comments.map((c) => c.body).join("\n")}`;
 
 async function claude(turns: ScriptedTurn[], o: { env?: Record<string, string>; maxTurns?: number } = {}): Promise<{ doc: ShowDoc; b: Bridge }> {
   emu = await Emu.create();
@@ -99,7 +101,7 @@ describe("real Claude Code CLI", () => {
     expect(b.daemon.status().seat.paused).toBe(true);
   });
 
-  it("a subscription limit blocks as transient with the reset time", async () => {
+  it("a subscription limit hands the task back to the lane, naming the reset time (seat.onLimit: handoff)", async () => {
     const reset = Math.floor(Date.now() / 1000) + 3 * 3600;
     const limited = {
       status: 429,
@@ -116,8 +118,8 @@ describe("real Claude Code CLI", () => {
       Array.from({ length: 4 }, () => limited),
       { env: { CLAUDE_CODE_OAUTH_TOKEN: "sk-ant-oat01-mock" } },
     );
-    expect(kindOf(doc)).toBe("transient");
-    expect(reasonOf(doc)).toContain(new Date(reset * 1000).toISOString());
+    expect(handBack(doc)).toContain(new Date(reset * 1000).toISOString());
+    expect(doc.task.status).toBe("ready");
   });
 
   it("a max-turns stop blocks for a human", async () => {
@@ -154,15 +156,17 @@ describe("real Codex CLI", () => {
     expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
   });
 
-  it("a usage limit blocks as transient with the reset time", async () => {
+  it("a usage limit hands the task back to the lane, naming the reset time", async () => {
     const resetsAt = Math.floor(Date.now() / 1000) + 7200;
     const limited = {
       status: 429,
       body: { error: { type: "usage_limit_reached", message: "usage limit", plan_type: "plus", resets_at: resetsAt, resets_in_seconds: 7200 } },
     };
     const { doc } = await codex(Array.from({ length: 4 }, () => limited));
-    expect(kindOf(doc)).toBe("transient");
-    expect(reasonOf(doc)).toMatch(/Resets at 20\d\d-/);
+    // Codex names the reset to the minute.
+    expect(handBack(doc)).toMatch(/until 20\d\d-\d\d-\d\dT\d\d:\d\d/);
+    expect(Math.abs(Date.parse(/until (\S+?)[.:]? /.exec(handBack(doc))?.[1] ?? "") - resetsAt * 1000)).toBeLessThan(120_000);
+    expect(doc.task.status).toBe("ready");
   });
 });
 

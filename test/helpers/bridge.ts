@@ -41,7 +41,7 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
         // The emulator speaks the call-server protocol: calls in one process (parity with plain
         // processes: test/contract/emulator-board.test.ts); real Hermes picks its own (auto).
         callServer: emu.real ? "auto" : "on",
-        env: { ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}), ...(o.hermesEnv ?? {}) },
+        env: { ...emu.extraEnv, ...(o.faults ? { HERMES_EMULATOR_FAULTS: o.faults } : {}), ...(emu.real ? { HOME: emu.dir } : {}), ...(o.hermesEnv ?? {}) },
         retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
       },
       agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1 },
@@ -50,6 +50,7 @@ export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
       discovery: { watch: false, debounceMs: 20 },
       stateDir: join(emu.dir, o.stateName ?? "state"),
       shutdown: { graceSeconds: 2 },
+      seat: { name: o.seat ?? SEAT },
       ...(o.base ?? {}),
     },
   });

@@ -23,11 +23,13 @@ export class Emu {
     readonly command: string[],
     /** The real Hermes CLI: board time cannot be moved (`advance`), claims are expired by `reclaim`. */
     readonly real: boolean,
+    /** Set for every call (e.g. HERMES_EMULATOR_COMPAT=upstream: the emulator as the Hermes after 0.20). */
+    readonly extraEnv: Record<string, string> = {},
   ) {}
 
-  static async create(slug = "bridge", o: { command?: string[] } = {}): Promise<Emu> {
+  static async create(slug = "bridge", o: { command?: string[]; env?: Record<string, string> } = {}): Promise<Emu> {
     const dir = mkdtempSync(join(tmpdir(), "hkb-test-"));
-    const emu = new Emu(dir, join(dir, "hermes"), slug, o.command ?? [process.execPath, EMULATOR_BIN], o.command !== undefined);
+    const emu = new Emu(dir, join(dir, "hermes"), slug, o.command ?? [process.execPath, EMULATOR_BIN], o.command !== undefined, o.env ?? {});
     const r = await emu.raw(["kanban", "boards", "create", slug]);
     if (r.code !== 0) throw new Error(`boards create failed: ${r.stderr}`);
     return emu;
@@ -35,7 +37,7 @@ export class Emu {
 
   env(extra: Record<string, string> = {}): Record<string, string> {
     // The real CLI also reads its profile from HOME: keep it inside the test's directory.
-    return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}), ...extra };
+    return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}), ...this.extraEnv, ...extra };
   }
 
   async raw(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
@@ -84,7 +86,7 @@ export class Emu {
       env: {
         parent: { ...process.env, ...(o.envExtra ?? {}) },
         passEnv: [],
-        set: { HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}) },
+        set: { HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}), ...this.extraEnv },
         author: o.author ?? "test-bridge",
       },
       timeoutMs: 20_000,

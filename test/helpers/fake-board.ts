@@ -150,6 +150,8 @@ export class FakeBoard implements Board {
       attach: true,
       heartbeatExtends: false,
       reclaimCountsAsFailure: false,
+      namedClaims: false,
+      expectedStatus: [],
     };
   }
 
@@ -255,6 +257,29 @@ export class FakeBoard implements Board {
     this.event(fence.taskId, "blocked", { reason, kind: close.kind ?? null });
   }
 
+  async schedule(fence: Fence, close: { reason: string }): Promise<void> {
+    this.calls.push("schedule");
+    const r = this.row(fence.taskId, "schedule", true);
+    if (!r) throw new Rejected(this.err("schedule", fence.taskId, `kanban: unknown task ${fence.taskId}`));
+    const reason = argvText(close.reason, CAP).trim();
+    // Like block, Hermes writes the SCHEDULED: comment before it tries the transition.
+    r.detail.comments.push({ author: r.task.assignee ?? "default", body: `SCHEDULED: ${reason}`, createdAt: this.now });
+    if (!["running", "ready", "blocked"].includes(r.task.status) || r.currentRun !== fence.runId)
+      throw new Rejected(this.err("schedule", fence.taskId, `cannot schedule ${fence.taskId}`));
+    this.endRun(r, "scheduled", { summary: reason, metadata: null });
+    r.task.status = "scheduled";
+    this.event(fence.taskId, "scheduled", { reason }, fence.runId);
+  }
+
+  async unblock(taskId: string, reason: string): Promise<void> {
+    this.calls.push(`unblock ${reason}`);
+    const r = this.row(taskId, "unblock");
+    if (!["blocked", "scheduled"].includes(r.task.status)) throw new Rejected(this.err("unblock", taskId, `cannot unblock ${taskId} (not blocked/scheduled?)`));
+    if (reason) r.detail.comments.push({ author: "default", body: `UNBLOCK: ${reason}`, createdAt: this.now });
+    r.task.status = "ready";
+    this.event(taskId, "unblocked", null);
+  }
+
   async createIdempotent(input: CreateTaskInput): Promise<Task> {
     this.needBoard("create");
     const existing = [...this.rows.values()].find((r) => r.key === input.key && r.task.status !== "archived");
@@ -280,7 +305,11 @@ export class FakeBoard implements Board {
     if (!r && !maybe) throw new TaskNotFound(this.err(verb, id, `no such task: ${id}`));
     return r;
   }
-  private endRun(r: Row, outcome: "completed" | "blocked" | "reclaimed", o: { summary: string; metadata: Record<string, unknown> | null } | null): void {
+  private endRun(
+    r: Row,
+    outcome: "completed" | "blocked" | "reclaimed" | "scheduled",
+    o: { summary: string; metadata: Record<string, unknown> | null } | null,
+  ): void {
     const run = r.detail.runs.find((x) => x.id === r.currentRun);
     if (run) Object.assign(run, { status: outcome === "completed" ? "done" : outcome, outcome, endedAt: this.now, ...(o ?? {}) });
     r.currentRun = null;

@@ -65,8 +65,13 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
     await waitFor("the agent to start", () => slotOf(b, id)?.phase === "working" && existsSync(pidFile));
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
+    // Where claims are named (upstream), a block of a card another actor holds needs --force.
+    const force = (await emu.board().capabilities()).namedClaims ? ["--force"] : [];
     const t0 = Date.now();
-    const r = action === "reclaim" ? await emu.kanban(["reclaim", id, "--reason", "operator takes it back"]) : await emu.kanban(["block", id, "operator stop"]);
+    const r =
+      action === "reclaim"
+        ? await emu.kanban(["reclaim", id, "--reason", "operator takes it back"])
+        : await emu.kanban(["block", id, "operator stop", ...force]);
     expect(r.code, r.stderr).toBe(0);
     const report = await closed;
     const stopMs = Date.now() - t0;

@@ -84,6 +84,7 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     closer,
     clock,
     seat: "seat",
+    lane: "seat",
     author: "seat",
     traceId: "trace-property-0001",
     timing,

@@ -88,11 +88,11 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
     expect(bridge.daemon.status().seat.paused).toBe(true);
   });
 
-  it("a subscription limit blocks as transient with the reset time", async () => {
+  it("a subscription limit hands the task back to the lane with the reset time, and pauses the seat", async () => {
     const { doc, bridge } = await run(kind, "limit");
-    const blocked = doc.events.findLast((e) => e.kind === "blocked")?.payload;
-    expect(blocked?.kind).toBe("transient");
-    expect(String(blocked?.reason)).toMatch(/Resets at 20\d\d-/);
+    expect(doc.task.status).toBe("ready");
+    expect(String(doc.events.findLast((e) => e.kind === "reclaimed")?.payload?.reason)).toMatch(/usage limit of seat test-seat \(\w+\) until 20\d\d-/);
+    expect(doc.comments.at(-1)?.body).toMatch(/this seat hit its usage limit .* until 20\d\d-/);
     expect(bridge.daemon.status().seat.pausedUntil).not.toBeNull();
   });
 });

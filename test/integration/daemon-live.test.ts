@@ -1,8 +1,12 @@
 // The long-running daemon: wake-ups from `watch`, several boards under one seat limit, shutdown.
 import { afterEach, describe, expect, it } from "vitest";
+import type { Board } from "../../src/board/port.js";
+import { build } from "../../src/daemon/build.js";
+import { Daemon } from "../../src/daemon/daemon.js";
+import { silentLogger } from "../../src/log/logger.js";
 import { hasAllFields } from "../../src/result/template.js";
 import type { RunReport } from "../../src/run/task-run.js";
-import { runBridge, SEAT } from "../helpers/bridge.js";
+import { bridgeConfig, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
 let emu: Emu;
@@ -70,5 +74,41 @@ describe("daemon (long-running)", () => {
     void b.daemon.stop();
     await b.daemon.kill();
     expect((await emu.show(id)).task.status).toBe("blocked");
+  });
+
+  it("stop waits for a claim still under way when the signal came: its run ends before the daemon does", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("claimed late", { assignee: SEAT, body: "MODE:complete" });
+    const config = bridgeConfig(emu, { base: { discovery: { watch: false, sweepSeconds: 3600 } } });
+    const built = await build(config, process.env, silentLogger);
+    const [board] = built.boards;
+    if (!board) throw new Error("no board");
+    let claimStarted: () => void = () => undefined;
+    const started = new Promise<void>((r) => {
+      claimStarted = r;
+    });
+    let letClaimGo: () => void = () => undefined;
+    const go = new Promise<void>((r) => {
+      letClaimGo = r;
+    });
+    // The claim call is held open until the stop signal has been given (a signal that lands mid-claim).
+    const slow: Board = Object.create(board, {
+      claim: {
+        value: async (...a: Parameters<Board["claim"]>) => {
+          claimStarted();
+          await go;
+          return board.claim(a[0], a[1], new AbortController().signal, a[3]);
+        },
+      },
+    });
+    const daemon = new Daemon({ ...built, boards: [slow], once: false });
+    await daemon.start();
+    await started;
+    const stopped = daemon.stop();
+    letClaimGo();
+    await stopped;
+    // The run the late claim started was finished (its agent completes at once) — not left running.
+    expect((await emu.show(id)).task.status).toBe("done");
+    expect(daemon.inflight.size).toBe(0);
   });
 });

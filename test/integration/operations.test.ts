@@ -60,16 +60,20 @@ describe("operations", () => {
     }
   });
 
-  it("a usage limit blocks the task as transient, pauses the seat, and claiming resumes after the reset", async () => {
+  it("a usage limit pauses the seat and hands the task back; claiming resumes after the reset, and the seat continues its session", async () => {
     emu = await Emu.create();
-    const limited = await emu.createTask("limited", { assignee: SEAT, body: "MODE:limit", priority: 5 });
+    const limited = await emu.createTask("limited", { assignee: SEAT, body: "MODE:pool", priority: 5 });
     const b = await runBridge(emu, {
       once: false,
-      env: { FIXTURE_RESET_MS: "4000" },
+      env: { FIXTURE_RESET_MS: "4000", FIXTURE_LIMITED: "1", FIXTURE_SEAT: "solo" },
       base: {
-        seat: { limitMarginSeconds: 0 },
+        seat: { name: SEAT, limitMarginSeconds: 0 },
         discovery: { watch: false, sweepSeconds: 3600, debounceMs: 10 },
-        agent: { kind: "command", command: [process.execPath, (await import("../helpers/bridge.js")).AGENT], passEnv: ["FIXTURE_RESET_MS"] },
+        agent: {
+          kind: "command",
+          command: [process.execPath, (await import("../helpers/bridge.js")).AGENT],
+          passEnv: ["FIXTURE_RESET_MS", "FIXTURE_LIMITED", "FIXTURE_SEAT"],
+        },
       },
     });
     try {
@@ -86,19 +90,27 @@ describe("operations", () => {
           r();
         }),
       );
-      expect(first.taskId).toBe(limited);
+      expect(first).toMatchObject({ taskId: limited, handedOff: "handoff" });
       expect(b.daemon.status().seat.paused).toBe(true);
       const d = await emu.show(limited);
-      const blocked = d.events.findLast((e) => e.kind === "blocked")?.payload;
-      expect(blocked?.kind).toBe("transient");
-      expect(String(blocked?.reason)).toMatch(/Seat test-seat hit a usage\/rate limit \(usage\).*Resets at 20/);
-      // a new task while paused is not claimed until the seat resumes
+      expect(d.task.status).toBe("ready");
+      expect(String(d.events.findLast((e) => e.kind === "reclaimed")?.payload?.reason)).toMatch(/usage limit of seat test-seat \(usage\) until 20/);
+      // nothing is claimed while paused (neither the handed-back task nor a new one) until the seat resumes
       const later = await emu.createTask("later", { assignee: SEAT, body: "MODE:complete" });
-      const next = new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
+      const closes: RunReport[] = [];
+      const both = new Promise<void>((r) =>
+        b.daemon.on("run:closed", (rep) => {
+          closes.push(rep);
+          if (closes.length === 2) r();
+        }),
+      );
       b.daemon.scheduler.wake(b.built.boards[0] as never, 0);
       await resumed;
-      expect((await next).taskId).toBe(later);
+      await both;
       expect(claimedWhilePaused).toBe(false);
+      // the higher-priority handed-back task first: this seat continues its own session
+      expect(closes.map((c) => c.taskId)).toEqual([limited, later]);
+      expect((await emu.show(limited)).runs.at(-1)?.summary).toMatch(/^done by solo \(resumed sess-/);
       expect((await emu.show(later)).task.status).toBe("done");
     } finally {
       await b.daemon.stop();

@@ -8,7 +8,15 @@ import { claimTask } from "../../src/daemon/claim.js";
 import { FakeBoard } from "../helpers/fake-board.js";
 
 const config = loadConfig({ env: {}, base: { boards: ["b"], assignee: "seat", agent: { kind: "command", command: ["true"] }, claim: { ttlSeconds: 900 } } });
-const CAPS: Capabilities = { version: "0.20.0", blockKinds: [], attach: true, heartbeatExtends: false, reclaimCountsAsFailure: false };
+const CAPS: Capabilities = {
+  version: "0.20.0",
+  blockKinds: [],
+  attach: true,
+  heartbeatExtends: false,
+  reclaimCountsAsFailure: false,
+  namedClaims: false,
+  expectedStatus: [],
+};
 
 /** The in-memory board with one task whose `context` says `maxRuntime`; its claims are recorded (and may be lost). */
 class ClaimBoard extends FakeBoard {

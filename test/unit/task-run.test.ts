@@ -4,6 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renewalTtl } from "../../src/run/work.js";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import { timingFor } from "../../src/config/timing.js";
@@ -41,7 +42,7 @@ interface Setup {
   closer?: FakeCloser;
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
-  extend?: { ttlSeconds: number; latest: number };
+  extend?: { ttlSeconds: number; latest: number; limitAt?: number };
   /** The board (an honest in-memory one) and what happens on it right after the claim. */
   board?: FakeBoard;
   afterClaim?: (board: FakeBoard, id: string) => void;
@@ -73,6 +74,7 @@ function start(s: Setup) {
       closer,
       clock,
       seat: "seat",
+      lane: "seat",
       author: "seat",
       traceId: "trace-0123456789",
       timing,
@@ -162,10 +164,11 @@ describe("TaskRun stop paths", () => {
     const agent = worksUntilStopped();
     const first = NOW + (900 - 60) * 1000;
     const latest = first + 600_000;
-    const { report, make, closer } = start({ agent, extend: { ttlSeconds: 900, latest } });
+    // The claim may be renewed up to 1500 s after it was taken: a renewal asks for the TTL until the limit is near.
+    const { report, make, closer } = start({ agent, extend: { ttlSeconds: 900, latest, limitAt: NOW + 1_500_000 } });
     await agent.started;
     const ext = keeperOf(make).extend;
-    expect(ext?.ttlSeconds).toBe(900);
+    expect(ext?.ttlSeconds()).toBe(900);
     ext?.onExtended(NOW + 1_200_000); // renewed: expires 1200 s after the claim
     make.fireUntil(first);
     expect(agent.inputs[0]?.wrapUp.aborted).toBe(false);
@@ -176,6 +179,12 @@ describe("TaskRun stop paths", () => {
     make.fireUntil(latest);
     expect((await report).cut).toBe("deadline");
     expect(block(closer).reason).toContain(`did not finish before its deadline (${new Date(latest).toISOString()}`);
+  });
+
+  it("a renewal asks for the TTL, never past the claim's limit", () => {
+    expect(renewalTtl({ ttlSeconds: 900 }, NOW)).toBe(900);
+    expect(renewalTtl({ ttlSeconds: 900, limitAt: NOW + 1_500_000 }, NOW + 840_000)).toBe(660);
+    expect(renewalTtl({ ttlSeconds: 900, limitAt: NOW + 1_500_000 }, NOW + 1_600_000)).toBe(1);
   });
 
   it("a claim that cannot be renewed: the keeper is not asked to extend it", async () => {

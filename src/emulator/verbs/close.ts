@@ -1,7 +1,15 @@
 // block, unblock, reclaim (hermes-cli-contract.md §2.9–2.10). `complete` is in complete.ts.
-import { EmuExit, fail, legacyExitCodes } from "../io.js";
+import { EmuExit, fail, legacyExitCodes, upstream } from "../io.js";
 import { addComment, addEvent, endRun, fencedOut, getTask, parentsOpen, profileAuthor, synthesizeRun } from "../model.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
+import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./upstream.js";
+
+/** Upstream `--author` (test_guarded_block_and_unblock_forward_explicit_reason_author): it authors the reason, so both must be given (exit 2). */
+function explicitAuthor(reason: string | null, author: string | null): void {
+  if (author === null) return;
+  if (author.trim() === "") throw new EmuExit(2, "", "kanban: --author must not be empty\n");
+  if (!reason?.trim()) throw new EmuExit(2, "", "kanban: --author needs a reason (it authors the reason comment)\n");
+}
 
 const KINDS = ["capability", "dependency", "needs_input", "transient"];
 const RECURRENCE_LIMIT = 2;
@@ -26,13 +34,20 @@ export const block: Verb = {
     const id = str(v, "task_id") ?? "";
     const reason = ((v.reason as string[] | null) ?? []).join(" ").trim();
     const kind = str(v, "kind");
+    const up = upstream(ctx.env);
+    if (up) explicitAuthor(reason, str(v, "author"));
+    const author = str(v, "author")?.trim() || profileAuthor(ctx.env);
     const res = tx(ctx, () => {
       const t = getTask(ctx.db, id);
       if (!t) return { error: reason ? `kanban: unknown task ${id}` : `cannot block ${id}` };
-      // The BLOCKED: comment is written before the transition is attempted (hazard 6).
-      if (reason) addComment(ctx.db, id, profileAuthor(ctx.env), `BLOCKED: ${reason}`, ctx.now);
+      // Upstream: a refused guard or fence leaves no trace, and the reason is written with the transition.
+      const refused = expectedStatusRefusal(t, "block", v) ?? liveClaimRefusal(ctx, t, "block", v);
+      if (refused) return { error: refused };
+      // 0.20.0: the BLOCKED: comment is written before the transition is attempted (hazard 6).
+      if (reason && !up) addComment(ctx.db, id, author, `BLOCKED: ${reason}`, ctx.now);
       if (!["running", "ready"].includes(t.status) || fencedOut(ctx.env, t)) return { error: `cannot block ${id}` };
-      let runId = endRun(ctx.db, t, ctx.now, { status: "blocked", outcome: "blocked", summary: reason || null });
+      if (reason && up) addComment(ctx.db, id, author, `BLOCKED: ${reason}`, ctx.now);
+      let runId = endRun(ctx.db, t, ctx.now, { status: "blocked", outcome: "blocked", summary: reason || null, ...(up ? { closedBy: actorOf(ctx, v) } : {}) });
       // Blocking a never-claimed task keeps its reason in the attempt history (a zero-length run).
       if (runId === null && reason) runId = synthesizeRun(ctx, t, "blocked", reason);
       if (kind === "dependency") {
@@ -59,18 +74,23 @@ export const unblock: Verb = {
   spec: { prog: prog("unblock"), options: [{ flag: "--reason", dest: "reason", kind: "value" }], positionals: [{ dest: "task_ids", nargs: "+" }] },
   run(ctx, v) {
     const reason = str(v, "reason");
+    if (upstream(ctx.env)) explicitAuthor(reason, str(v, "author"));
+    const author = str(v, "author")?.trim() || profileAuthor(ctx.env);
+    const wantKind = str(v, "expected_block_kind");
     const errors: string[] = [];
     for (const id of list(v, "task_ids")) {
-      const ok = tx(ctx, () => {
+      const error = tx(ctx, () => {
         const t = getTask(ctx.db, id);
-        if (!t || !["blocked", "scheduled"].includes(t.status)) return false;
-        if (reason) addComment(ctx.db, id, profileAuthor(ctx.env), `UNBLOCK: ${reason}`, ctx.now);
+        if (!t || !["blocked", "scheduled"].includes(t.status)) return `cannot unblock ${id} (not blocked/scheduled?)`;
+        // Upstream `--expected-block-kind`: a mismatch names the kind found and writes nothing.
+        if (wantKind !== null && t.block_kind !== wantKind) return `cannot unblock ${id}: block kind is ${t.block_kind ?? "none"}, expected ${wantKind}`;
+        if (reason) addComment(ctx.db, id, author, `UNBLOCK: ${reason}`, ctx.now);
         ctx.db.prepare("UPDATE tasks SET status = ? WHERE id = ?").run(parentsOpen(ctx.db, id) ? "todo" : "ready", id);
         addEvent(ctx.db, id, "unblocked", null, ctx.now);
-        return true;
+        return null;
       });
-      if (ok) ctx.out(`Unblocked ${id}${reason ? `: ${reason}` : ""}\n`);
-      else errors.push(`cannot unblock ${id} (not blocked/scheduled?)`);
+      if (error === null) ctx.out(`Unblocked ${id}${reason ? `: ${reason}` : ""}\n`);
+      else errors.push(error);
     }
     if (errors.length > 0) throw new EmuExit(1, "", `${errors.join("\n")}\n`);
   },

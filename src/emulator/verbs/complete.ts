@@ -5,12 +5,13 @@
 // scratch workspace is deleted (unless the task has open children).
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join, resolve, sep } from "node:path";
-import { EmuExit, legacyExitCodes } from "../io.js";
+import { EmuExit, legacyExitCodes, upstream } from "../io.js";
 import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun } from "../model.js";
 import { boardHostPath, shownPath } from "../remote.js";
 import type { BoardLoc, Db } from "../store.js";
 import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
+import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./upstream.js";
 
 function parseMetadata(raw: string | null): Record<string, unknown> | null {
   if (raw === null || raw === "") return null;
@@ -149,7 +150,11 @@ export const complete: Verb = {
         : given;
       const outcome = tx(ctx, () => {
         const t = getTask(ctx.db, id);
-        if (!t || !["running", "ready", "blocked", "review"].includes(t.status) || fencedOut(ctx.env, t))
+        if (!t) return `cannot complete ${id} (unknown id or terminal state)`;
+        // Upstream guards first: a refusal writes nothing (verbs/upstream.ts).
+        const refused = expectedStatusRefusal(t, "complete", v) ?? liveClaimRefusal(ctx, t, "complete", v);
+        if (refused) return refused;
+        if (!["running", "ready", "blocked", "review"].includes(t.status) || fencedOut(ctx.env, t))
           return `cannot complete ${id} (unknown id or terminal state)`;
         if (metadata) {
           const kept = persistArtifacts(ctx.env, ctx.loc, t, metadata);
@@ -167,11 +172,12 @@ export const complete: Verb = {
         const json = metadata ? JSON.stringify(metadata) : null;
         const runSummary = summary ?? result;
         let synthesizedRun: number | null = null;
-        if (t.current_run_id !== null) endRun(ctx.db, t, ctx.now, { status: "done", outcome: "completed", summary: runSummary, metadata: json });
+        const closedBy = upstream(ctx.env) ? { closedBy: actorOf(ctx, v) } : {};
+        if (t.current_run_id !== null) endRun(ctx.db, t, ctx.now, { status: "done", outcome: "completed", summary: runSummary, metadata: json, ...closedBy });
         else if (summary !== null || result !== null || metadata !== null) synthesizedRun = synthesizeRun(ctx, t, "completed", runSummary, json);
         ctx.db
           .prepare(
-            "UPDATE tasks SET status = 'done', completed_at = ?, result = ?, block_kind = NULL, block_recurrences = 0, claim_lock = NULL, claim_expires = NULL, current_run_id = NULL WHERE id = ?",
+            "UPDATE tasks SET status = 'done', completed_at = ?, result = ?, block_kind = NULL, block_recurrences = 0, consecutive_failures = 0, claim_lock = NULL, claim_expires = NULL, current_run_id = NULL WHERE id = ?",
           )
           .run(ctx.now, result, id);
         const first = (runSummary ?? "").trim().split("\n")[0]?.slice(0, 400) ?? "";

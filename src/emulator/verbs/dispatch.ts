@@ -2,7 +2,11 @@
 // promotes, and reports what it would spawn. The emulator never spawns Hermes workers.
 import { type TaskRow, addEvent, endRun, recomputeReady } from "../model.js";
 import { isProfile } from "../store.js";
-import { type Verb, prog, tx } from "./types.js";
+import { upstream } from "../io.js";
+import { type Verb, num, prog, tx } from "./types.js";
+
+/** DEFAULT_FAILURE_LIMIT */
+const FAILURE_LIMIT = 2;
 
 export const dispatch: Verb = {
   spec: {
@@ -16,6 +20,10 @@ export const dispatch: Verb = {
   run(ctx, v) {
     const result = tx(ctx, () => {
       let reclaimed = 0;
+      const autoBlocked: string[] = [];
+      // Upstream (#111446, verbs/upstream.ts): every automatic reclaim counts as a failure; at the limit
+      // (the task's max_retries, else --failure-limit, default 2) the task gives up: blocked, `gave_up`.
+      const counts = upstream(ctx.env);
       if (!v.dry) {
         const stale = ctx.db
           .prepare("SELECT * FROM tasks WHERE status = 'running' AND claim_expires IS NOT NULL AND claim_expires < ?")
@@ -27,7 +35,12 @@ export const dispatch: Verb = {
             error: `stale_lock=${t.claim_lock}`,
             metadata: JSON.stringify({ prev_pid: null, host_local: false, termination_attempted: false, terminated: false, sigkill: false }),
           });
-          ctx.db.prepare("UPDATE tasks SET status = 'ready' WHERE id = ?").run(t.id);
+          const failures = t.consecutive_failures + 1;
+          const limit = t.max_retries ?? num(v, "failure_limit") ?? FAILURE_LIMIT;
+          const gaveUp = counts && failures >= limit;
+          if (counts)
+            ctx.db.prepare("UPDATE tasks SET consecutive_failures = ?, last_failure_error = ? WHERE id = ?").run(failures, `stale_lock=${t.claim_lock}`, t.id);
+          ctx.db.prepare("UPDATE tasks SET status = ? WHERE id = ?").run(gaveUp ? "blocked" : "ready", t.id);
           addEvent(
             ctx.db,
             t.id,
@@ -48,6 +61,10 @@ export const dispatch: Verb = {
             ctx.now,
             runId,
           );
+          if (gaveUp) {
+            addEvent(ctx.db, t.id, "gave_up", { failures, limit, error: `stale_lock=${t.claim_lock}` }, ctx.now, runId);
+            autoBlocked.push(t.id);
+          }
           reclaimed += 1;
         }
       }
@@ -66,7 +83,7 @@ export const dispatch: Verb = {
         crashed: [],
         timed_out: [],
         stale: [],
-        auto_blocked: [],
+        auto_blocked: autoBlocked,
         promoted,
         spawned,
         skipped_unassigned: unassigned,
@@ -86,7 +103,7 @@ export const dispatch: Verb = {
       "Crashed:      0",
       "Timed out:    0",
       "Stale:        0",
-      "Auto-blocked: 0",
+      `Auto-blocked: ${result.auto_blocked.length}`,
       `Promoted:     ${result.promoted}`,
       `Spawned:      ${result.spawned.length}`,
       ...result.spawned.map((s) => `  - ${s.task_id}  ->  ${s.assignee}  @ -${v.dry ? " (dry)" : ""}`),

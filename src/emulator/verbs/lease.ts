@@ -2,22 +2,27 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import type { OptSpec } from "../argparse.js";
-import { EmuExit, fail } from "../io.js";
+import { EmuExit, fail, upstream } from "../io.js";
 import { shownPath } from "../remote.js";
 import { addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
 import { type Verb, num, prog, str, tx } from "./types.js";
+import { DEFAULT_CLAIM_TTL, claimerOf, expectedStatusRefusal } from "./upstream.js";
 
 export const claim: Verb = {
   spec: { prog: prog("claim"), options: [{ flag: "--ttl", dest: "ttl", kind: "value", type: "int" }], positionals: [{ dest: "task_id", nargs: 1 }] },
   run(ctx, v) {
     const id = str(v, "task_id") ?? "";
-    const ttl = Math.max(1, num(v, "ttl") ?? 900);
-    // The claiming process's pid; under --call-server each call has a pid of its own (serve.ts).
-    const lock = `${hostname()}:${ctx.env.HERMES_EMULATOR_CALL_PID ?? process.pid}`;
+    const ttl = Math.max(1, num(v, "ttl") ?? DEFAULT_CLAIM_TTL);
+    // Upstream: a named claimer is the lock (verbs/upstream.ts); else the claiming process's pid — under
+    // --call-server each call has a pid of its own (serve.ts).
+    const claimer = upstream(ctx.env) ? claimerOf(ctx, v) : null;
+    const lock = claimer ?? `${hostname()}:${ctx.env.HERMES_EMULATOR_CALL_PID ?? process.pid}`;
     const res = tx(ctx, () => {
       const t = getTask(ctx.db, id);
       if (!t) return { error: `no such task: ${id}` };
+      // Upstream: the same claimer claiming again is a replay (a lost acknowledgement): no second run.
+      if (claimer !== null && t.status === "running" && t.claim_lock === claimer)
+        return { ws: t.workspace_path ?? join(ctx.loc.workspaces, id), worktreeWithoutPath: t.workspace_kind === "worktree" && !t.workspace_path };
       if (t.status !== "ready" || t.claim_lock !== null) return { error: `cannot claim ${id}: status=${t.status} lock=${t.claim_lock ?? "(none)"}` };
       if (parentsOpen(ctx.db, id)) {
         ctx.db.prepare("UPDATE tasks SET status = 'todo' WHERE id = ?").run(id);
@@ -35,7 +40,7 @@ export const claim: Verb = {
           "UPDATE tasks SET status = 'running', claim_lock = ?, claim_expires = ?, current_run_id = ?, started_at = COALESCE(started_at, ?), workspace_path = ? WHERE id = ?",
         )
         .run(lock, expires, runId, ctx.now, ws, id);
-      addEvent(ctx.db, id, "claimed", { lock, expires, run_id: runId }, ctx.now, runId);
+      addEvent(ctx.db, id, "claimed", { lock, expires, run_id: runId, ...(upstream(ctx.env) ? { actor: lock } : {}) }, ctx.now, runId);
       if (t.workspace_kind === "worktree" && !t.workspace_path) {
         ctx.db.prepare("UPDATE tasks SET workspace_path = NULL WHERE id = ?").run(id);
         return { ws, worktreeWithoutPath: true };
@@ -56,34 +61,39 @@ export const claim: Verb = {
   },
 };
 
-/** `heartbeat`; with `renews` (compat "next") `--ttl N` also moves the claim's expiry to now + N. */
-export function heartbeatVerb(renews: boolean): Verb {
-  const options: OptSpec[] = [{ flag: "--note", dest: "note", kind: "value" }];
-  if (renews) options.push({ flag: "--ttl", dest: "ttl", kind: "value", type: "int" });
-  return {
-    spec: { prog: prog("heartbeat"), options, positionals: [{ dest: "task_id", nargs: 1 }] },
-    run(ctx, v) {
-      const id = str(v, "task_id") ?? "";
-      const note = str(v, "note");
-      const ttl = renews ? num(v, "ttl") : null;
-      const ok = tx(ctx, () => {
-        const t = getTask(ctx.db, id);
-        if (!t || t.status !== "running" || fencedOut(ctx.env, t)) return false;
-        ctx.db.prepare("UPDATE tasks SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, id);
-        if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, t.current_run_id);
-        if (ttl !== null) {
-          const expires = ctx.now + Math.max(1, ttl);
-          ctx.db.prepare("UPDATE tasks SET claim_expires = ? WHERE id = ?").run(expires, id);
-          if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET claim_expires = ? WHERE id = ?").run(expires, t.current_run_id);
-        }
-        addEvent(ctx.db, id, "heartbeat", note ? { note } : null, ctx.now, t.current_run_id);
-        return true;
-      });
-      if (!ok) fail(ctx, `cannot heartbeat ${id} (not running?)`);
-      ctx.out(`Heartbeat recorded for ${id}\n`);
-    },
-  };
-}
+/**
+ * `heartbeat`. Upstream (verbs/upstream.ts): `--claimer` names the holder — anyone else is refused and
+ * nothing changes; the holder's heartbeat renews the claim to now + `--ttl` (default 900), never
+ * shortening it; `--ttl` without a claimer is refused (exit 2).
+ */
+export const heartbeat: Verb = {
+  spec: { prog: prog("heartbeat"), options: [{ flag: "--note", dest: "note", kind: "value" }], positionals: [{ dest: "task_id", nargs: 1 }] },
+  run(ctx, v) {
+    const id = str(v, "task_id") ?? "";
+    const note = str(v, "note");
+    const up = upstream(ctx.env);
+    const ttl = up ? num(v, "ttl") : null;
+    const claimer = up ? claimerOf(ctx, v) : null;
+    if (ttl !== null && claimer === null) throw new EmuExit(2, "", "kanban heartbeat: --ttl requires --claimer: only a named claim can be renewed\n");
+    const ok = tx(ctx, () => {
+      const t = getTask(ctx.db, id);
+      if (!t || t.status !== "running" || fencedOut(ctx.env, t)) return `cannot heartbeat ${id} (not running?)`;
+      if (claimer !== null && t.claim_lock !== claimer) return `cannot heartbeat ${id}: claim not held by ${claimer} (claim lost)`;
+      ctx.db.prepare("UPDATE tasks SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, id);
+      if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET last_heartbeat_at = ? WHERE id = ?").run(ctx.now, t.current_run_id);
+      if (claimer !== null) {
+        const expires = Math.max(t.claim_expires ?? 0, ctx.now + Math.max(1, ttl ?? DEFAULT_CLAIM_TTL));
+        ctx.db.prepare("UPDATE tasks SET claim_expires = ? WHERE id = ?").run(expires, id);
+        if (t.current_run_id !== null) ctx.db.prepare("UPDATE task_runs SET claim_expires = ? WHERE id = ?").run(expires, t.current_run_id);
+      }
+      const payload = { ...(note ? { note } : {}), ...(claimer !== null ? { actor: claimer } : {}) };
+      addEvent(ctx.db, id, "heartbeat", Object.keys(payload).length ? payload : null, ctx.now, t.current_run_id);
+      return null;
+    });
+    if (ok !== null) fail(ctx, ok);
+    ctx.out(`Heartbeat recorded for ${id}\n`);
+  },
+};
 
 export const comment: Verb = {
   spec: {
@@ -111,11 +121,14 @@ export const comment: Verb = {
       body = body.slice(0, Math.max(0, maxLen - marker.length)) + marker;
     }
     const ok = tx(ctx, () => {
-      if (!getTask(ctx.db, id)) return false;
+      const t = getTask(ctx.db, id);
+      if (!t) return `kanban: unknown task ${id}`;
+      const refused = expectedStatusRefusal(t, "comment", v);
+      if (refused) return refused;
       addComment(ctx.db, id, author, body, ctx.now);
-      return true;
+      return null;
     });
-    if (!ok) fail(ctx, `kanban: unknown task ${id}`);
+    if (ok !== null) fail(ctx, ok);
     ctx.out(`Comment added to ${id}\n`);
   },
 };

@@ -1,0 +1,85 @@
+// Usage on the card, both ways, in one place: the `usage:` line every close writes where the CLI has no
+// metadata (a block reason, a schedule or hand-back reason) and the one that reads it back, and what one
+// run of a task cost as the board records it — `metadata.bridge` of a complete, else that line. A run
+// whose agent reported nothing is "unmeasured", never free.
+
+/** Usage of a run as absolute totals so far (each agent event replaces the last). */
+export interface Usage {
+  tokens?: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  costUsd?: number;
+  turns?: number;
+  model?: string;
+}
+
+export interface RunCost {
+  seat: string | null;
+  agent: string | null;
+  model: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+  /** False when the agent reported no usage (the numbers are then 0 but mean "unknown"). */
+  measured: boolean;
+}
+
+/** The one-line usage of a run (`usage: 1200 input / 300 output tokens, $0.0123, 4 turns (model m) · seat s`). */
+export function usageLine(u: Usage | null, model?: string, seat?: string): string {
+  const who = seat ? ` · seat ${seat}` : "";
+  if (!u || (!u.tokens && u.costUsd === undefined && u.turns === undefined)) return `usage: unmeasured (the agent reported none)${who}`;
+  const parts: string[] = [];
+  if (u.tokens) {
+    const cache = u.tokens.cacheRead || u.tokens.cacheWrite ? ` (cache read ${u.tokens.cacheRead ?? 0}, write ${u.tokens.cacheWrite ?? 0})` : "";
+    parts.push(`${u.tokens.input} input / ${u.tokens.output} output tokens${cache}`);
+  }
+  if (u.costUsd !== undefined) parts.push(`$${u.costUsd.toFixed(4)}`);
+  if (u.turns !== undefined) parts.push(`${u.turns} turn${u.turns === 1 ? "" : "s"}`);
+  const m = u.model ?? model;
+  return `usage: ${parts.join(", ")}${m ? ` (model ${m})` : ""}${who}`;
+}
+
+/** Reads a `usage:` line back (the last one in the text); null when there is none. */
+export function parseUsageLine(text: string): RunCost | null {
+  const lines = [...text.matchAll(/usage: ([^\n]*)/g)];
+  const line = lines.at(-1)?.[1];
+  if (line === undefined) return null;
+  const seat = / · seat (\S+)/.exec(line)?.[1] ?? null;
+  const model = /\(model ([^)]+)\)/.exec(line)?.[1] ?? null;
+  if (line.startsWith("unmeasured")) return { seat, agent: null, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
+  const tokens = /(\d+) input \/ (\d+) output tokens/.exec(line);
+  const cost = /\$(\d+(?:\.\d+)?)/.exec(line);
+  return {
+    seat,
+    agent: null,
+    model,
+    tokensIn: Number(tokens?.[1] ?? 0),
+    tokensOut: Number(tokens?.[2] ?? 0),
+    costUsd: Number(cost?.[1] ?? 0),
+    measured: tokens !== null || cost !== null,
+  };
+}
+
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * What one run cost, as its close recorded it: `metadata.bridge` (a complete), else the `usage:` line of
+ * its summary or error (a block, a schedule, a hand-back). Null for a run the bridge did not close.
+ */
+export function runCost(run: { metadata: Record<string, unknown> | null; summary: string | null; error: string | null }): RunCost | null {
+  const b = run.metadata?.bridge;
+  if (b && typeof b === "object") {
+    const bridge = b as Record<string, unknown>;
+    const tokens = (bridge.tokens ?? {}) as Record<string, unknown>;
+    const measured = bridge.usage === undefined ? bridge.tokens !== undefined || bridge.cost_usd !== undefined : bridge.usage === "measured";
+    return {
+      seat: str(bridge.seat),
+      agent: str(bridge.agent),
+      model: str(bridge.model),
+      tokensIn: num(tokens.input),
+      tokensOut: num(tokens.output),
+      costUsd: num(bridge.cost_usd),
+      measured,
+    };
+  }
+  return parseUsageLine(`${run.summary ?? ""}\n${run.error ?? ""}`);
+}

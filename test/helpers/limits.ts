@@ -1,0 +1,55 @@
+// A seat that hits its usage limit mid-task, continued without an operator (seat.onLimit), on the
+// emulator (test/integration/limits.test.ts) and on the real Hermes CLI (test/real/limits.test.ts):
+// `handoff` — seat A gives the task back to the lane and seat B (same assignee) completes it at once;
+// `wait` — seat A parks it and completes it itself after the reset, resuming its session. No operator
+// command in between; the task is never blocked and never passes through triage.
+import { expect } from "vitest";
+import type { RunReport } from "../../src/run/task-run.js";
+import { AGENT, type Bridge, runBridge, SEAT } from "./bridge.js";
+import type { Emu, ShowDoc } from "./emulator.js";
+import { waitFor } from "./steering.js";
+
+function seat(emu: Emu, name: string, mode: "handoff" | "wait", env: Record<string, string>): Promise<Bridge> {
+  return runBridge(emu, {
+    once: false,
+    stateName: `state-${name}`,
+    env: { ...env, FIXTURE_SEAT: name },
+    base: {
+      seat: { name, onLimit: mode, limitMarginSeconds: 0 },
+      discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 },
+      agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, passEnv: ["FIXTURE_LIMITED", "FIXTURE_SEAT", "FIXTURE_RESET_MS"] },
+    },
+  });
+}
+
+export async function limitContinues(emu: Emu, mode: "handoff" | "wait", resetMs: number): Promise<{ doc: ShowDoc; reports: RunReport[] }> {
+  const id = await emu.createTask("pooled job", { assignee: SEAT, body: "MODE:pool" });
+  const a = await seat(emu, "seat-a", mode, { FIXTURE_LIMITED: "1", FIXTURE_RESET_MS: String(resetMs) });
+  const seats = [a];
+  try {
+    const handedOff = new Promise<RunReport>((r) => a.daemon.on("run:closed", (rep) => rep.taskId === id && r(rep)));
+    if (mode === "handoff") {
+      // seat B joins once A works on the task (the race for the first claim is A's)
+      await waitFor("seat A's claim", () => a.daemon.inflight.size > 0, 30_000);
+      seats.push(await seat(emu, "seat-b", mode, {}));
+    }
+    const first = await handedOff;
+    expect(first).toMatchObject({ decision: "block", handedOff: mode, close: "applied", cut: "usage_limit" });
+    const parked = await emu.show(id);
+    if (mode === "handoff") {
+      expect(parked.comments.at(-1)?.body).toMatch(/seat seat-a\): this seat hit its usage limit \(usage\) until 20\d\d-.*seat\.onLimit: handoff/s);
+    } else {
+      expect(["scheduled", "ready", "running", "done"]).toContain(parked.task.status);
+      expect(parked.comments.some((c) => /^SCHEDULED: usage limit of seat seat-a \(usage\) until 20\d\d-.*seat seat-a continues/.test(c.body))).toBe(true);
+    }
+    await waitFor("the task done", async () => (await emu.show(id)).task.status === "done", resetMs + 60_000);
+    const doc = await emu.show(id);
+    const kinds = doc.events.map((e) => e.kind);
+    expect(kinds).not.toContain("blocked");
+    expect(kinds).not.toContain("block_loop_detected");
+    expect(doc.task.status).toBe("done");
+    return { doc, reports: seats.flatMap((s) => s.reports) };
+  } finally {
+    for (const s of seats) await s.daemon.stop();
+  }
+}

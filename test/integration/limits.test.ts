@@ -1,0 +1,32 @@
+// A usage-limit cut continues without an operator (seat.onLimit), on the emulator; the real-CLI lane
+// runs the same scenarios in test/real/limits.test.ts.
+import { describe, expect, it } from "vitest";
+import { Emu } from "../helpers/emulator.js";
+import { limitContinues } from "../helpers/limits.js";
+
+describe.concurrent("a seat's usage limit", () => {
+  it("handoff: seat A gives the task back to the lane, seat B completes it at once (fresh, with A's progress)", async () => {
+    const emu = await Emu.create();
+    try {
+      const { doc } = await limitContinues(emu, "handoff", 20_000);
+      expect(doc.runs.map((r) => r.outcome)).toEqual(["reclaimed", "completed"]);
+      expect(doc.runs.at(-1)?.summary).toBe("done by seat-b (fresh)");
+      expect(doc.runs.at(-1)?.metadata).toMatchObject({ bridge: { seat: "seat-b" } });
+      expect(doc.events.find((e) => e.kind === "reclaimed")?.payload?.reason).toMatch(/usage limit of seat seat-a .*handed back to the lane 'test-seat'/);
+    } finally {
+      emu.cleanup();
+    }
+  });
+
+  it("wait: seat A parks the task and completes it after the reset, resuming its own session", async () => {
+    const emu = await Emu.create();
+    try {
+      const { doc } = await limitContinues(emu, "wait", 3_000);
+      expect(doc.runs.map((r) => r.outcome)).toEqual(["scheduled", "completed"]);
+      expect(doc.runs.at(-1)?.summary).toMatch(/^done by seat-a \(resumed sess-t_[0-9a-f]+-seat-a\)$/);
+      expect(doc.comments.some((c) => /^UNBLOCK: the usage limit of seat seat-a has reset/.test(c.body))).toBe(true);
+    } finally {
+      emu.cleanup();
+    }
+  });
+});
