@@ -65,13 +65,18 @@ export class HermesCliBoard implements Board {
     return this.list("running", q.assignee, signal);
   }
 
-  private list(status: "ready" | "running", assignee: string, signal?: AbortSignal): Promise<Task[]> {
+  listTasks(q: { assignee?: string | undefined; archived?: boolean | undefined }, signal?: AbortSignal): Promise<Task[]> {
+    return this.list(undefined, q.assignee, signal, q.archived === true);
+  }
+
+  private list(status: "ready" | "running" | undefined, assignee: string | undefined, signal?: AbortSignal, archived = false): Promise<Task[]> {
     const call: VerbCall = {
       verb: "list",
       options: [
         ["json", true],
-        ["status", status],
-        ["assignee", assignee],
+        ...(status ? [["status", status] as const] : []),
+        ...(assignee !== undefined ? [["assignee", assignee] as const] : []),
+        ...(archived ? [["archived", true] as const] : []),
       ],
     };
     return this.cli.retrying(

@@ -152,6 +152,8 @@ export interface Board {
   listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;
   /** Tasks of the assignee the board shows as running (restart reconciliation). */
   listRunning(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;
+  /** Every task of the board (all statuses; archived ones too when asked), optionally one assignee's (reports). */
+  listTasks(q: { assignee?: string | undefined; archived?: boolean | undefined }, signal?: AbortSignal): Promise<Task[]>;
   watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine>;
   show(taskId: string, signal?: AbortSignal): Promise<TaskDetail>;
   context(taskId: string, signal?: AbortSignal): Promise<string>;

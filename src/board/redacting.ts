@@ -30,6 +30,10 @@ export class RedactingBoard implements Board {
   listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]> {
     return this.inner.listReady(q, signal);
   }
+  listTasks(q: { assignee?: string | undefined; archived?: boolean | undefined }, signal?: AbortSignal): Promise<Task[]> {
+    return this.inner.listTasks(q, signal);
+  }
+
   listRunning(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]> {
     return this.inner.listRunning(q, signal);
   }

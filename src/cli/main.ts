@@ -55,6 +55,44 @@ export async function main(argv: string[]): Promise<number> {
     .action(async (opts: Record<string, unknown>) => {
       code = await (await import("./status.js")).statusCommand({ ...common(opts), json: opts.json === true });
     });
+  withFlags(program.command("usage").description("tokens and cost by task, seat, board or day, from the board's records (every seat)"))
+    .option("--since <when>", "an ISO date/time or a duration back from now (7d, 24h, 90m)", "7d")
+    .option("--by <key>", "task | seat | board | day", "seat")
+    .option("--csv", "CSV output")
+    .option("--json", "JSON output")
+    .action(async (opts: Record<string, unknown>) => {
+      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+      code = await (await import("./usage.js")).usageCommand({
+        ...common(opts),
+        ...(str(opts.since) ? { since: str(opts.since) } : {}),
+        ...(str(opts.by) ? { by: str(opts.by) } : {}),
+        csv: opts.csv === true,
+        json: opts.json === true,
+      });
+    });
+  withFlags(program.command("fleet").description("every seat in one table: local state dirs under a root and remote /status URLs"))
+    .option("--root <dir>", "the directory holding one state dir per seat (default: the parent of the state dir)")
+    .option("--url <url>", "a remote seat's status URL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option("--json", "JSON output")
+    .option("--watch [seconds]", "refresh every N seconds (default 5) until interrupted")
+    .action(async (opts: Record<string, unknown>) => {
+      const watch = opts.watch === true ? 5 : typeof opts.watch === "string" ? Number(opts.watch) : undefined;
+      if (watch !== undefined && !(watch > 0)) throw new ExitError(2, `fleet --watch: '${String(opts.watch)}' is not a number of seconds`);
+      const ac = new AbortController();
+      process.once("SIGINT", () => ac.abort());
+      code = await (await import("./fleet.js")).fleetCommand(
+        {
+          ...common(opts),
+          ...(typeof opts.root === "string" ? { root: opts.root } : {}),
+          urls: Array.isArray(opts.url) ? (opts.url as string[]) : [],
+          json: opts.json === true,
+          ...(watch !== undefined ? { watch } : {}),
+        },
+        process.env,
+        undefined,
+        ac.signal,
+      );
+    });
   withFlags(program.command("doctor").description("check the setup; prints a fix for each failure and the effective settings"))
     .option("--send-test-alert", "deliver a test alert to the webhook")
     .action(async (opts: Record<string, unknown>) => {

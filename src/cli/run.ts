@@ -1,4 +1,5 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
+import { fleetPage } from "../daemon/fleet-html.js";
 import { loadConfig, preflight } from "../agents/kinds.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
@@ -31,7 +32,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const http = config.http.port !== undefined && b.metrics ? new HttpServer(daemon, b.metrics) : null;
+  const http = config.http.port !== undefined && b.metrics ? new HttpServer(daemon, b.metrics, fleetPage(config)) : null;
   let notClosed = 0;
   daemon.on("run:closed", (r) => {
     if (r.close === "failed" || r.close === "dead" || r.close === "not_attempted") notClosed += 1;
@@ -40,7 +41,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
     if (http && config.http.port !== undefined) {
       const port = await http.listen(config.http.port, config.http.host);
-      log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/healthz, /metrics, /status)");
+      log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/ fleet page, /healthz, /metrics, /status)");
     }
     await daemon.start();
     await daemon.done;

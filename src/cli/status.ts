@@ -4,6 +4,7 @@
 // shown with control characters escaped.
 import { join } from "node:path";
 import { loadOpsConfig } from "../config/load.js";
+import { spendText } from "../daemon/fleet.js";
 import type { StatusSnapshot } from "../daemon/status.js";
 import { ExitError } from "../errors/index.js";
 import { processStartTime } from "../process/liveness.js";
@@ -48,7 +49,9 @@ export async function statusCommand(
   }
   if (!running) print(`NOT RUNNING: the daemon that wrote this status (pid ${s.pid ?? "?"}) is gone; what follows is its last snapshot.\n`);
   const pause = s.seat.paused ? `PAUSED until ${s.seat.pausedUntil} (${termSafe(s.seat.reason ?? "", 300)})` : "claiming";
-  print(`seat ${s.seat.assignee} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
+  const who = s.seat.name && s.seat.name !== s.seat.assignee ? `seat ${s.seat.name} (lane ${s.seat.assignee}, ${s.seat.agent})` : `seat ${s.seat.assignee}`;
+  print(`${who} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
+  if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);
   if (s.runs.length === 0) print("no runs in flight\n");
   else {

@@ -13,6 +13,9 @@ export const list = <T extends z.ZodType>(item: T) => z.preprocess((v) => (typeo
 export const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
 export const seconds = z.number().positive();
 
+/** A spend limit: tokens (input + output) and/or cost in USD; crossing either counts. */
+const budgetLimits = z.strictObject({ tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() });
+
 /** The keys every agent kind has (timing, environment, output caps, continuity). */
 export const agentCommon = {
   /** Extra variables set for the agent (values are literal). */
@@ -36,6 +39,12 @@ export const agentCommon = {
   resume: z.boolean().default(true),
   /** Runs of one task that may resume its session; then the task is blocked for a human decision. */
   resumeBudget: z.number().int().min(1).default(5),
+  /**
+   * Budgets: `task` — summed over the task's runs as its cards record them; `seatDaily` — this seat's
+   * spend since midnight UTC. A run that crosses one is stopped politely and the task blocked naming the
+   * spend; a seat over its daily budget claims nothing until the next day.
+   */
+  budget: z.strictObject({ task: budgetLimits.optional(), seatDaily: budgetLimits.optional() }).default({}),
   /** Prompt template file; defaults to the bundled prompt for the agent kind. */
   promptFile: z.string().optional(),
   /** Cap of the rendered prompt (stdin, never argv), with a visible marker past it. */

@@ -172,7 +172,14 @@ export const baseShape = {
     })
     .prefault({}),
   shutdown: z.strictObject({ graceSeconds: z.number().min(0).default(30) }).prefault({}),
-  /** Loopback observability server (/healthz, /metrics, /status); off unless a port is set. */
+  /** The fleet view (`hermes-bridge fleet`, the HTTP server's `/`): local seats' state dirs under `root` (default: the parent of stateDir) and remote seats' /status URLs. */
+  fleet: z
+    .strictObject({
+      root: z.string().optional(),
+      urls: list(z.url({ protocol: /^https?$/, error: "an http(s) URL of a seat's status endpoint" })).default([]),
+    })
+    .prefault({}),
+  /** Loopback observability server (/, /healthz, /metrics, /status); off unless a port is set. */
   http: z
     .strictObject({
       port: z.number().int().min(0).max(65535).optional(),
@@ -181,10 +188,13 @@ export const baseShape = {
     .prefault({}),
 };
 
+/** Where seats keep their state dirs by default (one dir per seat): the fleet view's default root. */
+export const defaultStateRoot = () => join(homedir(), ".local", "state", "hermes-kanban-bridge");
+
 function finish<
   T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[]; seat: { name?: string | undefined } },
 >(c: T) {
-  const stateDir = c.stateDir ?? join(homedir(), ".local", "state", "hermes-kanban-bridge", c.assignee);
+  const stateDir = c.stateDir ?? join(defaultStateRoot(), c.assignee);
   return { ...c, author: c.author ?? c.assignee, stateDir, seat: { ...c.seat, name: c.seat.name ?? `${hostname()}/${basename(stateDir)}` } };
 }
 

@@ -8,7 +8,20 @@ import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
 import { quarantine } from "../state/quarantine.js";
 
-export const CUT_REASONS = ["deadline", "usage_limit", "auth", "shutdown", "lease_lost", "crash", "stall", "unresolved", "blocked", "failed", "gate"] as const;
+export const CUT_REASONS = [
+  "deadline",
+  "usage_limit",
+  "auth",
+  "shutdown",
+  "lease_lost",
+  "crash",
+  "stall",
+  "unresolved",
+  "blocked",
+  "failed",
+  "gate",
+  "budget",
+] as const;
 export type CutReason = (typeof CUT_REASONS)[number];
 
 const LastRun = z.object({

@@ -40,6 +40,7 @@ const CUT_TEXT: Record<CutReason, string> = {
   blocked: "you asked to block the task",
   failed: "the run failed",
   gate: "the bridge's verification of your completion failed",
+  budget: "the task (or the seat's day) crossed its budget and an operator raised it",
 };
 
 export function cutText(reason: CutReason): string {

@@ -33,6 +33,7 @@ export async function admit(d: AdmissionDeps, board: Board, taskId: string): Pro
   const { launcher, config: c } = d;
   if (d.stopping() || launcher.inflight.has(RunLauncher.key(board.slug, taskId)) || c.concurrency - launcher.inflight.size <= 0 || d.seat.paused())
     return false;
+  if (launcher.dailyBudgetSpent()) return false;
   launcher.reserve(board.slug, taskId);
   let got: Claimed | null;
   try {

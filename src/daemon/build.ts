@@ -1,6 +1,7 @@
 // Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
 // closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
 // adapter is loaded on demand).
+import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
@@ -130,6 +131,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
     now,
     onDelivered: (p) => markAlert(outbox, p, true),
     onDead: (p, err) => {
+      metrics?.alertsDead.inc();
       markAlert(outbox, p, false, err);
       log.error({ task_id: p.task_id, trace_id: p.trace_id, err }, "alert not delivered: entry kept as a dead letter");
     },
@@ -192,6 +194,7 @@ export async function build(
     prompts: { task: loadTemplate(promptFileFor(c, kinds)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
     active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
     journal: new SessionJournal(join(c.stateDir, "sessions")),
+    ledger: new UsageLedger(c.stateDir, clock),
     workspaces: new LocalWorkspaces(workspaceSettings(c, env), git),
     gateEnv,
     git,

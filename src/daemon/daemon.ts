@@ -215,6 +215,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       lastErrors: this.health.errors,
       redact: (t) => this.d.redactor.redact(t),
       transports: this.d.transports ?? new Map(),
+      spend: this.launcher.spend(),
     });
   }
 

@@ -24,7 +24,9 @@ import type { RunFactories } from "../run/factories.js";
 import { type RunPhase, type RunReport, TaskRun } from "../run/task-run.js";
 import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
+import type { Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
+import { account, dailyBudgetSpent, spentToday } from "./accounting.js";
 
 export interface InFlight {
   board: string;
@@ -60,6 +62,8 @@ export interface RunServices {
   make: RunFactories;
   upload?: UploadSpec | undefined;
   metrics?: Metrics | undefined;
+  /** The seat's usage ledger (today's spend, the daily budget). */
+  ledger?: UsageLedger | undefined;
 }
 
 export interface LaunchInput {
@@ -120,6 +124,17 @@ export class RunLauncher {
 
   release(board: string, taskId: string): void {
     this.free(RunLauncher.key(board, taskId));
+  }
+
+  /** Why this seat claims nothing more today (agent.budget.seatDaily spent), or null. */
+  dailyBudgetSpent(): string | null {
+    return dailyBudgetSpent(this.s);
+  }
+
+  /** The seat's spend today and in the last 5 hours (status, fleet). */
+  spend(): { today: Spend; window5h: Spend; budget: string | null } {
+    const window5h = this.s.ledger?.since(this.s.clock.now() - 5 * 3600_000) ?? spentToday({ ...this.s, ledger: undefined });
+    return { today: spentToday(this.s), window5h, budget: dailyBudgetSpent(this.s) };
   }
 
   /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */
@@ -189,6 +204,7 @@ export class RunLauncher {
       upload: this.s.upload,
       redactor: this.s.redactor,
       make: this.s.make,
+      budget: { limits: c.agent.budget, seatToday: () => spentToday(this.s) },
       ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
       hooks: {
         onPhase: (phase) => {
@@ -246,7 +262,7 @@ export class RunLauncher {
     const p = run
       .run()
       .then((report) => {
-        this.record(board, report);
+        account(this.s, board.slug, report);
         this.hooks.onClosed(board, report);
       })
       .catch((err: unknown) => {
@@ -271,19 +287,5 @@ export class RunLauncher {
         this.hooks.onSlotFree();
       });
     this.promises.add(p);
-  }
-
-  private record(board: Board, r: RunReport): void {
-    const m = this.s.metrics;
-    if (!m) return;
-    const b = board.slug;
-    m.runDuration.observe({ board: b, decision: r.decision }, r.durationMs / 1000);
-    if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board: b });
-    else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board: b, result: r.close });
-    else if (r.decision === "complete") m.completes.inc({ board: b });
-    else if (r.handedOff) m.limitHandoffs.inc({ board: b, mode: r.handedOff });
-    else if (r.decision === "block") m.blocks.inc({ board: b, cause: r.cause ?? "unknown" });
-    if (r.resumed) m.resumes.inc({ board: b });
-    m.usage(this.s.config.assignee, r.agent, r.usage);
   }
 }

@@ -2,8 +2,10 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.js";
+import { timingFor } from "../config/timing.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Outbox } from "../outbox/outbox.js";
+import type { Spend } from "../state/ledger.js";
 import type { InFlight } from "./launcher.js";
 import type { SeatState } from "./seat.js";
 
@@ -11,7 +13,21 @@ export interface StatusSnapshot {
   at: string;
   /** The daemon's process id (status tells a stale file from a running daemon with it). */
   pid: number;
-  seat: { assignee: string; paused: boolean; pausedUntil: string | null; reason: string | null };
+  seat: {
+    /** seat.name (host/state dir by default) and the lane (assignee) it works. */
+    name: string;
+    assignee: string;
+    agent: string;
+    /** working (runs in flight) · idle · paused (usage limit, until pausedUntil) · auth (needs an operator) · budget (daily budget spent) · stopping */
+    state: "working" | "idle" | "paused" | "auth" | "budget" | "stopping";
+    paused: boolean;
+    pausedUntil: string | null;
+    reason: string | null;
+    /** Why the seat claims nothing more today (agent.budget.seatDaily spent), or null. */
+    budget: string | null;
+  };
+  /** What this seat spent (its ledger): since midnight UTC and in the last 5 hours. */
+  usage: { today: Spend; window5h: Spend };
   boards: string[];
   /** How each board's calls reach the CLI (hermes.callServer): the call server, or one process each. */
   transports: Record<string, { mode: string; why: string }>;
@@ -62,8 +78,16 @@ export interface SnapshotInput {
   orphans: { board: string; taskId: string }[];
   lastErrors: { at: string; what: string }[];
   transports: Map<string, { mode: string; why: string }>;
+  spend: { today: Spend; window5h: Spend; budget: string | null };
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
+}
+
+function seatState(i: SnapshotInput, paused: boolean): StatusSnapshot["seat"]["state"] {
+  if (i.stopping) return "stopping";
+  if (paused) return i.seat.pausedUntil() === Number.POSITIVE_INFINITY ? "auth" : "paused";
+  if (i.inflight.length > 0) return "working";
+  return i.spend.budget ? "budget" : "idle";
 }
 
 /** The snapshot, refreshing the gauges that are read rather than counted. */
@@ -73,15 +97,24 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.seatPaused.set(paused ? 1 : 0);
   i.metrics?.inFlight.set(i.inflight.length);
   i.metrics?.outboxBacklog.set(backlog);
+  i.metrics?.seatAuthFailed.set(paused && i.seat.pausedUntil() === Number.POSITIVE_INFINITY ? 1 : 0);
+  i.metrics?.alertsQueued.set(i.alertsBacklog);
+  i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.lastHeartbeat ?? r.startedAt)) / 1000)));
+  i.metrics?.heartbeatInterval.set(timingFor(i.config, i.config.claim.ttlSeconds).heartbeatSeconds);
   return {
     at: new Date(i.now).toISOString(),
     pid: i.pid,
     seat: {
+      name: i.config.seat.name,
       assignee: i.config.assignee,
+      agent: i.config.agent.kind,
+      state: seatState(i, paused),
       paused,
       pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
       reason: paused ? i.seat.reason : null,
+      budget: i.spend.budget,
     },
+    usage: { today: i.spend.today, window5h: i.spend.window5h },
     boards: i.config.boards,
     transports: Object.fromEntries(i.transports),
     healthy: i.healthy,

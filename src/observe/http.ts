@@ -1,4 +1,4 @@
-// Loopback HTTP: /healthz (200 when the loop is alive and the boards answer), /metrics, /status.
+// Loopback HTTP: / (the fleet page), /healthz (200 when the loop is alive and the boards answer), /metrics, /status.
 import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Metrics } from "./metrics.js";
@@ -13,6 +13,8 @@ export class HttpServer {
   constructor(
     private readonly daemon: ObservedDaemon,
     private readonly metrics: Metrics,
+    /** The fleet page served at `/` (HTML). */
+    private readonly page?: () => Promise<string>,
   ) {}
 
   async listen(port: number, host = "127.0.0.1"): Promise<number> {
@@ -27,6 +29,8 @@ export class HttpServer {
         } else if (path === "/metrics") {
           this.daemon.status(); // refreshes the gauges
           res.writeHead(200, { "content-type": this.metrics.registry.contentType }).end(await this.metrics.registry.metrics());
+        } else if ((path === "/" || path === "/fleet") && this.page) {
+          res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(await this.page());
         } else res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
       })().catch((err: unknown) => res.writeHead(500).end(String(err)));
     });

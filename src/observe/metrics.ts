@@ -29,6 +29,29 @@ export class Metrics {
   readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
   readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
   readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
+  readonly seatAuthFailed = new Gauge({
+    name: "hkb_seat_auth_failed",
+    help: "1 while the seat is paused because the agent could not log in",
+    registers: [this.registry],
+  });
+  readonly alertsQueued = new Gauge({ name: "hkb_alerts_queued", help: "Alerts waiting for the webhook", registers: [this.registry] });
+  readonly alertsDead = new Counter({
+    name: "hkb_alerts_dead_total",
+    help: "Alerts the webhook never took (kept as dead letters)",
+    registers: [this.registry],
+  });
+  readonly heartbeatAge = new Gauge({
+    name: "hkb_heartbeat_age_seconds",
+    help: "Seconds since the oldest run in flight last heartbeated (or started); 0 with nothing in flight",
+    registers: [this.registry],
+  });
+  readonly heartbeatInterval = new Gauge({ name: "hkb_heartbeat_interval_seconds", help: "The configured heartbeat interval", registers: [this.registry] });
+  readonly stalls = new Counter({
+    name: "hkb_stalled_runs_total",
+    help: "Runs stopped because the agent went silent (agent.stallSeconds)",
+    labelNames: ["board"],
+    registers: [this.registry],
+  });
   readonly pickupLatency = new Histogram({
     name: "hkb_pickup_latency_seconds",
     help: "Ready → claimed",

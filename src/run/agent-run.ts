@@ -1,7 +1,7 @@
 // The agent's part of the working phase: the agent runs resumed or fresh, its events folded into the
 // run's record (drive.ts); a resume that is refused before the agent did anything is started over
 // fresh, once (never in a loop), with a comment on the task saying so.
-import type { AgentRunInput, RunInbox } from "../agents/port.js";
+import type { AgentRunInput, RunInbox, Usage } from "../agents/port.js";
 import { describeError } from "../errors/index.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
@@ -15,7 +15,9 @@ export interface AgentRun {
   inbox: RunInbox;
   signal: AbortSignal;
   wrapUp: AbortSignal;
-  stop: (why: Stop) => void;
+  stop: (why: Stop, detail?: string) => void;
+  /** The budget crossed by this usage so far (its text for the block), or null. */
+  overBudget: (u: Usage) => string | null;
 }
 
 export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
@@ -33,7 +35,11 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   const hooks: DriveHooks = {
     onEvent: (e) => {
       if (e.type === "progress") record.note(e.note);
-      if (e.type === "usage") record.setUsage(e.usage);
+      if (e.type === "usage") {
+        record.setUsage(e.usage);
+        const over = record.facts.stop === null ? w.overBudget(e.usage) : null;
+        if (over) w.stop("budget", over);
+      }
       w.hooks?.onAgentEvent?.(e);
     },
     onStarted: (pid) =>

@@ -62,9 +62,12 @@ export function overrun(cfg: BudgetConfig, prior: Spend, seatToday: Spend, curre
 const fmt = (v: { tokens?: number | undefined; costUsd?: number | undefined }) =>
   [v.tokens !== undefined ? `${v.tokens} tokens` : null, v.costUsd !== undefined ? `$${v.costUsd.toFixed(4)}` : null].filter(Boolean).join(" / ");
 
+/** The spend in the budget's own terms (a cost is shown where the budget has one or the agent reported one). */
+const spentText = (o: Overrun) => fmt({ tokens: o.spent.tokens, costUsd: o.limit.costUsd !== undefined || o.spent.costUsd > 0 ? o.spent.costUsd : undefined });
+
 /** The spend and the budget in words (the block names both). */
 export function overrunText(o: Overrun): string {
   const what = o.scope === "task" ? "this task's budget (agent.budget.task, summed over its runs)" : "this seat's daily budget (agent.budget.seatDaily)";
   const unmeasured = o.unmeasured ? ` ${o.unmeasured} earlier run(s) reported no usage: the real spend is higher.` : "";
-  return `The run was stopped at ${what}: spent ${fmt(o.spent)}, budget ${fmt(o.limit)}.${unmeasured}`;
+  return `The run was stopped at ${what}: spent ${spentText(o)}, budget ${fmt(o.limit)}.${unmeasured}`;
 }

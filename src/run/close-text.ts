@@ -6,6 +6,7 @@ import type { FinishedEvent, Usage } from "../agents/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import type { BridgeInfo } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
+import { usageLine } from "../result/usage-text.js";
 import { renderBlock } from "../result/template.js";
 import type { RunFacts } from "./decide.js";
 
@@ -53,21 +54,11 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   return info;
 }
 
-export function usageLine(u: Usage | null, model?: string): string | null {
-  if (!u || (!u.tokens && u.costUsd === undefined && u.turns === undefined)) return null;
-  const parts: string[] = [];
-  if (u.tokens) {
-    const cache = u.tokens.cacheRead || u.tokens.cacheWrite ? ` (cache read ${u.tokens.cacheRead ?? 0}, write ${u.tokens.cacheWrite ?? 0})` : "";
-    parts.push(`${u.tokens.input} input / ${u.tokens.output} output tokens${cache}`);
-  }
-  if (u.costUsd !== undefined) parts.push(`$${u.costUsd.toFixed(4)}`);
-  if (u.turns !== undefined) parts.push(`${u.turns} turn${u.turns === 1 ? "" : "s"}`);
-  const m = u.model ?? model;
-  return `usage: ${parts.join(", ")}${m ? ` (model ${m})` : ""}`;
-}
+/** The run's usage line (result/usage-text.ts): every close that has no metadata carries one. */
+export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
-const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth"]);
+const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget"]);
 
 export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory, cut: CutReason, lease: { workspace: string; runId: number | null }): string {
   let what = `${d.template.what_happened} (workspace ${lease.workspace}, run ${lease.runId ?? "?"}, trace ${s.traceId})`;
@@ -78,8 +69,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   }
   if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
   const lines = [renderBlock({ ...d.template, what_happened: what })];
-  const usage = usageLine(s.usage, s.model);
-  if (usage) lines.push(usage);
+  lines.push(storyUsage(s));
   if (s.session)
     lines.push(
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
@@ -93,6 +83,7 @@ export function cutReasonOf(f: RunFacts, d: Decision): CutReason {
   if (f.stop === "deadline") return "deadline";
   if (f.stop === "shutdown") return "shutdown";
   if (f.stop === "unresolved") return "unresolved";
+  if (f.stop === "budget") return "budget";
   if (f.authFailed) return "auth";
   if (f.limit) return "usage_limit";
   if (f.finished?.reason === "stalled") return "stall";

@@ -8,7 +8,7 @@ import { validateBlock } from "../result/template.js";
 
 export type { Decision } from "../result/decision.js";
 
-export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | null;
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | null;
 
 export interface RunFacts {
   outcome: OutcomeRequest | null;
@@ -33,6 +33,7 @@ function exitText(f: RunFacts["finished"]): string {
   if (!f) return "the agent never reported how it ended";
   if (f.reason === "spawn_failed") return `the agent command could not be started (${tail(f.stderrTail, 300)})`;
   if (f.signal) return `the agent was killed by ${f.signal}`;
+  if (f.exitCode === null) return `the agent was stopped (${f.reason})`;
   return `the agent exited with code ${f.exitCode}`;
 }
 
@@ -94,6 +95,18 @@ export function decide(f: RunFacts): Decision {
       ["unblock to continue once the bridge is back (the next run resumes the session)", "leave blocked until the bridge is back"],
       "Unblock once the bridge is running again: the next run continues where this one stopped.",
       "Unblock this task when the bridge for this seat is back up.",
+    );
+  if (f.stop === "budget")
+    return block(
+      "human decision needed",
+      `${f.stopDetail ?? "The run crossed its budget (agent.budget) and was stopped."} ${exitText(f.finished)}.`,
+      [
+        "raise agent.budget (task or seatDaily) and unblock: the next run resumes the session",
+        "split the task into smaller ones",
+        "complete by hand if the work so far is enough",
+      ],
+      "Look at the spend above and decide whether the task is worth more; raise the budget and unblock, or split it.",
+      "Decide on the budget, then unblock (or split) this task.",
     );
   if (f.stop === "unresolved")
     return block(

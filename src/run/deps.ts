@@ -14,6 +14,8 @@ import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
+import type { Spend } from "../state/ledger.js";
+import type { BudgetConfig } from "./budget.js";
 import type { UploadSpec } from "./deliverables.js";
 import type { RunFactories } from "./factories.js";
 import type { RunHooks, RunPhase } from "./hooks.js";
@@ -64,6 +66,8 @@ export interface TaskRunDeps {
   /** An agent adopted after a bridge restart: its workspace is in use and its tools are served again. */
   adopted?: { workspace: string; tools: { path: string; token: string } | null };
   recheck?: { attempts: number; delayMs: number };
+  /** agent.budget and what this seat spent today (its ledger); unset: no budget. */
+  budget?: { limits: BudgetConfig; seatToday: () => Spend } | undefined;
   hooks?: RunHooks;
 }
 
@@ -87,6 +91,7 @@ export type WorkInput = Pick<
   | "make"
   | "adopted"
   | "recheck"
+  | "budget"
   | "hooks"
 > & {
   record: RunRecord;

@@ -6,7 +6,7 @@
 // is a block, so Hermes's unblock-loop breaker never sees it, and a manual reclaim is no failure.
 import type { AgentEvent } from "../agents/port.js";
 import type { CloseIntent } from "../outbox/outbox.js";
-import type { RunStory } from "./close-text.js";
+import { type RunStory, storyUsage } from "./close-text.js";
 
 export type LimitMode = "handoff" | "wait";
 type Limit = Extract<AgentEvent, { type: "limit" }>;
@@ -28,15 +28,17 @@ export function limitIntent(mode: LimitMode, o: { seat: string; lane: string; li
   if (mode === "wait")
     return {
       type: "schedule",
-      reason: `${head}: seat ${seat} continues this task after the reset, resuming ${session} (seat.onLimit: wait; no action needed). ${progress(story).replace(/\n/g, " · ")}`,
+      reason: `${head}: seat ${seat} continues this task after the reset, resuming ${session} (seat.onLimit: wait; no action needed). ${progress(story).replace(/\n/g, " · ")}\n${storyUsage(story)}`,
     };
   return {
     type: "release",
-    reason: `${head}: handed back to the lane '${lane}' (seat.onLimit: handoff; no action needed)`,
+    // The reason is the run's record on the card (the reclaimed event): it carries the run's usage line.
+    reason: `${head}: handed back to the lane '${lane}' (seat.onLimit: handoff; no action needed)\n${storyUsage(story)}`,
     comment: [
       `hermes-kanban-bridge (seat ${seat}): this seat hit its usage limit (${limit.kind}) until ${when(limit)}.`,
       `The task goes back to the lane '${lane}' (seat.onLimit: handoff): another seat with headroom continues it now, with this run's progress below; this seat resumes ${session} if it picks the task up after the reset. No action needed.`,
       progress(story),
+      storyUsage(story),
     ].join("\n"),
   };
 }

@@ -8,10 +8,12 @@ import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
 import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
+import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
+import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
@@ -20,6 +22,17 @@ import type { Timer } from "./factories.js";
 export function renewalTtl(e: { ttlSeconds: number; limitAt?: number | undefined }, now: number): number {
   if (e.limitAt === undefined) return e.ttlSeconds;
   return Math.max(1, Math.min(e.ttlSeconds, Math.floor((e.limitAt - now) / 1000)));
+}
+
+/** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
+function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
+  const b = w.budget;
+  if (!b || (!b.limits.task && !b.limits.seatDaily)) return () => null;
+  const prior = priorSpend(w.detail.runs, w.record.lease.runId);
+  return (u) => {
+    const o = overrun(b.limits, prior, b.seatToday(), u);
+    return o ? overrunText(o) : null;
+  };
 }
 
 export async function workRun(w: WorkInput): Promise<Decision> {
@@ -120,7 +133,13 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
-    await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop });
+    // A task (or seat) already over its budget does not start the agent at all.
+    const over = budgetCheck(w);
+    const before = over(null);
+    if (before) {
+      facts.stop = "budget";
+      facts.stopDetail = before;
+    } else await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
     facts.commentsSeen = inbox.watermark();
     if (tools) {
       // Requests made through the tools; an outcome file (command agent) takes precedence.

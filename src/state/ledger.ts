@@ -32,7 +32,10 @@ export class UsageLedger {
   private readonly file: string;
   private entries: LedgerEntry[] | null = null;
 
-  constructor(stateDir: string) {
+  constructor(
+    stateDir: string,
+    private readonly clock: { now(): number },
+  ) {
     this.file = join(stateDir, "usage.jsonl");
   }
 
@@ -56,7 +59,7 @@ export class UsageLedger {
 
   private load(): LedgerEntry[] {
     if (this.entries) return this.entries;
-    const now = Date.now();
+    const now = this.clock.now();
     const lines = existsSync(this.file) ? readFileSync(this.file, "utf8").split("\n") : [];
     const parsed = lines.flatMap((l) => {
       if (!l.trim()) return [];

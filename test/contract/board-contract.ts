@@ -56,6 +56,21 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
     );
 
     it(
+      "lists every task for reports: any status, one assignee's or all",
+      withBoard(async (h) => {
+        const a = await h.seed("to finish", A);
+        const other = await h.seed("other seat", "someone-else");
+        const b = h.board();
+        const { lease } = await acquire(b, a, 600);
+        expect(await fencedOf(b, lease).complete({ summary: "done", metadata: { ok: true } })).toBe("applied");
+        const mine = await b.listTasks({ assignee: A, archived: true });
+        expect(mine.map((t) => [t.id, t.status])).toEqual([[a, "done"]]);
+        const all = (await b.listTasks({})).map((t) => t.id);
+        expect(all).toEqual(expect.arrayContaining([a, other]));
+      }),
+    );
+
+    it(
       "claims, reads the lease, heartbeats, comments and completes fenced",
       withBoard(async (h) => {
         const id = await h.seed("work", A, "the body");

@@ -112,6 +112,13 @@ export class FakeBoard implements Board {
   async listRunning(q: { assignee: string }): Promise<Task[]> {
     return this.list("running", q.assignee);
   }
+  async listTasks(q: { assignee?: string | undefined; archived?: boolean | undefined }): Promise<Task[]> {
+    this.calls.push("list");
+    this.needBoard("list");
+    return [...this.rows.values()]
+      .filter((r) => (q.assignee === undefined || r.task.assignee === q.assignee) && (q.archived || r.task.status !== "archived"))
+      .map((r) => ({ ...r.task }));
+  }
   private list(status: string, assignee: string): Task[] {
     this.needBoard("list");
     return [...this.rows.values()].filter((r) => r.task.status === status && r.task.assignee === assignee).map((r) => ({ ...r.task }));

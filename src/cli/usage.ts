@@ -1,0 +1,61 @@
+// `hermes-bridge usage [--since 7d] [--by task|seat|board|day] [--csv|--json]`: tokens and cost from the
+// board's own records (observe/usage-report.ts) — every seat that works the configured boards, not only
+// this one. Needs no agent settings.
+import { loadOpsConfig } from "../config/load.js";
+import { buildBoards, redactorFor } from "../daemon/build.js";
+import { ExitError } from "../errors/index.js";
+import { type UsageKey, type UsageReport, collectRuns, parseSince, usageReport } from "../observe/usage-report.js";
+import { termSafe } from "../result/text.js";
+
+export interface UsageOptions {
+  config?: string;
+  since?: string;
+  by?: string;
+  csv?: boolean;
+  json?: boolean;
+  flags: Record<string, string | undefined>;
+}
+
+const KEYS: readonly UsageKey[] = ["task", "seat", "board", "day"];
+
+function csvCell(v: string | number): string {
+  const s = String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function renderUsage(r: UsageReport, as: "text" | "csv" | "json"): string {
+  if (as === "json") return `${JSON.stringify(r, null, 2)}\n`;
+  const lines = [...r.rows, r.total].map((x) => [x.key, x.runs, x.unmeasured, x.tokensIn, x.tokensOut, Number(x.costUsd.toFixed(6))]);
+  if (as === "csv")
+    return `${[[r.by, "runs", "unmeasured_runs", "tokens_in", "tokens_out", "cost_usd"], ...lines].map((l) => l.map(csvCell).join(",")).join("\n")}\n`;
+  const head = `usage since ${r.since} by ${r.by} (boards: ${r.boards.join(", ")})\n`;
+  const fmt = (l: (string | number)[]) =>
+    `${termSafe(String(l[0]), 40).padEnd(40)} ${String(l[1]).padStart(5)} ${String(l[2]).padStart(11)} ${String(l[3]).padStart(11)} ${String(l[4]).padStart(11)} ${(typeof l[5] === "number" ? `$${l[5].toFixed(4)}` : String(l[5])).padStart(11)}`;
+  const body = [fmt([r.by.toUpperCase(), "RUNS", "UNMEASURED", "TOKENS IN", "TOKENS OUT", "COST"]), ...lines.map(fmt)].join("\n");
+  const notes = [
+    r.total.unmeasured ? `${r.total.unmeasured} run(s) reported no usage: the real spend is higher than shown.` : null,
+    r.otherRuns ? `${r.otherRuns} run(s) in the window were not closed by a bridge (no usage record).` : null,
+  ].filter(Boolean);
+  return `${head}${body}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
+}
+
+export async function usageCommand(
+  o: UsageOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+  now = Date.now(),
+): Promise<number> {
+  const by = (o.by ?? "seat") as UsageKey;
+  if (!KEYS.includes(by)) throw new ExitError(2, `usage --by: '${o.by}' is not one of ${KEYS.join(", ")}`);
+  const since = parseSince(o.since ?? "7d", now);
+  if (since === null) throw new ExitError(2, `usage --since: '${o.since}' is neither an ISO date nor a duration like 7d, 24h or 90m`);
+  const c = loadOpsConfig({ file: o.config, env, flags: o.flags });
+  const boards = buildBoards(c, env, redactorFor(c, env));
+  try {
+    const runs = await collectRuns(boards);
+    print(renderUsage(usageReport(runs, { since, by, boards: c.boards }), o.json ? "json" : o.csv ? "csv" : "text"));
+    return 0;
+  } finally {
+    await Promise.all(boards.map((b) => b.close()));
+  }
+}

@@ -1,0 +1,117 @@
+// The usage report (`hermes-bridge usage`): tokens and cost by task, seat, board or day, read from the
+// board's own records — every run a bridge closed carries its usage (a complete's `metadata.bridge`; a
+// block's, schedule's or hand-back's `usage:` line) — so it covers every seat of every host that works
+// the board. Runs whose agent reported nothing are counted as unmeasured, never as free; runs no bridge
+// closed (Hermes's own workers, manual closes) are counted apart.
+import type { Board, TaskDetail, TaskRunRecord } from "../board/port.js";
+import { type RunCost, runCost } from "../result/usage-text.js";
+
+export type UsageKey = "task" | "seat" | "board" | "day";
+
+export interface UsageRow {
+  key: string;
+  runs: number;
+  unmeasured: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+export interface UsageReport {
+  since: string;
+  by: UsageKey;
+  boards: string[];
+  rows: UsageRow[];
+  total: UsageRow;
+  /** Runs in the window that no bridge closed (no usage record). */
+  otherRuns: number;
+}
+
+/** One closed run with what it cost, as the card records it. */
+export interface CardRun {
+  board: string;
+  task: string;
+  run: TaskRunRecord;
+  cost: RunCost | null;
+}
+
+const CLOSE_EVENTS = new Set(["blocked", "block_loop_detected", "reclaimed", "scheduled"]);
+
+/** The run's record: its summary/error and the reasons of the events that closed it (a reclaim keeps its reason only there). */
+export function cardRuns(board: string, d: TaskDetail): CardRun[] {
+  return d.runs.map((run) => {
+    const reasons = d.events
+      .filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind))
+      .map((e) => (typeof e.payload?.reason === "string" ? e.payload.reason : ""))
+      .join("\n");
+    return { board, task: d.task.id, run, cost: runCost({ ...run, error: [run.error ?? "", reasons].join("\n") }) };
+  });
+}
+
+/** Reads every task of the boards (archived ones included), a few at a time. */
+export async function collectRuns(boards: readonly Board[], signal?: AbortSignal, parallel = 4): Promise<CardRun[]> {
+  const out: CardRun[] = [];
+  for (const b of boards) {
+    const tasks = await b.listTasks({ archived: true }, signal);
+    let next = 0;
+    const worker = async () => {
+      while (next < tasks.length) {
+        const t = tasks[next++];
+        if (t) out.push(...cardRuns(b.slug, await b.show(t.id, signal)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, tasks.length) }, worker));
+  }
+  return out;
+}
+
+const day = (epochS: number) => new Date(epochS * 1000).toISOString().slice(0, 10);
+
+function keyOf(r: CardRun, by: UsageKey): string {
+  if (by === "task") return `${r.board}/${r.task}`;
+  if (by === "board") return r.board;
+  if (by === "day") return day(r.run.endedAt ?? r.run.startedAt ?? 0);
+  return r.cost?.seat ?? "(unnamed seat)";
+}
+
+const empty = (key: string): UsageRow => ({ key, runs: 0, unmeasured: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+
+function add(row: UsageRow, c: RunCost): void {
+  row.runs += 1;
+  if (!c.measured) row.unmeasured += 1;
+  row.tokensIn += c.tokensIn;
+  row.tokensOut += c.tokensOut;
+  row.costUsd += c.costUsd;
+}
+
+/** Sums the runs that ended at or after `since` (epoch ms) by the key. */
+export function usageReport(runs: readonly CardRun[], o: { since: number; by: UsageKey; boards: string[] }): UsageReport {
+  const rows = new Map<string, UsageRow>();
+  const total = empty("total");
+  let otherRuns = 0;
+  for (const r of runs) {
+    const ended = r.run.endedAt ?? r.run.startedAt;
+    if (ended === null || ended * 1000 < o.since) continue;
+    if (!r.cost) {
+      if (r.run.endedAt !== null) otherRuns += 1;
+      continue;
+    }
+    const key = keyOf(r, o.by);
+    const row = rows.get(key) ?? empty(key);
+    rows.set(key, row);
+    add(row, r.cost);
+    add(total, r.cost);
+  }
+  const sorted = [...rows.values()].sort((a, b) =>
+    o.by === "day" ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || a.key.localeCompare(b.key),
+  );
+  return { since: new Date(o.since).toISOString(), by: o.by, boards: o.boards, rows: sorted, total, otherRuns };
+}
+
+/** `--since`: an ISO date/time, or a duration back from now (`7d`, `24h`, `90m`). */
+export function parseSince(v: string, now: number): number | null {
+  const rel = /^(\d+)([dhm])$/.exec(v.trim());
+  if (rel) return now - Number(rel[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[rel[2] as "d" | "h" | "m"];
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : t;
+}

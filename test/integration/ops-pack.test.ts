@@ -1,0 +1,86 @@
+// The operations pack (deploy/): every metric the alert rules and the dashboard use exists on a live
+// daemon's /metrics; the rules pass `promtool check rules` and their unit tests (skipped where promtool
+// is not installed unless HKB_REQUIRE_PROMTOOL is set, as CI does); the seat configs load; the
+// Dockerfile and compose file have the shape the README promises (no Docker on the test machines).
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { loadConfig } from "../../src/agents/kinds.js";
+import { HttpServer } from "../../src/observe/http.js";
+import { runBridge } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+
+const DEPLOY = "deploy";
+const RULES = join(DEPLOY, "prometheus", "hermes-bridge.rules.yml");
+const DASHBOARD = join(DEPLOY, "grafana", "hermes-bridge.json");
+const promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].find((p) => existsSync(p));
+
+let emu: Emu | undefined;
+let http: HttpServer | undefined;
+afterEach(async () => {
+  await http?.close();
+  emu?.cleanup();
+});
+
+/** The metric names an expression uses (histogram series names map to their metric). */
+const namesIn = (text: string) => new Set([...text.matchAll(/\bhkb_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, "")));
+
+describe("operations pack", () => {
+  it("every metric the rules and the dashboard use is on a live daemon's /metrics", async () => {
+    emu = await Emu.create();
+    const b = await runBridge(emu, { once: false, base: { http: { port: 0 }, discovery: { watch: false, sweepSeconds: 3600 } } });
+    try {
+      if (!b.built.metrics) throw new Error("no metrics with http.port set");
+      http = new HttpServer(b.daemon, b.built.metrics);
+      const port = await http.listen(0);
+      const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const live = new Set([...body.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+      const rules = readFileSync(RULES, "utf8");
+      const exprs = (parse(rules) as { groups: { rules: { expr: string }[] }[] }).groups.flatMap((g) => g.rules.map((r) => r.expr)).join("\n");
+      const dashboard = JSON.parse(readFileSync(DASHBOARD, "utf8")) as { panels: { targets: { expr: string }[] }[] };
+      const used = namesIn(`${exprs}\n${dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr)).join("\n")}`);
+      expect(used.size).toBeGreaterThan(15);
+      expect([...used].filter((n) => !live.has(n))).toEqual([]);
+    } finally {
+      await b.daemon.kill();
+    }
+  });
+
+  it.skipIf(!promtool && !process.env.HKB_REQUIRE_PROMTOOL)("promtool: the rules check and their unit tests pass", () => {
+    const tool = promtool ?? "promtool";
+    expect(execFileSync(tool, ["check", "rules", RULES], { encoding: "utf8" })).toContain("SUCCESS: 8 rules found");
+    expect(execFileSync(tool, ["test", "rules", "hermes-bridge.rules.test.yml"], { cwd: join(DEPLOY, "prometheus"), encoding: "utf8" })).toContain("SUCCESS");
+  });
+
+  it("the seat configs load; the image and the compose file have the promised shape", () => {
+    const seats = readdirSync(join(DEPLOY, "seats")).filter((f) => f.endsWith(".yaml"));
+    expect(seats.sort()).toEqual(["claude-1.yaml", "claude-2.yaml", "codex-1.yaml"]);
+    const lanes = seats.map((f) =>
+      loadConfig({ file: join(DEPLOY, "seats", f), env: { HKB_WEBHOOK_SECRET: "s" }, flags: { "state-dir": "/var/lib/hermes-bridge" } }),
+    );
+    expect(lanes.map((c) => c.assignee)).toEqual(["claude", "claude", "codex"]); // a pool of two, one more lane
+    expect(new Set(lanes.map((c) => c.seat.name)).size).toBe(3);
+    for (const c of lanes) expect(c.http.port).toBe(9464);
+
+    const docker = readFileSync(join(DEPLOY, "Dockerfile"), "utf8");
+    expect(docker).toMatch(/^FROM node:20-\S*slim$/m);
+    expect(docker).toMatch(/^USER (?!root)\S+$/m);
+    expect(docker).toMatch(/^HEALTHCHECK [\s\S]*\/healthz/m);
+    expect(docker).toMatch(/^VOLUME \["\/var\/lib\/hermes-bridge"\]$/m);
+    expect(docker).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--", "hermes-bridge"\]$/m);
+
+    const compose = parse(readFileSync(join(DEPLOY, "compose.yaml"), "utf8"), { merge: true }) as {
+      services: Record<string, { volumes: string[]; stop_grace_period: string; image: string }>;
+    };
+    const services = Object.entries(compose.services);
+    expect(services.map(([n]) => n)).toEqual(["claude-1", "claude-2", "codex-1"]);
+    const stateVolumes = services.map(([, s]) => s.volumes.find((v) => v.endsWith(":/var/lib/hermes-bridge")));
+    expect(new Set(stateVolumes).size).toBe(3);
+    for (const [name, s] of services) {
+      expect(s.volumes).toContain(`./seats/${name}.yaml:/etc/hermes-bridge/seat.yaml:ro`);
+      expect(Number.parseInt(s.stop_grace_period, 10)).toBeGreaterThan(30);
+    }
+  });
+});

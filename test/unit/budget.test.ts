@@ -1,0 +1,111 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { TaskRunRecord } from "../../src/board/port.js";
+import { parseUsageLine, runCost, usageLine } from "../../src/result/usage-text.js";
+import { overrun, overrunText, priorSpend } from "../../src/run/budget.js";
+import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
+
+const run = (id: number, o: Partial<TaskRunRecord>): TaskRunRecord => ({
+  id,
+  profile: null,
+  status: "done",
+  outcome: "completed",
+  summary: null,
+  error: null,
+  metadata: null,
+  startedAt: null,
+  endedAt: null,
+  ...o,
+});
+
+describe("usage lines", () => {
+  it("round-trip: tokens, cost, model, seat; nothing reported reads as unmeasured, never free", () => {
+    const line = usageLine({ tokens: { input: 1200, output: 300, cacheRead: 5 }, costUsd: 0.0123, turns: 4 }, "m-1", "box/seat-a");
+    expect(line).toBe("usage: 1200 input / 300 output tokens (cache read 5, write 0), $0.0123, 4 turns (model m-1) · seat box/seat-a");
+    expect(parseUsageLine(`cause: x\n${line}`)).toEqual({
+      seat: "box/seat-a",
+      agent: null,
+      model: "m-1",
+      tokensIn: 1200,
+      tokensOut: 300,
+      costUsd: 0.0123,
+      measured: true,
+    });
+    const none = usageLine(null, undefined, "s");
+    expect(none).toBe("usage: unmeasured (the agent reported none) · seat s");
+    expect(parseUsageLine(none)).toMatchObject({ measured: false, tokensIn: 0, seat: "s" });
+    expect(parseUsageLine("no usage here")).toBeNull();
+  });
+
+  it("a run's cost: metadata.bridge of a complete wins over text; a run the bridge did not close is null", () => {
+    const meta = { bridge: { seat: "a", agent: "codex", tokens: { input: 10, output: 5 }, cost_usd: 0.5, usage: "measured" } };
+    expect(runCost(run(1, { metadata: meta }))).toEqual({ seat: "a", agent: "codex", model: null, tokensIn: 10, tokensOut: 5, costUsd: 0.5, measured: true });
+    expect(runCost(run(2, { metadata: { bridge: { seat: "a", usage: "unmeasured" } } }))?.measured).toBe(false);
+    expect(runCost(run(3, { summary: "manual close" }))).toBeNull();
+  });
+});
+
+describe("budgets", () => {
+  const prior = priorSpend(
+    [
+      run(1, { metadata: { bridge: { tokens: { input: 100, output: 20 }, cost_usd: 0.2 } } }),
+      run(2, { outcome: "blocked", summary: "cause: c\nusage: unmeasured (the agent reported none)" }),
+      run(3, { metadata: { bridge: { tokens: { input: 999, output: 999 } } } }), // the current run: not prior
+    ],
+    3,
+  );
+
+  it("sums the task's earlier runs from the cards, counting unmeasured runs", () => {
+    expect(prior).toEqual({ tokens: 120, costUsd: 0.2, runs: 2, unmeasured: 1 });
+  });
+
+  it("the first budget crossed: the task's (earlier runs + this run), then the seat's day", () => {
+    const day = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+    expect(overrun({ task: { tokens: 200 } }, prior, day, { tokens: { input: 50, output: 10 } })).toBeNull();
+    const o = overrun({ task: { tokens: 200 } }, prior, day, { tokens: { input: 70, output: 20 } });
+    expect(o).toMatchObject({ scope: "task", spent: { tokens: 210 } });
+    expect(o && overrunText(o)).toBe(
+      "The run was stopped at this task's budget (agent.budget.task, summed over its runs): spent 210 tokens / $0.2000, budget 200 tokens. 1 earlier run(s) reported no usage: the real spend is higher.",
+    );
+    const seat = overrun({ seatDaily: { costUsd: 1 } }, prior, { ...day, costUsd: 0.9 }, { costUsd: 0.2 });
+    expect(seat).toMatchObject({ scope: "seat-day", spent: { costUsd: 1.1 } });
+  });
+});
+
+describe("usage ledger", () => {
+  it("today and a window from one JSON line per run; entries older than 8 days are dropped", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hkb-ledger-"));
+    let now = Date.UTC(2026, 11, 1, 12);
+    const clock = { now: () => now };
+    const l = new UsageLedger(dir, clock);
+    const e = { board: "b", task: "t", runId: 1, tokensIn: 10, tokensOut: 5, costUsd: 0.1, measured: true };
+    l.add({ ...e, at: now - 9 * 86_400_000 });
+    l.add({ ...e, at: now - 13 * 3600_000 }); // yesterday
+    l.add({ ...e, at: now - 3600_000, measured: false });
+    now += 1;
+    const fresh = new UsageLedger(dir, clock);
+    expect(fresh.since(startOfDay(now))).toEqual({ tokens: 15, costUsd: 0.1, runs: 1, unmeasured: 1 });
+    expect(fresh.since(0).runs).toBe(2);
+  });
+});
+
+describe("usage report from cards", () => {
+  it("a handed-back run's usage is read from its reclaim reason; runs no bridge closed are counted apart", async () => {
+    const { cardRuns, usageReport } = await import("../../src/observe/usage-report.js");
+    const detail = {
+      task: { id: "t_1" },
+      runs: [run(1, { outcome: "reclaimed", error: "manual_reclaim", endedAt: 2000 }), run(2, { outcome: "completed", summary: "by hand", endedAt: 2100 })],
+      events: [
+        { kind: "reclaimed", runId: 1, createdAt: 2000, payload: { reason: "usage limit of seat a …\nusage: 70 input / 7 output tokens · seat a" } },
+        { kind: "completed", runId: 2, createdAt: 2100, payload: null },
+      ],
+    } as unknown as import("../../src/board/port.js").TaskDetail;
+    const runs = cardRuns("b", detail);
+    expect(runs[0]?.cost).toMatchObject({ seat: "a", tokensIn: 70, tokensOut: 7 });
+    const r = usageReport(runs, { since: 1_000_000, by: "seat", boards: ["b"] });
+    expect(r.rows).toEqual([{ key: "a", runs: 1, unmeasured: 0, tokensIn: 70, tokensOut: 7, costUsd: 0 }]);
+    expect(r.otherRuns).toBe(1);
+  });
+});
