@@ -7,11 +7,13 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
-import { cpuMs, median, percentile, rssKiB, treeRssKiB } from "./lib/proc.js";
+import { cpuMs, descendantRssKiB, median, percentile, rssKiB, treeCpuMs, treeRssKiB } from "./lib/proc.js";
 
 const arg = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
 const quick = process.argv.includes("--quick");
 const hermesArg = process.argv.includes("--hermes") ? process.argv[process.argv.indexOf("--hermes") + 1] : undefined;
+/** The bridge's hermes.callServer: auto (the default: the call server where the launcher passes its handshake), on, off. */
+const callServer = process.argv.includes("--call-server") ? (process.argv[process.argv.indexOf("--call-server") + 1] ?? "auto") : "auto";
 const CFG = {
   repeats: arg("repeats", quick ? 1 : 3),
   idleS: arg("idle", quick ? 20 : 60),
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
         [
           "boards: [bench]",
           `assignee: ${lane}`,
-          `hermes: {command: ${JSON.stringify(hermes)}, home: "${home}", env: ${JSON.stringify({ ...board.callEnv(log), HOME: dir })}}`,
+          `hermes: {command: ${JSON.stringify(board.bridgeCommand)}, home: "${home}", callServer: ${callServer}, env: ${JSON.stringify({ HOME: dir })}}`,
           `agent: {kind: command, command: ${JSON.stringify(AGENT)}}`,
           `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
           `concurrency: ${concurrency}`,
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
       );
       side.proc = runProcess({
         argv: [process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg],
-        env: { ...env, HOME: dir },
+        env: { ...env, HOME: dir, HKB_CALL_LOG: log },
         onSpawn: (p) => {
           side.pid = p;
         },
@@ -163,11 +165,15 @@ async function main(): Promise<void> {
     const cpu0 = sides.map((s) => cpuMs(s.pid));
     const rss: number[][] = [[], []];
     const own: number[][] = [[], []];
+    const server: number[][] = [[], []];
+    const watch: number[][] = [[], []];
     while (Date.now() - t0 < CFG.idleS * 1000) {
       await sleep(5000);
       sides.forEach((s, i) => {
         rss[i]?.push(treeRssKiB(s.pid));
         own[i]?.push(rssKiB(s.pid));
+        server[i]?.push(descendantRssKiB(s.pid, /--call-server| -c /));
+        watch[i]?.push(descendantRssKiB(s.pid, /kanban --board[= ]\S+ watch /));
       });
     }
     const t1 = Date.now();
@@ -176,6 +182,8 @@ async function main(): Promise<void> {
       add("idle CPU, % of one core", s.name, ((cpuMs(s.pid).withChildren - (cpu0[i]?.withChildren ?? 0)) / (t1 - t0)) * 100);
       add("RSS of the bridge process alone at idle, MiB", s.name, median(own[i] ?? []) / 1024);
       add("RSS of the process tree (with the watch child), MiB", s.name, median(rss[i] ?? []) / 1024);
+      add("  RSS of the call server, MiB", s.name, median(server[i] ?? []) / 1024);
+      add("  RSS of the watch child, MiB", s.name, median(watch[i] ?? []) / 1024);
     });
     for (const s of sides) {
       const made: { id: string; at: number }[] = [];
@@ -203,6 +211,7 @@ async function main(): Promise<void> {
       }
       for (const s of sides) {
         const own0 = cpuMs(s.pid).own;
+        const tree0 = treeCpuMs(s.pid);
         const from = Date.now();
         const ids: string[] = [];
         for (let k = 0; k < CFG.tasks; k += 1) ids.push((await create(s.lane, "BENCH:noop")).id);
@@ -215,6 +224,11 @@ async function main(): Promise<void> {
           for (const verb of ["list", "context", "claim", "show", "complete", "block", "comment"])
             add(`  ${verb} per task`, s.name, spent.filter((c) => c.verb === verb).length / CFG.tasks);
           add("own CPU per task (no CLI, no agent), ms", s.name, (cpuMs(s.pid).own - own0) / CFG.tasks);
+          // the whole tree: the bridge, its CLI calls (processes or the call server's forks), the watch child, the no-op agents
+          add("CPU per task, whole process tree, ms", s.name, (treeCpuMs(s.pid) - tree0) / CFG.tasks);
+          const walls = spent.filter((c) => c.verb !== "watch").map((c) => c.end - c.start);
+          add("CLI call wall time p50, ms", s.name, median(walls));
+          add("CLI call wall time p95, ms", s.name, percentile(walls, 95));
         }
       }
     }
@@ -247,8 +261,8 @@ async function main(): Promise<void> {
     const p95: Record<string, number> = metric.startsWith("pickup") ? { bridge_p95: percentile(v.bridge, 95), naive_p95: percentile(v.naive, 95) } : {};
     return { metric, bridge: round(b), naive: round(n), ratio: n === 0 ? null : round(b / n), ...mapRound(p95) };
   });
-  const result = { date: new Date().toISOString(), board: board.label, cores: cpus().length, node: process.version, config: CFG, table };
-  const out = join(ROOT, "bench", hermesArg ? "results-real.json" : "results.json");
+  const result = { date: new Date().toISOString(), board: board.label, callServer, cores: cpus().length, node: process.version, config: CFG, table };
+  const out = join(ROOT, "bench", `${hermesArg ? "results-real" : "results"}${callServer === "off" ? "-processes" : ""}.json`);
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nboard: ${board.label}; ${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians) → ${out}\n`);
   console.log(`| metric | bridge | naive | bridge / naive |\n|---|---|---|---|`);

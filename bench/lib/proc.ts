@@ -33,6 +33,38 @@ function children(): Map<number, number[]> {
   return m;
 }
 
+/** CPU ms of a process tree: every live descendant's own and reaped time, and the root's (a call server's forks included). */
+export function treeCpuMs(pid: number): number {
+  const kids = children();
+  let total = 0;
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop() as number;
+    total += cpuMs(p).withChildren;
+    stack.push(...(kids.get(p) ?? []));
+  }
+  return total;
+}
+
+/** RSS (KiB) of the live descendants whose command line matches, summed (the call server, the watch child). */
+export function descendantRssKiB(pid: number, match: RegExp): number {
+  const kids = children();
+  let total = 0;
+  const stack = [...(kids.get(pid) ?? [])];
+  while (stack.length) {
+    const p = stack.pop() as number;
+    let cmd = "";
+    try {
+      cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ");
+    } catch {
+      continue;
+    }
+    if (match.test(cmd)) total += rssKiB(p);
+    else stack.push(...(kids.get(p) ?? []));
+  }
+  return total;
+}
+
 /** RSS (KiB) of one process (0 once it is gone). */
 export function rssKiB(pid: number): number {
   try {

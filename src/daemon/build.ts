@@ -1,6 +1,7 @@
 // Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
 // closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
 // adapter is loaded on demand).
+import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +74,16 @@ export function redactorFor(c: OpsConfig, env: NodeJS.ProcessEnv): Redactor {
   return Redactor.fromEnv([...c.secrets.env, ...(c.webhook.secretEnv ? [c.webhook.secretEnv] : [])], env, c.secrets.fromEnvironment, paths);
 }
 
+function logCall(file: string, r: CliCallRecord): void {
+  const end = Date.now();
+  const line = { start: end - r.durationMs, end, verb: r.verb, task: r.taskId, code: r.exitCode ?? 128, transport: r.transport };
+  try {
+    appendFileSync(file, `${JSON.stringify(line)}\n`);
+  } catch {
+    // a diagnostic log: never a reason for a call to fail
+  }
+}
+
 export function buildBoards(
   c: OpsConfig,
   env: NodeJS.ProcessEnv,
@@ -80,6 +91,8 @@ export function buildBoards(
   o: { log?: Logger | undefined; clock?: Clock; metrics?: Metrics | undefined; transports?: Ops["transports"] } = {},
 ): RedactingBoard[] {
   const { log, metrics } = o;
+  // HKB_CALL_LOG=<file>: one JSON line per CLI call as the bridge saw it (the benchmark counts these).
+  const callLog = env.HKB_CALL_LOG;
   return c.boards.map(
     (slug) =>
       new RedactingBoard(
@@ -103,7 +116,14 @@ export function buildBoards(
           retry: retryPolicy(c),
           clock: o.clock ?? systemClock,
           onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
-          ...(metrics ? { onCall: (r: CliCallRecord) => metrics.cliCall(r.verb, r.exitCode, r.durationMs, r.transport) } : {}),
+          ...(metrics || callLog
+            ? {
+                onCall: (r: CliCallRecord) => {
+                  metrics?.cliCall(r.verb, r.exitCode, r.durationMs, r.transport);
+                  if (callLog) logCall(callLog, r);
+                },
+              }
+            : {}),
         }),
         redactor,
       ),

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SEAT } from "../helpers/bridge.js";
-import { CODEX, GOOD, once, PART_ONE, PART_TWO, reasonOf, textOf } from "../helpers/continuity.js";
+import { CODEX, GOOD, once, PART_ONE, PART_TWO, ROOMY, reasonOf, textOf } from "../helpers/continuity.js";
 import { Emu } from "../helpers/emulator.js";
 import { ResponsesMock } from "../helpers/model-mocks.js";
 import { OpenAiMock, call, finish } from "../helpers/openai-mock.js";
@@ -44,7 +44,7 @@ describe("continuity with the real Codex CLI", () => {
     await emu.kanban(["unblock", id]);
     mock.push(...PART_TWO);
     const before = mock.mainBodies.length;
-    await once(emu, { agent });
+    await once(emu, { agent, ...ROOMY });
     const done = await emu.show(id);
     expect(done.task.status).toBe("done");
     expect(textOf(mock.mainBodies[before])).toContain("Step one: reading the code.");
@@ -65,7 +65,7 @@ describe("continuity of the local-LLM loop", () => {
     await emu.kanban(["unblock", "--reason", "continue please", id]);
     mock.push({ chunks: [call(0, "c2", "kanban_complete", good), finish("tool_calls")] });
     const before = mock.requests.length;
-    await once(emu, { agent });
+    await once(emu, { agent, ...ROOMY });
     expect((await emu.show(id)).task.status).toBe("done");
     const first = JSON.stringify(mock.requests[before]?.messages);
     expect(first).toContain("step one done");

@@ -22,8 +22,11 @@ export const PART_TWO: ScriptedTurn[] = [
 ];
 /** A short claim: run time 20 s, the polite stop 6 s before the deadline (the CLIs take seconds to start). */
 export const SHORT = { claim: { ttlSeconds: 60, safetySeconds: 40 }, heartbeat: { intervalSeconds: 2 } };
+/** For the run that is meant to complete after a cut: a resume (or a refused one and a fresh start) needs more than 20 s on a busy machine. */
+export const ROOMY = { claim: { ttlSeconds: 180, safetySeconds: 40 } };
 
-export const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+// The last block reason (a block that tripped Hermes's loop breaker carries it on block_loop_detected).
+export const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked" || e.kind === "block_loop_detected")?.payload?.reason ?? "");
 
 export function claudeAgent(emu: Emu, mock: AnthropicMock, extra: Record<string, unknown> = {}) {
   return {
