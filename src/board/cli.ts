@@ -79,7 +79,14 @@ export class HermesCli {
     const spec = this.spec(buildArgv([], this.slug, call), o.fence);
     const r = await this.transport.run({ ...spec, timeoutMs: this.timeoutMs, captureLimit: 64 * 1024 * 1024, signal: o.signal, onSpawn: o.onSpawn });
     const err = classify(r, { verb: call.verb, board: this.slug, taskId: o.taskId });
-    this.o.onCall?.({ verb: call.verb, taskId: o.taskId ?? null, exitCode: r.exitCode, durationMs: r.durationMs, ok: err === null, transport: this.transport.mode });
+    this.o.onCall?.({
+      verb: call.verb,
+      taskId: o.taskId ?? null,
+      exitCode: r.exitCode,
+      durationMs: r.durationMs,
+      ok: err === null,
+      transport: this.transport.mode,
+    });
     if (err) throw err;
     return r;
   }
