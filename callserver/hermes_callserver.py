@@ -165,6 +165,42 @@ for probe in (["kanban", "--help"], ["kanban", "--board", "hermes-callserver-war
             except BaseException:
                 pass
 
+# Message catalogs: argparse looks up its translation on every one of the ~1000 strings a kanban call's
+# parser builds, and each lookup probes the locale directories on disk (half a call's time). Where the
+# catalog is, is a function of the lookup and the locale variables: remembered here, computed once in
+# this process for the server's own locale, so every call with that locale finds it done. (A catalog
+# installed while the server runs is seen after its idle restart.)
+import gettext  # noqa: E402
+
+_find = gettext.find
+_found = {}
+_LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def _remembered_find(domain, localedir=None, languages=None, all=False):
+    key = (domain, localedir, tuple(languages) if languages else None, bool(all), tuple(os.environ.get(v) for v in _LOCALE_VARS))
+    if key not in _found:
+        _found[key] = _find(domain, localedir, languages, all)
+    r = _found[key]
+    return list(r) if isinstance(r, list) else r
+
+
+gettext.find = _remembered_find
+# Warm for the server's own locale, and for none at all (a call whose environment names no locale).
+_saved = {v: os.environ.pop(v) for v in _LOCALE_VARS if v in os.environ}
+for _all in (False, True):
+    gettext.find("messages", None, None, _all)
+os.environ.update(_saved)
+for _all in (False, True):
+    gettext.find("messages", None, None, _all)
+
+# What is loaded now stays: kept out of the collector's scans, so a forked call does not copy the
+# server's pages just to look at them (copy-on-write).
+import gc  # noqa: E402
+
+gc.collect()
+gc.freeze()
+
 
 class Call:
     def __init__(self, cid, pid, out_fd, err_fd, cap):

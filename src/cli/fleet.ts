@@ -6,7 +6,7 @@ import { loadOpsConfig } from "../config/load.js";
 import { defaultStateRoot } from "../config/schema.js";
 import { type FleetSeat, collectFleet, runText, spendText, stateText } from "../daemon/fleet.js";
 import { termSafe } from "../result/text.js";
-import { sleepUnlessAborted } from "../time/clock.js";
+import { sleepUnlessAborted, systemClock } from "../time/clock.js";
 
 export interface FleetOptions {
   config?: string;
@@ -52,7 +52,7 @@ export async function fleetCommand(
   const root = o.root ?? c?.fleet.root ?? (c ? dirname(c.stateDir) : defaultStateRoot());
   const urls = [...(c?.fleet.urls ?? []), ...(o.urls ?? [])];
   do {
-    const now = Date.now();
+    const now = systemClock.now();
     const seats = await collectFleet({ root, urls, now });
     if (o.json) print(`${JSON.stringify({ at: new Date(now).toISOString(), root, seats }, null, 2)}\n`);
     else print(`${o.watch ? "\x1b[2J\x1b[H" : ""}${renderFleet(seats, now)}`);

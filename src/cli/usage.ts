@@ -6,6 +6,7 @@ import { buildBoards, redactorFor } from "../daemon/build.js";
 import { ExitError } from "../errors/index.js";
 import { type UsageKey, type UsageReport, collectRuns, parseSince, usageReport } from "../observe/usage-report.js";
 import { termSafe } from "../result/text.js";
+import { systemClock } from "../time/clock.js";
 
 export interface UsageOptions {
   config?: string;
@@ -43,7 +44,7 @@ export async function usageCommand(
   o: UsageOptions,
   env: NodeJS.ProcessEnv = process.env,
   print: (s: string) => void = (s) => process.stdout.write(s),
-  now = Date.now(),
+  now = systemClock.now(),
 ): Promise<number> {
   const by = (o.by ?? "seat") as UsageKey;
   if (!KEYS.includes(by)) throw new ExitError(2, `usage --by: '${o.by}' is not one of ${KEYS.join(", ")}`);

@@ -26,7 +26,7 @@ import { Redactor } from "../result/redact.js";
 import type { UploadSpec } from "../run/deliverables.js";
 import { defaultFactories } from "../run/factories.js";
 import { loadTemplate } from "../run/prompt.js";
-import { type Clock, systemClock } from "../time/clock.js";
+import { systemClock, type Clock } from "../time/clock.js";
 import { type GitRunner, hardenedGit } from "../git/runner.js";
 import { LocalWorkspaces, workspaceSettings } from "../workspace/resolve.js";
 import { ActiveRuns } from "./active-runs.js";
@@ -75,7 +75,7 @@ export function redactorFor(c: OpsConfig, env: NodeJS.ProcessEnv): Redactor {
 }
 
 function logCall(file: string, r: CliCallRecord): void {
-  const end = Date.now();
+  const end = systemClock.now();
   const line = { start: end - r.durationMs, end, verb: r.verb, task: r.taskId, code: r.exitCode ?? 128, transport: r.transport };
   try {
     appendFileSync(file, `${JSON.stringify(line)}\n`);

@@ -3,6 +3,7 @@
 // every text is escaped.
 import { dirname } from "node:path";
 import { type FleetSeat, collectFleet, runText, spendText, stateText } from "./fleet.js";
+import { systemClock } from "../time/clock.js";
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
@@ -43,7 +44,7 @@ ${seats.map(seatRow).join("\n")}
 /** The page for a seat's config: the local seats under fleet.root (default: the parent of its state dir) and fleet.urls. */
 export function fleetPage(c: { stateDir: string; fleet: { root?: string | undefined; urls: string[] } }): () => Promise<string> {
   return async () => {
-    const now = Date.now();
+    const now = systemClock.now();
     return fleetHtml(await collectFleet({ root: c.fleet.root ?? dirname(c.stateDir), urls: c.fleet.urls, now }), now);
   };
 }

@@ -64,6 +64,11 @@ export class SeatState {
     this.save();
   }
 
+  /** Paused until an operator fixes the agent's login. */
+  authFailed(): boolean {
+    return this.authPaused;
+  }
+
   paused(): boolean {
     if (this.authPaused) return true;
     if (this.until !== null && this.clock.now() < this.until) return true;

@@ -85,7 +85,7 @@ export interface SnapshotInput {
 
 function seatState(i: SnapshotInput, paused: boolean): StatusSnapshot["seat"]["state"] {
   if (i.stopping) return "stopping";
-  if (paused) return i.seat.pausedUntil() === Number.POSITIVE_INFINITY ? "auth" : "paused";
+  if (paused) return i.seat.authFailed() ? "auth" : "paused";
   if (i.inflight.length > 0) return "working";
   return i.spend.budget ? "budget" : "idle";
 }
@@ -97,7 +97,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.seatPaused.set(paused ? 1 : 0);
   i.metrics?.inFlight.set(i.inflight.length);
   i.metrics?.outboxBacklog.set(backlog);
-  i.metrics?.seatAuthFailed.set(paused && i.seat.pausedUntil() === Number.POSITIVE_INFINITY ? 1 : 0);
+  i.metrics?.seatAuthFailed.set(i.seat.authFailed() ? 1 : 0);
   i.metrics?.alertsQueued.set(i.alertsBacklog);
   i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.lastHeartbeat ?? r.startedAt)) / 1000)));
   i.metrics?.heartbeatInterval.set(timingFor(i.config, i.config.claim.ttlSeconds).heartbeatSeconds);
