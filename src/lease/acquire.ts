@@ -62,13 +62,20 @@ async function replay(board: Board, taskId: string, ttlSeconds: number, claimer:
   return null;
 }
 
-/** Ours when the task's open run is the one this claim's lock created; otherwise the CLI's error stands. */
-async function settleUncertain(board: Board, u: ClaimUncertain, signal?: AbortSignal): Promise<Acquired> {
+/** How long the read that settles an uncertain claim may take: it is not cut short by the caller's signal. */
+const SETTLE_MS = 30_000;
+
+/**
+ * Ours when the task's open run is the one this claim's lock created; otherwise the CLI's error stands.
+ * The read runs even when the caller's signal was aborted (a shutdown that cut the claim call short):
+ * a claim that took effect is never left `running` because the bridge was stopping.
+ */
+async function settleUncertain(board: Board, u: ClaimUncertain, _signal?: AbortSignal): Promise<Acquired> {
   // Through ssh the lock names a process of the board host: there is nothing to match it with.
   if (u.claimLock === undefined) throw u.error;
   let detail: TaskDetail;
   try {
-    detail = await board.show(u.taskId, signal);
+    detail = await board.show(u.taskId, AbortSignal.timeout(SETTLE_MS));
   } catch {
     throw u.error;
   }

@@ -116,11 +116,15 @@ describe("processes and sockets", () => {
     const id = await emu.createTask("bg", { assignee: SEAT, body: "MODE:background" });
     await (await runBridge(emu)).daemon.done;
     expect((await emu.show(id)).task.status).toBe("done");
+    // The agent's background child is stopped with the agent's group (only this test starts a
+    // `sleep 400`); its end is read until the kernel has it gone (bounded), not at one instant.
     const { execFileSync } = await import("node:child_process");
-    const left = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
-      .split("\n")
-      .filter((l) => l.trim() === "sleep 400");
-    expect(left).toEqual([]);
+    const left = () =>
+      execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+        .split("\n")
+        .filter((l) => l.trim() === "sleep 400");
+    for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(left()).toEqual([]);
   });
 
   it("a tool-using agent works under a state dir far longer than a socket path allows", async () => {
