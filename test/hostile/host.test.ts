@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
 import { processStartTime } from "../../src/process/liveness.js";
 import { hasAllFields } from "../../src/result/template.js";
-import { runArgv, runBridge, SEAT } from "../helpers/bridge.js";
+import { AGENT, runArgv, runBridge, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { OpenAiMock } from "../helpers/openai-mock.js";
 
@@ -114,15 +114,22 @@ describe("processes and sockets", () => {
   it("background children of the agent are stopped when it exits", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("bg", { assignee: SEAT, body: "MODE:background" });
-    await (await runBridge(emu)).daemon.done;
+    // A duration of this run's own: a child some other run left behind is not mistaken for ours.
+    const secs = String(4000 + Math.floor(Math.random() * 100_000));
+    await (
+      await runBridge(emu, {
+        env: { FIXTURE_BG_SECONDS: secs },
+        base: { agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, passEnv: ["FIXTURE_BG_SECONDS"] } },
+      })
+    ).daemon.done;
     expect((await emu.show(id)).task.status).toBe("done");
-    // The agent's background child is stopped with the agent's group (only this test starts a
-    // `sleep 400`); its end is read until the kernel has it gone (bounded), not at one instant.
+    // The agent's background child is stopped with the agent's group; its end is read until the
+    // kernel has it gone (bounded), not at one instant.
     const { execFileSync } = await import("node:child_process");
     const left = () =>
       execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
         .split("\n")
-        .filter((l) => l.trim() === "sleep 400");
+        .filter((l) => l.trim() === `sleep ${secs}`);
     for (let i = 0; i < 100 && left().length > 0; i++) await new Promise((r) => setTimeout(r, 100));
     expect(left()).toEqual([]);
   });
