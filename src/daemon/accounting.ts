@@ -42,8 +42,13 @@ export function account(b: Books, board: string, r: RunReport): void {
   m.usage(b.config.seat.name, r.agent, r.usage);
 }
 
+const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+
+/** What this seat spent since `from` (epoch ms). */
+export const spentSince = (b: Books, from: number): Spend => b.ledger?.since(from) ?? { ...NOTHING };
+
 /** What this seat spent today (since midnight UTC). */
-export const spentToday = (b: Books): Spend => b.ledger?.since(startOfDay(b.clock.now())) ?? { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+export const spentToday = (b: Books): Spend => spentSince(b, startOfDay(b.clock.now()));
 
 /** Why this seat claims nothing more today (its daily budget is spent), or null. */
 export function dailyBudgetSpent(b: Books): string | null {

@@ -26,7 +26,7 @@ import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
 import type { Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
-import { account, dailyBudgetSpent, spentToday } from "./accounting.js";
+import { account, dailyBudgetSpent, spentSince, spentToday } from "./accounting.js";
 
 export interface InFlight {
   board: string;
@@ -133,8 +133,7 @@ export class RunLauncher {
 
   /** The seat's spend today and in the last 5 hours (status, fleet). */
   spend(): { today: Spend; window5h: Spend; budget: string | null } {
-    const window5h = this.s.ledger?.since(this.s.clock.now() - 5 * 3600_000) ?? spentToday({ ...this.s, ledger: undefined });
-    return { today: spentToday(this.s), window5h, budget: dailyBudgetSpent(this.s) };
+    return { today: spentToday(this.s), window5h: spentSince(this.s, this.s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(this.s) };
   }
 
   /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */
