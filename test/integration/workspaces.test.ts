@@ -106,7 +106,8 @@ describe("checkout mode with a repository", () => {
     emu = await Emu.create();
     const bare = origin();
     const id = await emu.createTask("halves", { assignee: SEAT, body: "MODE:partial" });
-    const cut = { claim: { ttlSeconds: 30, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } };
+    // 13 s to the cut: a git checkout and the agent's start must fit before it on a busy machine
+    const cut = { claim: { ttlSeconds: 38, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } };
     await (await runBridge(emu, { stateName: "state-a", base: remote({ ...cut, workspace: { repos: { bridge: bare }, localRoot: join(emu.dir, "seat-a") } }) }))
       .daemon.done;
     const branch = `hermes/${id}`;
