@@ -13,7 +13,7 @@ import { emulatorHarness } from "./emulator-harness.js";
 
 /** The fake, installed as a program named `ssh` (how the bridge recognises a remote shell). */
 const SSH = join(mkdtempSync(join(tmpdir(), "hkb-fake-ssh-")), "ssh");
-copyFileSync(resolve("test/fixtures/fake-ssh.mjs"), SSH);
+copyFileSync(resolve("test/fixtures/fake-ssh.sh"), SSH);
 chmodSync(SSH, 0o755);
 const overSsh = (emu: Emu, slug?: string) =>
   new HermesCliBoard({

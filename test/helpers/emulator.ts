@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HermesCliBoard, type HermesCliBoardOptions } from "../../src/board/index.js";
+import { main as emulatorMain } from "../../src/emulator/main.js";
 import { runProcess } from "../../src/process/runner.js";
 
 export const EMULATOR_BIN = resolve("dist/emulator/bin.js");
@@ -14,6 +15,8 @@ export interface Res {
   stdout: string;
   stderr: string;
 }
+
+let callCount = 0;
 
 export class Emu {
   private constructor(
@@ -40,8 +43,19 @@ export class Emu {
     return { PATH: process.env.PATH ?? "", HERMES_HOME: this.home, ...(this.real ? { HOME: this.dir } : {}), ...this.extraEnv, ...extra };
   }
 
+  /**
+   * One CLI call. The test's own calls to the emulator (set-up, checks) run its `main()` in this process
+   * — the same function a call-server call runs, with a pid of its own for the claim lock — instead of a
+   * Node start per call (most of the suite's CPU once). A call that can hang or stream (faults, `watch`)
+   * and every real-CLI call stays a process; the bridge's own calls are untouched.
+   */
   async raw(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
-    const r = await runProcess({ argv: [...this.command, ...args], env: this.env(extraEnv), timeoutMs: 30_000 });
+    const env = this.env(extraEnv);
+    if (!this.real && env.HERMES_EMULATOR_FAULTS === undefined && !args.includes("watch")) {
+      const r = await emulatorMain(args, { ...env, HERMES_EMULATOR_CALL_PID: `7${process.pid}${String(callCount++).padStart(6, "0")}` });
+      return r;
+    }
+    const r = await runProcess({ argv: [...this.command, ...args], env, timeoutMs: 30_000 });
     return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
   }
 

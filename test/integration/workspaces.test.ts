@@ -163,10 +163,10 @@ describe("checkout mode without a repository", () => {
 describe("the CLI through ssh (README: Seats on other hosts)", () => {
   it("hermes.command = ssh board-host hermes: the seat works a task in its own checkout dir, its deliverable uploaded", async () => {
     emu = await Emu.create();
-    // A fake ssh (test/fixtures/fake-ssh.mjs) installed as `ssh`: the remote command goes through /bin/sh, no env arrives.
+    // A fake ssh (test/fixtures/fake-ssh.sh) installed as `ssh`: the remote command goes through /bin/sh, no env arrives.
     const ssh = join(emu.dir, "bin", "ssh");
     mkdirSync(join(emu.dir, "bin"));
-    copyFileSync(resolve("test/fixtures/fake-ssh.mjs"), ssh);
+    copyFileSync(resolve("test/fixtures/fake-ssh.sh"), ssh);
     chmodSync(ssh, 0o755);
     const id = await emu.createTask("over ssh", { assignee: SEAT, body: "MODE:deliver" });
     const uploads = join(emu.dir, "uploads");
