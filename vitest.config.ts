@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import LongLanesFirst from "./test/helpers/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -8,5 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 3,
+    sequence: { sequencer: LongLanesFirst },
   },
 });

@@ -1,4 +1,4 @@
-// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep --compat upstream --call-server on]`
+// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep --compat upstream --call-server on|on,on,off]`
 import { runSoak } from "./soak/run.js";
 
 const arg = (name: string, dflt: number) => {
@@ -14,7 +14,11 @@ const str = (name: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const compat = str("compat");
-const callServer = str("call-server") as "auto" | "on" | "off" | undefined;
+// One mode for every seat, or one per seat in turn: `--call-server on,on,off`.
+const callServerArg = str("call-server");
+const callServer = callServerArg?.includes(",")
+  ? (callServerArg.split(",") as ("auto" | "on" | "off")[])
+  : (callServerArg as "auto" | "on" | "off" | undefined);
 if (compat) console.log(`board: the emulator as HERMES_EMULATOR_COMPAT=${compat}`);
 const res = await runSoak({
   seed,

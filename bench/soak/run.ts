@@ -7,10 +7,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
+import { main as emulatorMain } from "../../src/emulator/main.js";
 import { Outbox, type OutboxEntry } from "../../src/outbox/outbox.js";
 import { type RunResult, runProcess } from "../../src/process/runner.js";
 import { WebhookServer } from "../../test/helpers/webhook.js";
 import { type Audit, audit, failures, history } from "./checks.js";
+
+type CallServerMode = "auto" | "on" | "off";
 
 export interface SoakOptions {
   seed: number;
@@ -21,8 +24,8 @@ export interface SoakOptions {
   log?: (s: string) => void;
   /** HERMES_EMULATOR_COMPAT for the board (e.g. "upstream": named claims, renewal, guards, gave_up). */
   compat?: string;
-  /** hermes.callServer of every seat (default auto). */
-  callServer?: "auto" | "on" | "off";
+  /** hermes.callServer of every seat (default auto), or one per seat in turn (a mixed fleet: e.g. ["on", "off"]). */
+  callServer?: CallServerMode | CallServerMode[];
 }
 
 export interface SoakResult {
@@ -34,6 +37,8 @@ export interface SoakResult {
   durationMs: number;
   sample: { task: string; history: string[] }[];
 }
+
+const modeOf = (m: SoakOptions["callServer"], seat: number): CallServerMode => (Array.isArray(m) ? (m[seat % m.length] ?? "auto") : (m ?? "auto"));
 
 /** mulberry32: small, seedable, good enough to draw a reproducible mix. */
 export function prng(seed: number): () => number {
@@ -93,7 +98,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const dir = mkdtempSync(join(tmpdir(), "hkb-soak-"));
   const home = join(dir, "hermes");
   const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}) };
-  const emu = (args: string[]) => runProcess({ argv: [process.execPath, EMU, "kanban", ...args], env, timeoutMs: 30_000 });
+  // The operator's own calls (create, dispatch, unblock) run the emulator's main() here: no Node start each.
+  const emu = (args: string[]) => emulatorMain(["kanban", ...args], env);
   await emu(["boards", "create", "soak"]);
   const hook = await WebhookServer.start();
   const chaos: Record<string, number> = { kills: 0, webhookDown: 0, timeJumps: 0, dispatches: 0, unblocks: 0 };
@@ -113,7 +119,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
         [
           "boards: [soak]",
           "assignee: soak-lane",
-          `hermes: {command: ["${process.execPath}", "${EMU}"], home: "${home}", callTimeoutSeconds: 4, callServer: ${o.callServer ?? "auto"}, env: {HERMES_EMULATOR_FAULTS: "*:transient@0.2,*:exit0err@0.03,*:hang@0.005"${o.compat ? `, HERMES_EMULATOR_COMPAT: "${o.compat}"` : ""}}, retry: {retries: 4, minDelayMs: 100, maxDelayMs: 1000, deadlineSeconds: 30}}`,
+          `hermes: {command: ["${process.execPath}", "${EMU}"], home: "${home}", callTimeoutSeconds: 4, callServer: ${modeOf(o.callServer, i)}, env: {HERMES_EMULATOR_FAULTS: "*:transient@0.2,*:exit0err@0.03,*:hang@0.005"${o.compat ? `, HERMES_EMULATOR_COMPAT: "${o.compat}"` : ""}}, retry: {retries: 4, minDelayMs: 100, maxDelayMs: 1000, deadlineSeconds: 30}}`,
           `agent: {kind: command, command: ["${process.execPath}", "${AGENT}"], passEnv: [FIXTURE_SECRET], killGraceSeconds: 1}`,
           "claim: {ttlSeconds: 30, safetySeconds: 20}",
           "heartbeat: {intervalSeconds: 2}",

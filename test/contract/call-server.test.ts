@@ -65,6 +65,9 @@ describe("the call server on a Python launcher", () => {
 
   it("the per-call timeout stops that call only; the server answers the next one", async () => {
     const { c, run } = cli([fakeHermes()]);
+    // The server is up first: a 500 ms budget is for the call, not for a Python start on a busy machine.
+    expect((await run(["pid"])).exitCode).toBe(0);
+    expect(c.transport.mode).toBe("server");
     const slow = await run(["sleep", "30"], undefined, 500);
     expect(slow.reason).toBe("timeout");
     expect((await run(["pid"])).exitCode).toBe(0);

@@ -58,7 +58,7 @@ describe("continuity with the real Claude Code CLI", () => {
       JSON.stringify({
         boards: ["bridge"],
         assignee: SEAT,
-        hermes: { command: emu.command, home: emu.home },
+        hermes: { command: emu.command, home: emu.home, callServer: "on" },
         agent,
         stateDir: join(emu.dir, "state"),
         discovery: { watch: false },

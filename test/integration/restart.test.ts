@@ -34,6 +34,8 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv
     `${process.execPath} ${e.command[1]}`,
     "--hermes-home",
     e.home,
+    "--call-server",
+    "on",
     ...(agentFromConfig ? [] : ["--agent-command", `${process.execPath} ${AGENT}`]),
     "--state-dir",
     join(e.dir, "state"),

@@ -18,6 +18,7 @@ const remote = (extra: Record<string, unknown> = {}) => ({
   hermes: {
     command: emu.command,
     home: emu.home,
+    callServer: "on",
     env: { HERMES_EMULATOR_WORKSPACE_PREFIX: PREFIX },
     retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
   },
