@@ -52,8 +52,7 @@ export class Emu {
   async raw(args: string[], extraEnv: Record<string, string> = {}): Promise<Res> {
     const env = this.env(extraEnv);
     if (!this.real && env.HERMES_EMULATOR_FAULTS === undefined && !args.includes("watch")) {
-      const r = await emulatorMain(args, { ...env, HERMES_EMULATOR_CALL_PID: `7${process.pid}${String(callCount++).padStart(6, "0")}` });
-      return r;
+      return emulatorMain(args, { ...env, HERMES_EMULATOR_CALL_PID: `7${process.pid}${String(callCount++).padStart(6, "0")}` });
     }
     const r = await runProcess({ argv: [...this.command, ...args], env, timeoutMs: 30_000 });
     return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
