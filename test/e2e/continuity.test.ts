@@ -3,7 +3,7 @@
 // scripted server sees the first run's messages in the FIRST request of the second run — and completes;
 // a session that cannot be resumed starts fresh. Codex and the local loop: continuity-others.test.ts;
 // a usage-limit cut: limits.test.ts.
-import { rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { killGroup, runProcess } from "../../src/process/runner.js";
@@ -88,10 +88,14 @@ describe("continuity with the real Claude Code CLI", () => {
         if (last?.msg === "agent started") agentPid = Number(last.agent_pid);
       },
     });
-    // Wait until the first step's heartbeat is on the board, then kill the bridge and its agent.
+    // Wait until the first step is on the board AND in the agent's own transcript, then kill the bridge
+    // and its agent. Claude Code writes its session file behind the conversation: a SIGKILL right after
+    // the heartbeat lands can lose the step from the session (seen on CI) — that is the CLI's loss, not
+    // what this test is about.
     const poll = setInterval(async () => {
       const d = await emu.show(id).catch(() => null);
-      if (d?.events.some((e) => e.kind === "heartbeat" && e.payload?.note === "step one done")) sawNote();
+      const onBoard = d?.events.some((e) => e.kind === "heartbeat" && e.payload?.note === "step one done");
+      if (onBoard && sessionHolds(join(emu.dir, "claude", "projects"), ["Step one: reading the code.", '"tool_result"'])) sawNote();
     }, 500);
     await noted;
     clearInterval(poll);
@@ -138,3 +142,17 @@ describe("continuity with the real Claude Code CLI", () => {
     expect(done.runs.at(-1)?.metadata).toMatchObject({ bridge: { session: { resumed: false } } });
   }, 120_000);
 });
+
+/** Whether one of the session transcripts (`*.jsonl`) under `dir` holds every one of `needles`. */
+function sessionHolds(dir: string, needles: string[]): boolean {
+  let files: string[];
+  try {
+    files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".jsonl"));
+  } catch {
+    return false;
+  }
+  return files.some((f) => {
+    const text = readFileSync(join(dir, f), "utf8");
+    return needles.every((n) => text.includes(n));
+  });
+}
