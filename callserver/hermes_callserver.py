@@ -25,6 +25,7 @@ import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 import traceback
 
@@ -123,7 +124,7 @@ def run_child(argv, env):
     os._exit(code & 0xFF)
 
 
-def learn(argv):
+def learn(argv, env=None):
     """The modules a kanban call imports: a child runs one (output discarded) and names them."""
     r, w = os.pipe()
     pid = os.fork()
@@ -133,6 +134,7 @@ def learn(argv):
         for fd in (0, 1, 2):
             os.dup2(null, fd)
         try:
+            os.environ.update(env or {})
             sys.argv = [LAUNCHER] + EXTRA + argv
             runpy.run_path(LAUNCHER, run_name="__main__")
         except BaseException:
@@ -154,16 +156,28 @@ def learn(argv):
 
 
 # Warm: import in this process what a kanban call imports (learned from two harmless calls: the help,
-# and a list on a board that does not exist), so each forked call finds it loaded.
+# and a list on a throwaway Hermes home — a call that opens a board's database, without touching the
+# real one), so each forked call finds it loaded.
 WARM = 0
-for probe in (["kanban", "--help"], ["kanban", "--board", "hermes-callserver-warmup", "list", "--json"]):
-    for name in learn(probe):
-        if name and name not in sys.modules and name != "__main__":
-            try:
-                __import__(name)
-                WARM += 1
-            except BaseException:
-                pass
+try:
+    _scratch = tempfile.mkdtemp(prefix="hermes-callserver-warmup-")
+except OSError:
+    _scratch = None
+_probes = [(["kanban", "--help"], None)]
+if _scratch:
+    _probes.append((["kanban", "list", "--json"], {"HERMES_HOME": _scratch, "HOME": _scratch}))
+try:
+    for probe, probe_env in _probes:
+        for name in learn(probe, probe_env):
+            if name and name not in sys.modules and name != "__main__":
+                try:
+                    __import__(name)
+                    WARM += 1
+                except BaseException:
+                    pass
+finally:
+    if _scratch:
+        shutil.rmtree(_scratch, ignore_errors=True)
 
 # Message catalogs: argparse looks up its translation on every one of the ~1000 strings a kanban call's
 # parser builds, and each lookup probes the locale directories on disk (half a call's time). Where the
@@ -241,8 +255,9 @@ def start(req):
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        os.close(o_r)
-        os.close(e_r)
+        signal.set_wakeup_fd(-1)
+        for fd in (o_r, e_r, WAKE_R, WAKE_W):
+            os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(o_w, 1)
@@ -292,14 +307,28 @@ def finish(c):
 
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+# A child's exit wakes the loop at once (its pipes close a moment before it can be reaped: without
+# this, a call could wait for the next select timeout).
+WAKE_R, WAKE_W = os.pipe()
+for _fd in (WAKE_R, WAKE_W):
+    os.set_blocking(_fd, False)
+signal.set_wakeup_fd(WAKE_W)
+signal.signal(signal.SIGCHLD, lambda *_: None)
 send({"event": "ready", "host": socket.gethostname(), "pid": os.getpid(), "python": sys.version.split()[0], "warm": WARM})
 
 while stdin_open or calls:
-    fds = [0] if stdin_open else []
+    fds = [WAKE_R] + ([0] if stdin_open else [])
     for c in calls.values():
         fds.extend(c.open)
     ready, _, _ = select.select(fds, [], [], 0.2)
     for fd in ready:
+        if fd == WAKE_R:
+            try:
+                while os.read(WAKE_R, 512):
+                    pass
+            except BlockingIOError:
+                pass
+            continue
         if fd == 0:
             data = os.read(0, 65536)
             if not data:

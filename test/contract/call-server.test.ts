@@ -3,7 +3,7 @@
 // call, an install that changed on disk is picked up by a new server, a server that hangs is replaced
 // and after repeated failures the calls go back to plain processes; a claim whose server died after
 // it took effect is matched by the pid the server announced (daemon on the emulator's server).
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,6 +72,20 @@ describe("the call server on a Python launcher", () => {
     expect(slow.reason).toBe("timeout");
     expect((await run(["pid"])).exitCode).toBe(0);
     expect(c.transport.mode).toBe("server");
+  });
+
+  it("warms up on a throwaway home: what a board call imports is loaded before each call, the real home is not touched", async () => {
+    const home = mkdtempSync(join(tmpdir(), "hkb-cs-home-"));
+    const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith("hermes-callserver-warmup-")));
+    const { c, run } = cli([fakeHermes()], { env: { HERMES_HOME: home } });
+    expect((await run(["loaded"])).stdout).toBe("fakecli.board fakecli.main\n");
+    expect(c.transport.mode).toBe("server");
+    expect(readdirSync(home)).toEqual([]);
+    // The throwaway home is gone once the server is warm.
+    expect(readdirSync(tmpdir()).filter((f) => f.startsWith("hermes-callserver-warmup-") && !before.has(f))).toEqual([]);
+    // A call of its own still runs on the home it is given.
+    expect((await run(["kanban", "list", "--json"])).stdout).toBe("[]\n");
+    expect(readdirSync(home)).toEqual(["touched-by-list"]);
   });
 
   it("an install that changed on disk: the stale server is replaced and the new code answers", async () => {
