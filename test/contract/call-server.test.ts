@@ -76,13 +76,13 @@ describe("the call server on a Python launcher", () => {
 
   it("warms up on a throwaway home: what a board call imports is loaded before each call, the real home is not touched", async () => {
     const home = mkdtempSync(join(tmpdir(), "hkb-cs-home-"));
-    const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith("hermes-callserver-warmup-")));
-    const { c, run } = cli([fakeHermes()], { env: { HERMES_HOME: home } });
+    const tmp = mkdtempSync(join(tmpdir(), "hkb-cs-tmp-")); // where the server makes its throwaway home
+    const { c, run } = cli([fakeHermes()], { env: { HERMES_HOME: home, TMPDIR: tmp } });
     expect((await run(["loaded"])).stdout).toBe("fakecli.board fakecli.main\n");
     expect(c.transport.mode).toBe("server");
     expect(readdirSync(home)).toEqual([]);
     // The throwaway home is gone once the server is warm.
-    expect(readdirSync(tmpdir()).filter((f) => f.startsWith("hermes-callserver-warmup-") && !before.has(f))).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
     // A call of its own still runs on the home it is given.
     expect((await run(["kanban", "list", "--json"])).stdout).toBe("[]\n");
     expect(readdirSync(home)).toEqual(["touched-by-list"]);
