@@ -34,7 +34,7 @@ export async function acquire(
   } catch (err) {
     if (!(err instanceof ClaimUncertain)) throw err;
     const replayed = o.claimer !== undefined && err.claimLock === o.claimer ? await replay(board, taskId, ttlSeconds, o.claimer, signal) : null;
-    if (replayed === null) return settleUncertain(board, err, signal);
+    if (replayed === null) return settleUncertain(board, err);
     // The claim took effect with the first call: its time starts the lease.
     receipt = { ...replayed, claimedAt: err.claimedAt };
   }
@@ -70,7 +70,7 @@ const SETTLE_MS = 30_000;
  * The read runs even when the caller's signal was aborted (a shutdown that cut the claim call short):
  * a claim that took effect is never left `running` because the bridge was stopping.
  */
-async function settleUncertain(board: Board, u: ClaimUncertain, _signal?: AbortSignal): Promise<Acquired> {
+async function settleUncertain(board: Board, u: ClaimUncertain): Promise<Acquired> {
   // Through ssh the lock names a process of the board host: there is nothing to match it with.
   if (u.claimLock === undefined) throw u.error;
   let detail: TaskDetail;
