@@ -22,7 +22,8 @@ export type AgentEvent =
   | { type: "progress"; note: string }
   | { type: "tool"; name: string }
   | { type: "usage"; usage: Usage }
-  | { type: "limit"; kind: string; resetsAt: number | null; message: string }
+  /** `note`: why the reported reset time was replaced (result/limits.ts bounds it). */
+  | { type: "limit"; kind: string; resetsAt: number | null; message: string; note?: string }
   | { type: "auth_failed"; message: string }
   /** The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). */
   | { type: "failed"; cause: "environment" | "human decision needed"; message: string }

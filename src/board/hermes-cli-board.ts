@@ -1,7 +1,8 @@
 // HermesCliBoard: the Board port over the real `hermes kanban` CLI. It only speaks the CLI: argv,
 // environment, output parsing and the typed errors (cli.ts, parse.ts, classify.ts); what a lease may
 // write and when is the lease layer's. Reads are retried (p-retry, retry.ts); a write is one call.
-import { ClaimUncertain, NotClaimable, Rejected, TaskNotFound, Transient, UsageError } from "../errors/board.js";
+import { fitMetadata } from "../result/fit.js";
+import { ClaimUncertain, NotClaimable, Rejected, TaskNotFound, Transient } from "../errors/board.js";
 import { argvText, escapeControlsDeep } from "../result/text.js";
 import type { Clock } from "../time/clock.js";
 import { systemClock } from "../time/clock.js";
@@ -189,9 +190,8 @@ export class HermesCliBoard implements Board {
   }
 
   async complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void> {
-    const metadata = JSON.stringify(escapeControlsDeep(close.metadata));
-    if (Buffer.byteLength(metadata) > this.textCap)
-      throw new UsageError({ verb: "complete", board: this.slug, taskId: fence.taskId }, `metadata is larger than ${this.textCap} bytes`);
+    // One argv element: over the cap, the largest parts are trimmed with a marker (never a refused close).
+    const metadata = JSON.stringify(fitMetadata(escapeControlsDeep(close.metadata), this.textCap));
     const call: VerbCall = {
       verb: "complete",
       options: [["summary", argvText(close.summary, this.textCap)], ["metadata", metadata], ...(await this.guards("complete", fence, signal))],

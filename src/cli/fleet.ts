@@ -4,7 +4,8 @@
 import { dirname } from "node:path";
 import { loadOpsConfig } from "../config/load.js";
 import { defaultStateRoot } from "../config/schema.js";
-import { type FleetSeat, collectFleet, runText, spendText, stateText } from "../daemon/fleet.js";
+import { httpToken } from "../config/http-token.js";
+import { type FleetSeat, collectFleet, runText, spendText, stateText } from "../observe/fleet.js";
 import { termSafe } from "../result/text.js";
 import { sleepUnlessAborted, systemClock } from "../time/clock.js";
 
@@ -51,9 +52,11 @@ export async function fleetCommand(
   const c = given ? loadOpsConfig({ file: o.config, env, flags: o.flags }) : null;
   const root = o.root ?? c?.fleet.root ?? (c ? dirname(c.stateDir) : defaultStateRoot());
   const urls = [...(c?.fleet.urls ?? []), ...(o.urls ?? [])];
+  const t = c ? httpToken(c, env) : null;
+  const token = t && "token" in t ? t.token : undefined;
   do {
     const now = systemClock.now();
-    const seats = await collectFleet({ root, urls, now });
+    const seats = await collectFleet({ root, urls, now, token, signal });
     if (o.json) print(`${JSON.stringify({ at: new Date(now).toISOString(), root, seats }, null, 2)}\n`);
     else print(`${o.watch ? "\x1b[2J\x1b[H" : ""}${renderFleet(seats, now)}`);
   } while (o.watch && (await sleepUnlessAborted(o.watch * 1000, signal ?? new AbortController().signal)));

@@ -14,7 +14,7 @@ export interface OutboxOptions {
 }
 
 function setup(o: OutboxOptions, env: NodeJS.ProcessEnv) {
-  const config = loadOpsConfig({ file: o.config, env, flags: o.flags });
+  const config = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
   ensureStateDir(config.stateDir);
   const log = createLogger({ level: "warn", format: "json", destination: process.stderr });
   return buildOps(config, env, log);

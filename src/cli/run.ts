@@ -1,5 +1,4 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
-import { fleetPage } from "../daemon/fleet-html.js";
 import { loadConfig, preflight } from "../agents/kinds.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
@@ -7,6 +6,9 @@ import { effectiveSettings } from "../daemon/settings.js";
 import { CliUnavailable } from "../errors/board.js";
 import { ConfigError, ExitError } from "../errors/index.js";
 import { createLogger } from "../log/logger.js";
+import { httpToken } from "../config/http-token.js";
+import { describeError } from "../errors/index.js";
+import { fleetPage } from "../observe/fleet-html.js";
 import { HttpServer } from "../observe/http.js";
 import { ensureStateDir } from "../state/dir.js";
 
@@ -32,7 +34,17 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const http = config.http.port !== undefined && b.metrics ? new HttpServer(daemon, b.metrics, fleetPage(config)) : null;
+  const t = httpToken(config, env);
+  const token = "token" in t ? t.token : undefined;
+  const http =
+    config.http.port !== undefined && b.metrics
+      ? new HttpServer(daemon, b.metrics, {
+          page: fleetPage(config, { token }),
+          allowedHosts: config.http.allowedHosts,
+          token,
+          onError: (path, err) => log.error({ path, err: describeError(err) }, "an HTTP answer failed (500)"),
+        })
+      : null;
   let notClosed = 0;
   daemon.on("run:closed", (r) => {
     if (r.close === "failed" || r.close === "dead" || r.close === "not_attempted") notClosed += 1;

@@ -4,8 +4,9 @@
 // shown with control characters escaped.
 import { join } from "node:path";
 import { loadOpsConfig } from "../config/load.js";
-import { spendText } from "../daemon/fleet.js";
-import type { StatusSnapshot } from "../daemon/status.js";
+import { httpToken } from "../config/http-token.js";
+import { spendText } from "../observe/fleet.js";
+import type { StatusSnapshot } from "../observe/snapshot.js";
 import { ExitError } from "../errors/index.js";
 import { processStartTime } from "../process/liveness.js";
 import { termSafe } from "../result/text.js";
@@ -18,11 +19,17 @@ export interface StatusOptions {
 }
 
 async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ s: StatusSnapshot; source: string; running: boolean }> {
-  const c = loadOpsConfig({ file: o.config, env, flags: o.flags });
+  const c = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
   if (c.http.port !== undefined) {
     const url = `http://${c.http.host}:${c.http.port}/status`;
     try {
-      const res = await (await import("undici")).request(url, { headersTimeout: 3000, bodyTimeout: 3000 });
+      const t = httpToken(c, env);
+      const token = "token" in t ? t.token : undefined;
+      const res = await (await import("undici")).request(url, {
+        headersTimeout: 3000,
+        bodyTimeout: 3000,
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
       if (res.statusCode === 200) return { s: (await res.body.json()) as StatusSnapshot, source: url, running: true };
       await res.body.dump();
     } catch {
@@ -33,7 +40,12 @@ async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ 
   const r = await readSmallFile(f, 4 * 1024 * 1024);
   if ("error" in r) throw new ExitError(1, `cannot read ${f}: ${r.error}`);
   if (r.text === null) throw new ExitError(1, `no status: the daemon is not answering and ${f} does not exist (has it ever run with this state dir?)`);
-  const s = JSON.parse(r.text) as StatusSnapshot;
+  let s: StatusSnapshot;
+  try {
+    s = JSON.parse(r.text) as StatusSnapshot;
+  } catch (err) {
+    throw new ExitError(1, `${f} is not JSON: ${(err as Error).message}`, { cause: err });
+  }
   return { s, source: f, running: typeof s.pid === "number" && processStartTime(s.pid) !== null && !s.stopping };
 }
 

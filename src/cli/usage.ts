@@ -19,9 +19,11 @@ export interface UsageOptions {
 
 const KEYS: readonly UsageKey[] = ["task", "seat", "board", "day"];
 
-function csvCell(v: string | number): string {
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** One CSV cell: quoted when needed; a text cell a spreadsheet would run as a formula (=, +, -, @, tab, CR) gets a leading quote. */
+export function csvCell(v: string | number): string {
+  let s = String(v);
+  if (typeof v === "string" && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function renderUsage(r: UsageReport, as: "text" | "csv" | "json"): string {
@@ -36,6 +38,12 @@ export function renderUsage(r: UsageReport, as: "text" | "csv" | "json"): string
   const notes = [
     r.total.unmeasured ? `${r.total.unmeasured} run(s) reported no usage: the real spend is higher than shown.` : null,
     r.otherRuns ? `${r.otherRuns} run(s) in the window were not closed by a bridge (no usage record).` : null,
+    r.untrusted.length
+      ? `${r.untrusted.length} run(s) not counted, their usage record cannot be trusted:\n${r.untrusted
+          .slice(0, 10)
+          .map((u) => `  ${termSafe(u.key, 80)}: ${termSafe(u.why, 120)}`)
+          .join("\n")}${r.untrusted.length > 10 ? `\n  … and ${r.untrusted.length - 10} more (--json lists them all)` : ""}`
+      : null,
   ].filter(Boolean);
   return `${head}${body}\n${notes.length ? `\n${notes.join("\n")}\n` : ""}`;
 }

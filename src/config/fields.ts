@@ -16,8 +16,31 @@ export const seconds = z.number().positive();
 /** A spend limit: tokens (input + output) and/or cost in USD; crossing either counts. */
 const budgetLimits = z.strictObject({ tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() });
 
+/**
+ * Where the agent runs: `bwrap` — in a bubblewrap jail of its own (refused at start without a working
+ * bubblewrap); `auto` — the jail when a probe at start works, else unconfined and said loudly; `none` —
+ * unconfined. A string is the mode.
+ */
+export const isolation = z.preprocess(
+  (v) => (typeof v === "string" ? { mode: v } : v),
+  z
+    .strictObject({
+      mode: z.enum(["auto", "bwrap", "none"]).default("auto"),
+      /** host: the agent reaches the network as the bridge does (its API); none: no network at all. */
+      network: z.enum(["host", "none"]).default("host"),
+      /** Extra paths the agent may read (toolchains, caches), at their real paths. */
+      readOnly: list(z.string().min(1)).default([]),
+      /** Extra paths the agent may write (a shared build cache). */
+      readWrite: list(z.string().min(1)).default([]),
+      /** The bubblewrap program. */
+      bwrap: z.string().min(1).default("bwrap"),
+    })
+    .prefault({}),
+);
+
 /** The keys every agent kind has (timing, environment, output caps, continuity). */
 export const agentCommon = {
+  isolation,
   /** Extra variables set for the agent (values are literal). */
   env: z.record(envName, z.string()).default({}),
   /** Variable names passed through from the bridge's environment (allow-list). */

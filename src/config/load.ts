@@ -1,6 +1,7 @@
 // Config = defaults < YAML file < HERMES_BRIDGE_* env < flags, validated once by zod. Every value the
 // user set is remembered with how it was set (provenance), so an error can name the flag, variable or
 // file key, and `doctor` can print where each effective value came from.
+import { type HttpTokenConfig, httpToken } from "./http-token.js";
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -186,17 +187,18 @@ function checked<T>(schema: z.ZodType<T>, raw: Record<string, unknown>, given: R
   return parsed.data;
 }
 
-/** Config checks that need the environment: a webhook secret that is named must exist. */
-function envIssues(c: { webhook: { secretEnv?: string | undefined } }, env: NodeJS.ProcessEnv): { path: string; message: string }[] {
+/** Config checks that need the environment: a webhook secret that is named must exist; so must the HTTP token a reachable bind needs. */
+function envIssues(c: { webhook: { secretEnv?: string | undefined } } & HttpTokenConfig, env: NodeJS.ProcessEnv): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
   const name = c.webhook.secretEnv;
   if (name && !env[name])
-    return [
-      {
-        path: "webhook.secretEnv",
-        message: `names ${name}, which is not set (or empty): alerts would go out unsigned; set ${name} or remove webhook.secretEnv`,
-      },
-    ];
-  return [];
+    out.push({
+      path: "webhook.secretEnv",
+      message: `names ${name}, which is not set (or empty): alerts would go out unsigned; set ${name} or remove webhook.secretEnv`,
+    });
+  const t = httpToken(c, env);
+  if ("issue" in t) out.push(t.issue);
+  return out;
 }
 
 /**
@@ -212,8 +214,16 @@ export function loadConfigWith(kinds: readonly { schema: z.ZodObject }[], o: Loa
   return { ...c, provenance };
 }
 
-/** For `status` and `outbox`: everything but the agent (which they never start). */
-export function loadOpsConfig(o: LoadOptions): OpsConfig {
+/**
+ * For `usage`, `fleet`, `status` and `outbox`: everything but the agent (which they never start).
+ * `seat: true` (status, outbox): the command is about one seat's state dir, so one must be named.
+ */
+export function loadOpsConfig(o: LoadOptions, opts: { seat?: boolean } = {}): OpsConfig {
   const { raw, given } = layered(o);
-  return { ...checked(OpsConfigSchema, raw, given), provenance: { given } };
+  const c = checked(OpsConfigSchema, raw, given);
+  if (opts.seat && !c.seatNamed)
+    throw new ConfigError([
+      { path: "assignee", message: "this command reads one seat's state: name it with --assignee (or --state-dir, or a config that sets them)" },
+    ]);
+  return { ...c, provenance: { given } };
 }

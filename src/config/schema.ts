@@ -136,6 +136,12 @@ export const baseShape = {
       name: z.string().min(1).max(100).optional(),
       /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
       limitMarginSeconds: z.number().min(0).default(60),
+      /** A reset time an agent reports is agent input: a pause never lasts longer than this (a later reset is clamped, and the card says so). */
+      maxLimitPauseHours: z
+        .number()
+        .positive()
+        .max(24 * 366)
+        .default(168),
       /**
        * A run cut by this seat's usage limit: `handoff` gives the task back to the lane at once (another
        * seat of the assignee with headroom continues it; this one resumes its own session if it comes back
@@ -146,6 +152,15 @@ export const baseShape = {
     })
     .prefault({}),
   stateDir: z.string().optional(),
+  /** Comments on a running task reach its agent as notes (the board's authors are names any writer chooses). */
+  steering: z
+    .strictObject({
+      /** Only these authors' comments are handed to a running agent (default: every author but this seat, as Hermes's own workers read every comment). */
+      authors: list(z.string().min(1)).default([]),
+      /** Notes handed to one run at most; later comments reach the next run's continuation prompt. */
+      maxNotesPerRun: z.number().int().min(0).max(1000).default(20),
+    })
+    .prefault({}),
   webhook: z
     .strictObject({
       url: z.url({ protocol: /^https?$/, error: "an http(s) URL" }).optional(),
@@ -184,6 +199,12 @@ export const baseShape = {
     .strictObject({
       port: z.number().int().min(0).max(65535).optional(),
       host: z.string().default("127.0.0.1"),
+      /** Host names (no port) requests may name besides loopback, this machine's name and the bind address (DNS rebinding). */
+      allowedHosts: list(z.string().min(1)).default([]),
+      /** Env var that holds the token /, /status and /metrics require (required when host is not loopback). */
+      tokenEnv: envName.optional(),
+      /** Or a file that holds it. */
+      tokenFile: z.string().min(1).optional(),
     })
     .prefault({}),
 };
@@ -208,11 +229,26 @@ function reservedCheck(c: { assignee: string; reservedAssignees: string[] }, ctx
     });
 }
 
-/** What `status` and `outbox` need: everything but the agent. */
+/**
+ * What the board-wide and seat commands need (`usage`, `fleet`, `outbox`, `status`): everything but the
+ * agent, and the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it).
+ */
 export const OpsConfigSchema = z
-  .strictObject({ ...baseShape, agent: z.unknown().optional() })
-  .superRefine(reservedCheck)
-  .transform(finish);
+  .strictObject({ ...baseShape, assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
+  .superRefine((c, ctx) => {
+    if (c.assignee !== undefined) reservedCheck({ ...c, assignee: c.assignee }, ctx);
+  })
+  .transform((c) => {
+    const stateDir = c.stateDir ?? (c.assignee !== undefined ? join(defaultStateRoot(), c.assignee) : undefined);
+    return {
+      ...c,
+      author: c.author ?? c.assignee ?? "hermes-bridge",
+      stateDir: stateDir ?? defaultStateRoot(),
+      /** False when neither an assignee nor a state dir names a seat (a board-wide command). */
+      seatNamed: stateDir !== undefined,
+      seat: { ...c.seat, name: c.seat.name ?? `${hostname()}/${basename(stateDir ?? "board")}` },
+    };
+  });
 
 function withAgent(agent: z.ZodType<AgentConfig>) {
   return z
@@ -239,5 +275,6 @@ export interface Provenance {
 }
 
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };
-export type OpsConfig = z.output<typeof OpsConfigSchema> & { provenance?: Provenance };
+/** A seat's Config is an OpsConfig too (its seat is always named). */
+export type OpsConfig = Omit<z.output<typeof OpsConfigSchema>, "seatNamed"> & { seatNamed?: boolean; provenance?: Provenance };
 export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -3,7 +3,6 @@
 // shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). Events are
 // typed (DaemonEvents).
 import { EventEmitter } from "node:events";
-import { join } from "node:path";
 import type { AgentKind } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
@@ -18,19 +17,14 @@ import { sleepUnlessAborted } from "../time/clock.js";
 import { admit } from "./admission.js";
 import { readCapabilities } from "./claim.js";
 import { DaemonHealth } from "./health.js";
+import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
-export interface DaemonEvents {
-  claimed: [{ board: string; taskId: string; runId: number | null; traceId: string; ttlSeconds: number }];
-  heartbeat: [{ taskId: string; runId: number | null }];
-  "run:closed": [RunReport & { board: string }];
-  "seat:paused": [{ until: string | null; reason: string | null }];
-  "seat:resumed": [];
-}
+export type { DaemonEvents } from "./events.js";
 
 export interface DaemonDeps extends RunServices {
   boards: Board[];
@@ -61,16 +55,25 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   private settle!: { resolve: () => void; reject: (e: Error) => void };
   readonly done: Promise<void>;
   private stopPromise: Promise<void> | undefined;
+  private teardownPromise: Promise<void> | undefined;
 
   constructor(private readonly d: DaemonDeps) {
     super();
     const c = d.config;
-    this.seat = new SeatState(d.clock, c.seat.limitMarginSeconds * 1000, SeatState.fileIn(c.stateDir));
     this.health = new DaemonHealth(d.clock, d.log);
+    this.seat = new SeatState(d.clock, {
+      marginMs: c.seat.limitMarginSeconds * 1000,
+      maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+      file: SeatState.fileIn(c.stateDir),
+      onSaveError: (err) => {
+        this.health.noteError(describeError(err));
+        d.log.error({ err: describeError(err) }, "could not save the seat's pause (it holds until this process ends)");
+      },
+    });
     const hooks = {
-      paused: (e: { until: string | null; reason: string | null }) => this.emit("seat:paused", e),
+      paused: (e: { until: string | null; reason: string | null }) => this.tell("seat:paused", e),
       resumed: () => {
-        this.emit("seat:resumed");
+        this.tell("seat:resumed");
         this.scheduler.resume();
       },
     };
@@ -80,7 +83,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.settle = { resolve, reject };
     });
     this.launcher = new RunLauncher(d, this.runsAc.signal, {
-      onHeartbeat: (taskId, runId) => this.emit("heartbeat", { taskId, runId }),
+      onHeartbeat: (taskId, runId) => this.tell("heartbeat", { taskId, runId }),
       onClosed: (board, report) => this.finished(board, report),
       onSlotFree: () => {
         void this.scheduler.slotFreed();
@@ -119,6 +122,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     });
   }
 
+  private tell<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): void {
+    tellGuarded(this, this.d.log, event, ...args);
+  }
+
   get inflight(): Map<string, unknown> {
     return this.launcher.inflight;
   }
@@ -127,6 +134,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     const c = this.d.config;
     ensureStateDir(c.stateDir);
     await this.seat.load();
+    await this.d.ledger?.load().catch((err: unknown) => this.health.noteError(`usage ledger: ${describeError(err)}`));
     this.d.alerts.start();
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
@@ -172,6 +180,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       const graceExpired = await sleepUnlessAborted(this.d.config.shutdown.graceSeconds * 1000, graceAc.signal);
       if (graceExpired) this.runsAc.abort(new Error("shutdown grace period over"));
       await allDone;
+      await this.teardown();
+    })();
+    return this.stopPromise;
+  }
+
+  /** The one teardown (a stop, or --once running out of work), run once whatever calls it. */
+  private teardown(): Promise<void> {
+    this.teardownPromise ??= (async () => {
       // Alerts of the last closes get a short chance; undelivered ones stay journaled for the next start.
       await this.d.alerts.drain(5000);
       await this.d.alerts.stop();
@@ -179,7 +195,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       await this.d.closeBoards?.();
       this.settle.resolve();
     })();
-    return this.stopPromise;
+    return this.teardownPromise;
   }
 
   /** Second signal: abort every run now (each is blocked with the shutdown template). */
@@ -230,7 +246,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
         signal: this.loopAc.signal,
         capabilities: (b) => this.caps.get(b) ?? null,
         stopping: () => this.stopping,
-        onClaimed: (e) => this.emit("claimed", e),
+        onClaimed: (e) => this.tell("claimed", e),
       },
       board,
       taskId,
@@ -253,25 +269,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   }
 
   private finished(board: Board, r: RunReport): void {
-    const level = r.close === "applied" || r.close === "already_applied" ? "info" : "warn";
-    this.d.log[level](
-      {
-        board: board.slug,
-        task_id: r.taskId,
-        run_id: r.runId,
-        trace_id: r.traceId,
-        decision: r.decision,
-        close: r.close,
-        cause: r.cause,
-        cut: r.cut,
-        resumed: r.resumed,
-        duration_ms: r.durationMs,
-      },
-      "run finished",
-    );
+    logFinished(this.d.log, board.slug, r);
     if (r.close === "failed" || r.close === "dead") this.health.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
     this.pauses.afterRun(r, board.slug);
-    this.emit("run:closed", { ...r, board: board.slug });
+    this.tell("run:closed", { ...r, board: board.slug });
   }
 
   private checkIdle(): void {
@@ -280,16 +281,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.stopping = true;
       this.scheduler.stop();
       this.loopAc.abort();
-      void (async () => {
-        await this.d.alerts.drain(5000);
-        await this.d.alerts.stop();
-        this.writeStatus();
-        await this.d.closeBoards?.();
-        this.settle.resolve();
-      })();
+      void this.teardown();
     }
   }
 }
-
-export const STATE_FILES = { status: "status.json", runs: "runs", active: "active", sessions: "sessions" } as const;
-export const stateDirOf = (c: { stateDir: string }, what: keyof typeof STATE_FILES) => join(c.stateDir, STATE_FILES[what]);

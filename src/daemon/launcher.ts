@@ -186,6 +186,8 @@ export class RunLauncher {
       seat: c.seat.name,
       lane: c.assignee,
       onLimit: c.seat.onLimit,
+      maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+      steering: c.steering,
       author: c.author,
       traceId,
       timing: o.timing,
@@ -258,15 +260,12 @@ export class RunLauncher {
       },
     });
     slot.run = run;
+    // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
     const p = run
       .run()
-      .then((report) => {
-        account(this.s, board.slug, report);
-        this.hooks.onClosed(board, report);
-      })
-      .catch((err: unknown) => {
+      .catch((err: unknown): RunReport => {
         this.s.log.fatal({ ...ids(), err: describeError(err) }, "run failed outside the protocol");
-        this.hooks.onClosed(board, {
+        return {
           taskId,
           agent: o.agent.name,
           runId: slot.runId,
@@ -276,7 +275,18 @@ export class RunLauncher {
           resumed: false,
           usage: null,
           durationMs: this.s.clock.now() - slot.startedAt,
-        });
+        };
+      })
+      .then((report) => {
+        for (const [what, step] of [
+          ["accounting", () => account(this.s, board.slug, report)],
+          ["the close report", () => this.hooks.onClosed(board, report)],
+        ] as const)
+          try {
+            step();
+          } catch (err) {
+            this.s.log.error({ ...ids(), err: describeError(err) }, `after the close, ${what} failed (the run is closed)`);
+          }
       })
       .finally(async () => {
         this.s.active.remove(board.slug, taskId);

@@ -1,31 +1,53 @@
 // Seat state: a usage limit pauses claiming until its reset (+ margin); an auth failure until an
 // operator fixes it (a later start whose pre-flight passes clears it). Persisted in the state dir, so
-// a restart does not claim (and block) another task into the same limit.
-import { renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// a restart does not claim (and block) another task into the same limit. The reset time is agent input:
+// bounded (result/limits.ts) when it is set and again when the file is read back, so neither a hostile
+// outcome nor an edited seat.json can pause the seat past seat.maxLimitPauseHours or break `status`.
 import { z } from "zod";
-import { readSmallFile } from "../state/read.js";
+import { UNKNOWN_RESET_WAIT_MS, boundReset } from "../result/limits.js";
+import { writeStateFile } from "../state/atomic.js";
+import { statePath } from "../state/layout.js";
 import { quarantine } from "../state/quarantine.js";
+import { readSmallFile } from "../state/read.js";
 import type { Clock } from "../time/clock.js";
 
-const SeatFile = z.object({ until: z.number().nullable(), auth: z.boolean(), reason: z.string().nullable() });
+const SeatFile = z.object({
+  until: z.number().finite().min(0).max(8.64e15).nullable(),
+  auth: z.boolean(),
+  reason: z.string().max(4000).nullable(),
+});
+
+export interface SeatOptions {
+  marginMs?: number;
+  /** The longest a pause may last (seat.maxLimitPauseHours). */
+  maxPauseMs?: number;
+  file?: string | null;
+  /** A failed write of the seat file (the pause still holds in memory). */
+  onSaveError?: (err: Error) => void;
+}
 
 export class SeatState {
   private until: number | null = null;
   private authPaused = false;
   reason: string | null = null;
+  private readonly marginMs: number;
+  private readonly maxPauseMs: number;
+  private readonly file: string | null;
 
   constructor(
     private readonly clock: Clock,
-    private readonly marginMs = 60_000,
-    private readonly file: string | null = null,
-  ) {}
-
-  static fileIn(stateDir: string): string {
-    return join(stateDir, "seat.json");
+    private readonly o: SeatOptions = {},
+  ) {
+    this.marginMs = o.marginMs ?? 60_000;
+    this.maxPauseMs = o.maxPauseMs ?? 168 * 3600_000;
+    this.file = o.file ?? null;
   }
 
-  /** Reads a persisted pause (a bad file is quarantined and ignored). */
+  static fileIn(stateDir: string): string {
+    return statePath(stateDir, "seat");
+  }
+
+  /** Reads a persisted pause (a bad file is quarantined and ignored; a pause past the cap is cut to it). */
   async load(): Promise<void> {
     if (!this.file) return;
     const r = await readSmallFile(this.file, 64 * 1024);
@@ -37,16 +59,20 @@ export class SeatState {
     } catch {
       return quarantine(this.file, "not JSON");
     }
-    if (!parsed.success) return quarantine(this.file, "not a seat state");
-    this.until = parsed.data.until;
+    if (!parsed.success)
+      return quarantine(this.file, `not a seat state (${parsed.error.issues[0]?.path.join(".") ?? "?"}: ${parsed.error.issues[0]?.message ?? "?"})`);
+    const latest = this.clock.now() + this.maxPauseMs + this.marginMs;
+    this.until = parsed.data.until === null ? null : Math.min(parsed.data.until, latest);
     this.authPaused = parsed.data.auth;
     this.reason = parsed.data.reason;
   }
 
   pauseUntil(resetsAt: number | null, reason: string): void {
-    const until = (resetsAt ?? this.clock.now() + 15 * 60_000) + this.marginMs;
+    const now = this.clock.now();
+    const bounded = boundReset(resetsAt, now, this.maxPauseMs);
+    const until = (bounded.resetsAt ?? now + UNKNOWN_RESET_WAIT_MS) + this.marginMs;
     this.until = Math.max(this.until ?? 0, until);
-    this.reason = reason;
+    this.reason = bounded.note ? `${reason}; ${bounded.note}` : reason;
     this.save();
   }
 
@@ -84,9 +110,13 @@ export class SeatState {
     return this.authPaused ? Number.POSITIVE_INFINITY : this.until;
   }
 
+  /** Never throws: the pause holds in memory; a failed write is reported. */
   private save(): void {
     if (!this.file) return;
-    writeFileSync(`${this.file}.tmp`, JSON.stringify({ until: this.until, auth: this.authPaused, reason: this.reason }), { mode: 0o600 });
-    renameSync(`${this.file}.tmp`, this.file);
+    try {
+      writeStateFile(this.file, JSON.stringify({ until: this.until, auth: this.authPaused, reason: this.reason }));
+    } catch (err) {
+      this.o.onSaveError?.(err as Error);
+    }
   }
 }

@@ -1,67 +1,24 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
-import { renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../config/schema.js";
 import { timingFor } from "../config/timing.js";
 import type { Metrics } from "../observe/metrics.js";
+import type { StatusSnapshot } from "../observe/snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Spend } from "../state/ledger.js";
 import type { InFlight } from "./launcher.js";
 import type { SeatState } from "./seat.js";
+import { writeStateFile } from "../state/atomic.js";
+import { statePath } from "../state/layout.js";
+import { isoOrNull } from "../time/clock.js";
 
-export interface StatusSnapshot {
-  at: string;
-  /** The daemon's process id (status tells a stale file from a running daemon with it). */
-  pid: number;
-  seat: {
-    /** seat.name (host/state dir by default) and the lane (assignee) it works. */
-    name: string;
-    assignee: string;
-    agent: string;
-    /** working (runs in flight) · idle · paused (usage limit, until pausedUntil) · auth (needs an operator) · budget (daily budget spent) · stopping */
-    state: "working" | "idle" | "paused" | "auth" | "budget" | "stopping";
-    paused: boolean;
-    pausedUntil: string | null;
-    reason: string | null;
-    /** Why the seat claims nothing more today (agent.budget.seatDaily spent), or null. */
-    budget: string | null;
-  };
-  /** What this seat spent (its ledger): since midnight UTC and in the last 5 hours. */
-  usage: { today: Spend; window5h: Spend };
-  boards: string[];
-  /** How each board's calls reach the CLI (hermes.callServer): the call server, or one process each. */
-  transports: Record<string, { mode: string; why: string }>;
-  healthy: boolean;
-  stopping: boolean;
-  runs: {
-    board: string;
-    task: string;
-    runId: number | null;
-    traceId: string;
-    phase: string;
-    ageSeconds: number;
-    lastHeartbeat: string | null;
-    deadline: string | null;
-    adopted: boolean;
-    lastNote: string | null;
-    /** The last operator note handed to the running agent. */
-    lastOperatorNote: { id: string; author: string; postedAt: string | null; deliveredAt: string | null; text: string } | null;
-  }[];
-  outbox: { backlog: number; path: string; alertsQueued: number };
-  orphans: { board: string; taskId: string }[];
-  quarantined: { file: string; why: string; at: string }[];
-  lastErrors: { at: string; what: string }[];
-}
+export type { StatusSnapshot } from "../observe/snapshot.js";
 
 export function writeStatusFile(stateDir: string, s: StatusSnapshot): void {
-  const f = join(stateDir, "status.json");
-  writeFileSync(`${f}.tmp`, `${JSON.stringify(s, null, 2)}\n`, { mode: 0o600 });
-  renameSync(`${f}.tmp`, f);
+  writeStateFile(statePath(stateDir, "status"), `${JSON.stringify(s, null, 2)}\n`);
 }
 
-export function iso(ms: number | null): string | null {
-  return ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
-}
+/** ISO text of a time, null for none — total: a time out of range is null, never a throw. */
+export const iso = (ms: number | null): string | null => isoOrNull(ms);
 
 export interface SnapshotInput {
   now: number;
@@ -102,7 +59,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.lastHeartbeat ?? r.startedAt)) / 1000)));
   i.metrics?.heartbeatInterval.set(timingFor(i.config, i.config.claim.ttlSeconds).heartbeatSeconds);
   return {
-    at: new Date(i.now).toISOString(),
+    at: isoOrNull(i.now) ?? new Date(0).toISOString(),
     pid: i.pid,
     seat: {
       name: i.config.seat.name,

@@ -10,6 +10,7 @@ import { boardsCommand } from "./verbs/boards.js";
 import { attach, attachments } from "./verbs/attach.js";
 import { block, blockSpec, reclaim, unblock } from "./verbs/close.js";
 import { complete } from "./verbs/complete.js";
+import { edit } from "./verbs/edit.js";
 import { context } from "./verbs/context.js";
 import { dispatch } from "./verbs/dispatch.js";
 import { claim, comment, heartbeat } from "./verbs/lease.js";
@@ -99,6 +100,7 @@ function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<stri
     attach,
     attachments,
     complete,
+    edit,
     block: { ...block, spec: blockSpec(env) },
     unblock,
     schedule,

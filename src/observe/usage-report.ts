@@ -4,7 +4,7 @@
 // the board. Runs whose agent reported nothing are counted as unmeasured, never as free; runs no bridge
 // closed (Hermes's own workers, manual closes) are counted apart.
 import type { Board, TaskDetail, TaskRunRecord } from "../board/port.js";
-import { type RunCost, runCost } from "../result/usage-text.js";
+import { type RunCost, badUsageValue, runCost } from "../result/usage-text.js";
 
 export type UsageKey = "task" | "seat" | "board" | "day";
 
@@ -25,6 +25,8 @@ export interface UsageReport {
   total: UsageRow;
   /** Runs in the window that no bridge closed (no usage record). */
   otherRuns: number;
+  /** Runs whose usage record cannot be trusted (edited after the close, not a bridge's claim, bad values): not counted. */
+  untrusted: { key: string; why: string }[];
 }
 
 /** One closed run with what it cost, as the card records it. */
@@ -33,9 +35,30 @@ export interface CardRun {
   task: string;
   run: TaskRunRecord;
   cost: RunCost | null;
+  /** Why the run's usage record is not counted, or null (card totals are advisory: any board writer can edit a done card). */
+  distrust: string | null;
 }
 
 const CLOSE_EVENTS = new Set(["blocked", "block_loop_detected", "reclaimed", "scheduled"]);
+
+/** A claim lock that is neither a bridge's named claimer nor a 0.20 `<host>:<pid>` lock (which any worker has). */
+const foreignClaimer = (lock: string) => !lock.startsWith("hermes-bridge:") && !/^[^:\s]+:\d+$/.test(lock);
+
+/** Why a run's usage record is not the bridge's own, or null. */
+function distrustOf(d: TaskDetail, run: TaskRunRecord, cost: RunCost | null): string | null {
+  if (!cost) return null;
+  const edited = d.events.find((e) => e.runId === run.id && e.kind === "edited");
+  if (edited) return "its record was edited after the close (kanban edit)";
+  const lock = d.events.find((e) => e.runId === run.id && e.kind === "claimed")?.payload?.lock;
+  if (typeof lock === "string" && foreignClaimer(lock)) return `its claim (${lock.slice(0, 80)}) was not a bridge's`;
+  const bridge = run.metadata?.bridge;
+  if (bridge && typeof bridge === "object") {
+    const b = bridge as Record<string, unknown>;
+    if (b.run_id !== undefined && b.run_id !== run.id) return `its metadata names run ${JSON.stringify(b.run_id)?.slice(0, 20)}, not ${run.id}`;
+    return badUsageValue(b);
+  }
+  return null;
+}
 
 /** The run's record: its summary/error and the reasons of the events that closed it (a reclaim keeps its reason only there). */
 export function cardRuns(board: string, d: TaskDetail): CardRun[] {
@@ -44,7 +67,8 @@ export function cardRuns(board: string, d: TaskDetail): CardRun[] {
       .filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind))
       .map((e) => (typeof e.payload?.reason === "string" ? e.payload.reason : ""))
       .join("\n");
-    return { board, task: d.task.id, run, cost: runCost({ ...run, error: [run.error ?? "", reasons].join("\n") }) };
+    const cost = runCost({ ...run, error: [run.error ?? "", reasons].join("\n") });
+    return { board, task: d.task.id, run, cost, distrust: distrustOf(d, run, cost) };
   });
 }
 
@@ -89,11 +113,16 @@ export function usageReport(runs: readonly CardRun[], o: { since: number; by: Us
   const rows = new Map<string, UsageRow>();
   const total = empty("total");
   let otherRuns = 0;
+  const untrusted: UsageReport["untrusted"] = [];
   for (const r of runs) {
     const ended = r.run.endedAt ?? r.run.startedAt;
     if (ended === null || ended * 1000 < o.since) continue;
     if (!r.cost) {
       if (r.run.endedAt !== null) otherRuns += 1;
+      continue;
+    }
+    if (r.distrust) {
+      untrusted.push({ key: `${r.board}/${r.task} run ${r.run.id}`, why: r.distrust });
       continue;
     }
     const key = keyOf(r, o.by);
@@ -105,7 +134,7 @@ export function usageReport(runs: readonly CardRun[], o: { since: number; by: Us
   const sorted = [...rows.values()].sort((a, b) =>
     o.by === "day" ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || a.key.localeCompare(b.key),
   );
-  return { since: new Date(o.since).toISOString(), by: o.by, boards: o.boards, rows: sorted, total, otherRuns };
+  return { since: new Date(o.since).toISOString(), by: o.by, boards: o.boards, rows: sorted, total, otherRuns, untrusted };
 }
 
 /** `--since`: an ISO date/time, or a duration back from now (`7d`, `24h`, `90m`). */

@@ -14,6 +14,7 @@ import type { Lease } from "../lease/lease.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CloseIntent, Outbox, OutboxEntry } from "./outbox.js";
+import { isDefinitiveRefusal, refusedCloseBlock } from "./refused.js";
 import type { AlertPayload } from "./webhook.js";
 
 export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead";
@@ -52,7 +53,8 @@ export class Closer implements RunCloser {
 
   async close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
     const entry = this.journal(lease, traceId, this.redactIntent(intent));
-    return { result: await this.apply(entry, lease), entry };
+    const r = await this.applyEntry(entry, lease);
+    return { result: r.result, entry: r.landed };
   }
 
   /**
@@ -71,21 +73,42 @@ export class Closer implements RunCloser {
 
   /** Applies an already journaled entry (first attempt, or `outbox replay`). */
   async apply(entry: OutboxEntry, lease: Lease): Promise<CloseResult> {
+    return (await this.applyEntry(entry, lease)).result;
+  }
+
+  /** …and says which entry landed (a refused close is replaced by a block). */
+  private async applyEntry(entry: OutboxEntry, lease: Lease): Promise<{ result: CloseResult; landed: OutboxEntry }> {
     const fenced = new FencedBoard(this.d.board(entry.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
     let outcome: CloseOutcome;
     try {
       outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
-      if (err instanceof LeaseLost) return this.leaseLost(entry, err);
+      if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
+      const instead = isDefinitiveRefusal(err) ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err))) : null;
+      if (instead) return this.refused(entry, lease, instead, err);
       const error = this.d.redactor.redact(describeError(err));
       this.d.log?.("error", "close failed", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, err: error });
       const state = this.d.alerts.canDeliver ? "failed" : "dead";
       this.d.outbox.mark(entry.id, state, { alerted: false, error });
       this.alert("close_failed", entry, error);
-      return state;
+      return { result: state, landed: entry };
     }
     this.d.outbox.mark(entry.id, "done");
-    return outcome;
+    return { result: outcome, landed: entry };
+  }
+
+  /** The board refused this close for good: a templated block takes its place (the refused entry is kept). */
+  private refused(entry: OutboxEntry, lease: Lease, instead: CloseIntent, err: unknown): Promise<{ result: CloseResult; landed: OutboxEntry }> {
+    const error = this.d.redactor.redact(describeError(err));
+    this.d.log?.("warn", "the board refused the close: blocking the task with the refusal instead", {
+      task_id: entry.taskId,
+      run_id: entry.runId,
+      trace_id: entry.traceId,
+      err: error,
+    });
+    this.d.outbox.mark(entry.id, "refused", { error });
+    const block = this.journal(lease, entry.traceId, this.redactIntent(instead));
+    return this.applyEntry(block, lease);
   }
 
   /** Lost at close (`comment`: a result existed and was not applied — the task says where it is kept). */

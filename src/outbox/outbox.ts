@@ -1,6 +1,7 @@
 // The outbox: every intended close is journaled (fsync) before its CLI call and marked after, so a
 // crash, a lost lease or a dead webhook never loses a result. States:
 //   pending → done | lease_lost | failed (close did not land; alert queued or delivered) | dead (alert not delivered)
+//           | refused (the board refused this close for good: a templated block was journaled in its place)
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import { z } from "zod";
@@ -16,7 +17,7 @@ const CloseIntentSchema = z.discriminatedUnion("type", [
 ]);
 export type CloseIntent = z.output<typeof CloseIntentSchema>;
 
-const STATES = ["pending", "done", "lease_lost", "failed", "dead"] as const;
+const STATES = ["pending", "done", "lease_lost", "failed", "dead", "refused"] as const;
 export type OutboxState = (typeof STATES)[number];
 
 const EntrySchema = z.object({
@@ -97,7 +98,7 @@ export class Outbox {
 
   /** Entries that still need someone: not applied, or applied nowhere and not yet alerted. */
   open(): OutboxEntry[] {
-    return this.entries().filter((e) => e.state !== "done" && !(e.state === "lease_lost" && e.alerted));
+    return this.entries().filter((e) => e.state !== "done" && e.state !== "refused" && !(e.state === "lease_lost" && e.alerted));
   }
 
   backlog(): number {
@@ -106,7 +107,7 @@ export class Outbox {
 
   /** Drops finished entries from the journal (kept: everything still open, and lease losses). */
   compact(): void {
-    const keep = this.entries().filter((e) => e.state !== "done");
+    const keep = this.entries().filter((e) => e.state !== "done" && e.state !== "refused");
     this.journal.rewrite(keep.map((entry) => ({ op: "intent" as const, entry })));
   }
 }

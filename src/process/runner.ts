@@ -46,8 +46,16 @@ export interface RunOptions {
 }
 
 /** A stdin the caller keeps open: `open` gets the writer once the child runs. */
+export interface StdinWriter {
+  /** False when the pipe's buffer is full: wait for `onDrain` before writing more. */
+  write(text: string): boolean;
+  onDrain(listener: () => void): void;
+  end(): void;
+  readonly ended: boolean;
+}
+
 export interface StdinChannel {
-  open(w: { write(text: string): boolean; end(): void; readonly ended: boolean }): void;
+  open(w: StdinWriter): void;
 }
 
 export interface RunResult {
@@ -125,6 +133,9 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     else
       opts.input.open({
         write: (text) => !stdin.writableEnded && !stdin.destroyed && stdin.write(text),
+        onDrain: (listener) => {
+          stdin.once("drain", listener);
+        },
         end: () => {
           if (!stdin.writableEnded) stdin.end();
         },

@@ -1,8 +1,20 @@
 // The common result (seed 000): the metadata of every close. `ok` + `status` decide; `items` is
 // what the agent reported, never assumed.
 import { z } from "zod";
+import { capText } from "./text.js";
 
 const num = z.number().finite();
+
+/** Caps of what an agent may put in a result: longer text is cut with a marker, longer lists end in one. */
+export const RESULT_CAPS = { note: 2000, message: 4000, label: 500, link: 4096, code: 200, artifacts: 100, metrics: 100 } as const;
+
+/** Free text, cut at `max` bytes with a visible marker (never refused: an agent's long message must not strand its task). */
+const capped = (max: number) => z.string().overwrite((s) => capText(s, max));
+
+/** A list cut at `max` items; the last kept item says how many were dropped. */
+function cappedList<T>(max: number, marker: (dropped: number) => T) {
+  return (items: T[]): T[] => (items.length <= max ? items : [...items.slice(0, max - 1), marker(items.length - max + 1)]);
+}
 
 export const AgentResultSchema = z.object({
   ok: z.boolean(),
@@ -11,23 +23,34 @@ export const AgentResultSchema = z.object({
   metrics: z
     .looseObject({ created: num.default(0), updated: num.default(0), skipped: num.default(0), failed: num.default(0) })
     .prefault({})
-    .transform((m) => Object.fromEntries(Object.entries(m).filter(([, v]) => typeof v === "number" && Number.isFinite(v))) as Record<string, number>),
-  note: z.string().max(2000).default(""),
+    .transform(
+      (m) =>
+        Object.fromEntries(
+          Object.entries(m)
+            .filter(([k, v]) => typeof v === "number" && Number.isFinite(v) && k.length <= RESULT_CAPS.code)
+            .slice(0, RESULT_CAPS.metrics),
+        ) as Record<string, number>,
+    ),
+  note: capped(RESULT_CAPS.note).default(""),
   artifacts: z
     .array(
       z.object({
-        type: z.string(),
-        label: z.string(),
-        url: z.string().optional(),
-        path: z.string().optional(),
+        type: capped(RESULT_CAPS.code),
+        label: capped(RESULT_CAPS.label),
+        url: capped(RESULT_CAPS.link).optional(),
+        path: capped(RESULT_CAPS.link).optional(),
         /** Set by the bridge: the git commit of a pushed branch. */
         commit: z.string().optional(),
         /** Set by the bridge: where a deliverable file was preserved on the board. */
         attachment: z.object({ id: z.number().int(), filename: z.string(), size: z.number().int() }).optional(),
       }),
     )
+    .overwrite(cappedList(RESULT_CAPS.artifacts, (n) => ({ type: "note", label: `[… ${n} more artifacts not shown: truncated by hermes-kanban-bridge]` })))
     .default([]),
-  error: z.object({ code: z.string(), message: z.string() }).nullable().default(null),
+  error: z
+    .object({ code: capped(RESULT_CAPS.code), message: capped(RESULT_CAPS.message) })
+    .nullable()
+    .default(null),
 });
 
 export type AgentResult = z.output<typeof AgentResultSchema>;

@@ -59,7 +59,22 @@ export function parseUsageLine(text: string): RunCost | null {
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
-const str = (v: unknown) => (typeof v === "string" ? v : null);
+const str = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : null);
+
+/** Why a usage number of a card cannot be counted (negative, not finite, not a number), or null. */
+export function badUsageValue(bridge: Record<string, unknown>): string | null {
+  const tokens = bridge.tokens && typeof bridge.tokens === "object" ? (bridge.tokens as Record<string, unknown>) : {};
+  for (const [name, v] of [
+    ["tokens.input", tokens.input],
+    ["tokens.output", tokens.output],
+    ["cost_usd", bridge.cost_usd],
+  ] as const) {
+    if (v === undefined) continue;
+    // No run uses a trillion tokens or dollars: a bigger number is a forgery (and sums of them would overflow).
+    if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1e12) return `metadata.bridge.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a usage`;
+  }
+  return null;
+}
 
 /**
  * What one run cost, as its close recorded it: `metadata.bridge` (a complete), else the `usage:` line of
@@ -69,6 +84,9 @@ export function runCost(run: { metadata: Record<string, unknown> | null; summary
   const b = run.metadata?.bridge;
   if (b && typeof b === "object") {
     const bridge = b as Record<string, unknown>;
+    // A negative or non-finite number is no usage: the run counts as unmeasured (never as a credit).
+    if (badUsageValue(bridge))
+      return { seat: str(bridge.seat), agent: str(bridge.agent), model: str(bridge.model), tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
     const tokens = (bridge.tokens ?? {}) as Record<string, unknown>;
     const measured = bridge.usage === undefined ? bridge.tokens !== undefined || bridge.cost_usd !== undefined : bridge.usage === "measured";
     return {

@@ -1,6 +1,7 @@
 // Decide (pure): from what the agent did and how the run ended → Complete or a templated Block.
 // Exit code 0 is not success; "the agent said done" is not success (seed 000). The gate then looks
 // at a complete once (gate/gate.ts); a stop that happened meanwhile wins (stopDecision).
+import { isoOrNull } from "../time/clock.js";
 import type { AgentEvent, OutcomeRequest } from "../agents/port.js";
 import { AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
 import { type Decision, blockDecision as block } from "../result/decision.js";
@@ -58,7 +59,7 @@ export function decide(f: RunFacts): Decision {
   if (f.limit)
     return block(
       "environment",
-      `Seat ${f.seat} hit a usage/rate limit (${f.limit.kind}): ${tail(f.limit.message, 400)}. Resets at ${f.limit.resetsAt ? new Date(f.limit.resetsAt).toISOString() : "an unknown time"}.`,
+      `Seat ${f.seat} hit a usage/rate limit (${f.limit.kind}): ${tail(f.limit.message, 400)}. Resets at ${isoOrNull(f.limit.resetsAt) ?? "an unknown time"}${f.limit.note ? ` (${f.limit.note})` : ""}.`,
       ["unblock after the reset time to retry on this seat", "reassign to a seat with capacity"],
       "Unblock after the reset time; the seat does not claim new work until then.",
       "Unblock this task once the limit has reset.",

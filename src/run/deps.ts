@@ -40,6 +40,10 @@ export interface TaskRunDeps {
   lane: string;
   /** A run cut by the seat's usage limit is handed back to the lane or parked for this seat (run/limit.ts); unset: blocked. */
   onLimit?: "handoff" | "wait" | undefined;
+  /** Which comments reach a running agent as notes, and how many (steering.*). */
+  steering?: { authors: readonly string[]; maxNotesPerRun: number } | undefined;
+  /** The longest a reported reset time may pause the seat (seat.maxLimitPauseHours); a later one is clamped. */
+  maxLimitPauseMs?: number | undefined;
   author: string;
   traceId: string;
   timing: Timing;
@@ -92,6 +96,8 @@ export type WorkInput = Pick<
   | "adopted"
   | "recheck"
   | "budget"
+  | "maxLimitPauseMs"
+  | "steering"
   | "hooks"
 > & {
   record: RunRecord;

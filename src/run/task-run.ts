@@ -54,6 +54,8 @@ export interface RunReport {
 export class TaskRun {
   phase: RunPhase = "claimed";
   private handedOff: "handoff" | "wait" | undefined;
+  /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
+  private refusedInstead = false;
   readonly record: RunRecord;
 
   constructor(private readonly d: TaskRunDeps) {
@@ -114,7 +116,7 @@ export class TaskRun {
       agent: this.d.agent.name,
       runId: record.runId,
       traceId: this.d.traceId,
-      decision: decision.type,
+      decision: this.refusedInstead ? "block" : decision.type,
       close,
       resumed: record.story.session?.resumed === true,
       usage: record.story.usage,
@@ -122,6 +124,7 @@ export class TaskRun {
     };
     if (cut) report.cut = cut;
     if (decision.type === "block") report.cause = decision.template.cause;
+    if (this.refusedInstead) report.cause = "human decision needed";
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
@@ -229,6 +232,7 @@ export class TaskRun {
             : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
       if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
       const res = await this.d.closer.close(lease, intent, this.d.traceId);
+      this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;
     } catch (err) {
@@ -243,7 +247,7 @@ export class TaskRun {
     if (!record.session) return;
     try {
       record.session.ended({
-        completed: decision.type === "complete" && (close === "applied" || close === "already_applied"),
+        completed: decision.type === "complete" && !this.refusedInstead && (close === "applied" || close === "already_applied"),
         runId: record.runId,
         traceId: this.d.traceId,
         cut: cut ?? "failed",

@@ -12,6 +12,7 @@ import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
+import { boundedLimit } from "./limit.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
@@ -82,6 +83,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     author: w.author,
     seen: w.detail.comments.length,
     now: () => w.clock.now(),
+    authors: w.steering?.authors,
+    maxNotes: w.steering?.maxNotesPerRun,
     hooks: {
       delivered: (notes, at) => {
         // The journal keeps what the agent has seen: a crash now does not hand the same note over twice.
@@ -140,6 +143,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       facts.stop = "budget";
       facts.stopDetail = before;
     } else await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
+    if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();
     if (tools) {
       // Requests made through the tools; an outcome file (command agent) takes precedence.

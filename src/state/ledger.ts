@@ -1,19 +1,25 @@
 // The seat's usage ledger: one JSON line per closed run (<stateDir>/usage.jsonl, 0600) — what this seat
 // spent, when, on which task. It answers "today" and "the current 5-hour window" for `status` and the
 // fleet view, and the seat's daily budget; the board's cards stay the record for everything else
-// (`hermes-bridge usage`). Bounded: entries older than 8 days are dropped when the file is rewritten.
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+// (`hermes-bridge usage`). Read once at start through the state-file boundary (a regular file, bounded:
+// anything else is quarantined; a bad line is reported and skipped); bounded in time: entries older than
+// 8 days are dropped when the file is rewritten.
+import { appendFileSync } from "node:fs";
 import { z } from "zod";
+import { writeStateFile } from "./atomic.js";
+import { statePath } from "./layout.js";
+import { quarantine, reportBadState } from "./quarantine.js";
+import { readSmallFile } from "./read.js";
 
+const amount = z.number().finite().min(0);
 const Entry = z.object({
-  at: z.number(),
-  board: z.string(),
-  task: z.string(),
-  runId: z.number().nullable(),
-  tokensIn: z.number(),
-  tokensOut: z.number(),
-  costUsd: z.number(),
+  at: z.number().finite(),
+  board: z.string().max(200),
+  task: z.string().max(200),
+  runId: z.number().int().nullable(),
+  tokensIn: amount,
+  tokensOut: amount,
+  costUsd: amount,
   measured: z.boolean(),
 });
 export type LedgerEntry = z.output<typeof Entry>;
@@ -27,27 +33,29 @@ export interface Spend {
 }
 
 const KEEP_MS = 8 * 24 * 3600_000;
+const MAX_BYTES = 16 * 1024 * 1024;
 
 export class UsageLedger {
   private readonly file: string;
-  private entries: LedgerEntry[] | null = null;
+  private entries: LedgerEntry[] = [];
 
   constructor(
     stateDir: string,
     private readonly clock: { now(): number },
   ) {
-    this.file = join(stateDir, "usage.jsonl");
+    this.file = statePath(stateDir, "usage");
   }
 
+  /** Appends one run (in memory at once; on disk best effort — the card is the record). */
   add(e: LedgerEntry): void {
-    this.load().push(e);
+    this.entries.push(e);
     appendFileSync(this.file, `${JSON.stringify(e)}\n`, { mode: 0o600 });
   }
 
   /** What this seat spent since `since` (epoch ms). */
   since(since: number): Spend {
     const s: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
-    for (const e of this.load()) {
+    for (const e of this.entries) {
       if (e.at < since) continue;
       s.runs += 1;
       s.tokens += e.tokensIn + e.tokensOut;
@@ -57,25 +65,29 @@ export class UsageLedger {
     return s;
   }
 
-  private load(): LedgerEntry[] {
-    if (this.entries) return this.entries;
-    const now = this.clock.now();
-    const lines = existsSync(this.file) ? readFileSync(this.file, "utf8").split("\n") : [];
-    const parsed = lines.flatMap((l) => {
-      if (!l.trim()) return [];
-      try {
-        const r = Entry.safeParse(JSON.parse(l));
-        return r.success ? [r.data] : [];
-      } catch {
-        return [];
-      }
-    });
-    this.entries = parsed.filter((e) => now - e.at < KEEP_MS);
-    if (this.entries.length < parsed.length) {
-      writeFileSync(`${this.file}.tmp`, this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""), { mode: 0o600 });
-      renameSync(`${this.file}.tmp`, this.file);
+  /** Reads the file (at start): old entries dropped, bad lines reported, an unreadable file quarantined. */
+  async load(): Promise<void> {
+    const r = await readSmallFile(this.file, MAX_BYTES);
+    if ("error" in r) {
+      quarantine(this.file, r.error);
+      return;
     }
-    return this.entries;
+    const lines = (r.text ?? "").split("\n").filter((l) => l.trim() !== "");
+    let bad = 0;
+    const parsed = lines.flatMap((l) => {
+      try {
+        const e = Entry.safeParse(JSON.parse(l));
+        if (e.success) return [e.data];
+      } catch {
+        // counted below
+      }
+      bad += 1;
+      return [];
+    });
+    if (bad > 0) reportBadState(this.file, `${bad} line(s) are not ledger entries (skipped, and dropped at the next rewrite)`);
+    const now = this.clock.now();
+    this.entries = parsed.filter((e) => now - e.at < KEEP_MS);
+    if (this.entries.length < lines.length) writeStateFile(this.file, this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
   }
 }
 

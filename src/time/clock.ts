@@ -59,3 +59,11 @@ export function backoffDelay(attempt: number, opts: BackoffOptions, random: () =
   const cap = Math.min(opts.maxMs, opts.baseMs * factor ** Math.max(0, attempt - 1));
   return Math.round(cap / 2 + (random() * cap) / 2);
 }
+
+/** The latest instant a JavaScript Date can hold (±8.64e15 ms): anything past it is no time at all. */
+const MAX_DATE_MS = 8.64e15;
+
+/** ISO text of an epoch-ms instant, or null when it is no instant (NaN, ±Infinity, out of Date's range): never throws. */
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return typeof ms === "number" && Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? new Date(ms).toISOString() : null;
+}

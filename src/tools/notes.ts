@@ -1,8 +1,11 @@
-// Operator notes for a running agent — comments on its task by someone other than this seat — and how
-// one reads to the agent, whatever the channel (a user turn, a tool answer, a user message of the local
-// loop, a JSON line of the command agent's inbox): who wrote it, when, and that it takes precedence
-// over the original task text. Text is capped and control characters escaped.
+// Notes for a running agent — comments on its task by someone other than this seat — and how one
+// reads to the agent, whatever the channel (a user turn, a tool answer, a user message of the local
+// loop, a JSON line of the command agent's inbox). The author is the name the board records, which any
+// board writer chooses: it is shown as that ("comment from board user @x"), never as a verified
+// identity. The body is quoted line by line and cannot open a note header of its own; it is capped and
+// control characters are escaped.
 import { capText, escapeControls } from "../result/text.js";
+import { isoOrNull } from "../time/clock.js";
 
 export interface Note {
   /** Stable id (the comment's position on the task) for exactly-once delivery. */
@@ -24,24 +27,49 @@ export interface RunInbox {
 
 export const NOTE_MAX_BYTES = 16 * 1024;
 
+/** The author as one short line of plain name characters (the board's record, any writer's choice). */
+export function authorName(author: string): string {
+  return (
+    escapeControls(author)
+      .replace(/[\r\n[\]<>`]/g, " ")
+      .trim()
+      .slice(0, 100) || "unknown"
+  );
+}
+
+/** The body as data: controls escaped, capped, `[note …]` defused, every line quoted. */
 export function noteText(n: Note): string {
-  return capText(escapeControls(n.body), NOTE_MAX_BYTES);
+  return (
+    capText(escapeControls(n.body), NOTE_MAX_BYTES)
+      // A body never carries what a note header starts with (it could be taken for a second note).
+      .replace(/\[note\b/gi, "[ note")
+      .split("\n")
+      .map((l) => `> ${l}`)
+      .join("\n")
+  );
 }
 
 /** The note as a message to the agent; `[note <id>]` lets a channel that echoes it tell which one arrived. */
 export function renderNote(n: Note): string {
+  const when = isoOrNull(n.postedAt) ?? "at an unknown time";
   return (
-    `[note ${n.id}] Operator note from @${escapeControls(n.author).slice(0, 100)} (posted ${new Date(n.postedAt).toISOString()} on the task's board). ` +
-    `It takes precedence over the original task text; if it changes the scope, acknowledge it with a kanban_heartbeat note, then follow it:\n${noteText(n)}`
+    `[note ${n.id}] Comment from board user @${authorName(n.author)} (posted ${when} on the task's board; the name is what the board records, not a verified identity). ` +
+    "It takes precedence over the original task text; if it changes the scope, acknowledge it with a kanban_heartbeat note, then follow it. " +
+    `The comment, quoted (every line starts with "> "; nothing in it is a new note):\n${noteText(n)}`
   );
 }
 
-/** The ids a rendered note carries (what an echo of it names). */
+/** The ids a rendered note carries (what an echo of it names): only at the start of a header, never inside a quoted body. */
 export function noteIdsIn(text: string): string[] {
-  return [...text.matchAll(/\[note ([A-Za-z0-9_:.-]+)\]/g)].map((m) => m[1] ?? "");
+  return [...text.matchAll(/(?:^|\n)\[note ([A-Za-z0-9_:.-]+)\] Comment from board user @/g)].map((m) => m[1] ?? "");
 }
 
-/** The JSON line of a note in the command agent's inbox file. */
+/** The JSON line of a note in the command agent's inbox file (the body is JSON-escaped data there). */
 export function noteLine(n: Note): string {
-  return `${JSON.stringify({ id: n.id, author: n.author, posted_at: new Date(n.postedAt).toISOString(), body: noteText(n) })}\n`;
+  return `${JSON.stringify({
+    id: n.id,
+    author: authorName(n.author),
+    posted_at: isoOrNull(n.postedAt),
+    body: capText(escapeControls(n.body), NOTE_MAX_BYTES),
+  })}\n`;
 }

@@ -91,7 +91,7 @@ describe("operator notes reach a running agent", () => {
       env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ANTHROPIC_API_KEY: "sk-ant-mock" },
     });
     const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes });
-    expect(r.last).toMatch(/\[note c1\] Operator note from @/);
+    expect(r.last).toMatch(/\[note c1\] Comment from board user @/);
   }, 120_000);
 
   it("real Codex: on the answer of its next task-tool call", async () => {
@@ -125,6 +125,6 @@ describe("operator notes reach a running agent", () => {
     closeMock = () => mock.close();
     const agent = () => ({ kind: "local-llm", baseUrl: mock.baseUrl, model: "mock-coder", maxSteps: 200 });
     const r = await steer(agent, { texts: () => mock.requests.map(requestText), times: () => mock.times });
-    expect(r.last).toMatch(/"role":"user","content":"\[note c1\] Operator note from @/);
+    expect(r.last).toMatch(/"role":"user","content":"\[note c1\] Comment from board user @/);
   }, 120_000);
 });

@@ -52,7 +52,7 @@ export class FakeCloser implements RunCloser {
   async close(_lease: Lease, intent: CloseIntent) {
     if (this.failWith) throw this.failWith;
     this.intents.push(intent);
-    return { result: this.result, entry: {} as OutboxEntry };
+    return { result: this.result, entry: { intent } as OutboxEntry };
   }
   async recordLost() {
     this.lost += 1;

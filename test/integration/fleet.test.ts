@@ -5,9 +5,11 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { type FleetSeat, collectFleet } from "../../src/daemon/fleet.js";
-import { fleetPage } from "../../src/daemon/fleet-html.js";
+import { type FleetSeat, collectFleet } from "../../src/observe/fleet.js";
+import { fleetPage } from "../../src/observe/fleet-html.js";
 import { HttpServer } from "../../src/observe/http.js";
+import { Metrics } from "../../src/observe/metrics.js";
+import { hostileSeat } from "../helpers/hostile-seat.js";
 import { fleetCommand } from "../../src/cli/fleet.js";
 import { type Bridge, runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
@@ -65,7 +67,7 @@ async function fleetOf4() {
   );
   const metrics = remote.built.metrics;
   if (!metrics) throw new Error("the remote seat has no metrics (http.port unset)");
-  http = new HttpServer(remote.daemon, metrics, fleetPage(remote.config));
+  http = new HttpServer(remote.daemon, metrics, { page: fleetPage(remote.config) });
   const port = await http.listen(0);
   return { root, tasks, url: `http://127.0.0.1:${port}` };
 }
@@ -130,4 +132,35 @@ describe("fleet", () => {
       await browser.close();
     }
   });
+
+  it.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)(
+    "a hostile remote seat on the page: no dialog, no script, the row says unreadable",
+    async () => {
+      const hostile = await Promise.all([hostileSeat("xss"), hostileSeat("wrong-type"), hostileSeat("not-json")]);
+      const server = new HttpServer({ healthy: () => true, status: () => ({}) }, new Metrics(), {
+        page: fleetPage({ stateDir: "/nonexistent/seat", fleet: { urls: hostile.map((h) => h.url) } }),
+      });
+      http = server;
+      const port = await server.listen(0);
+      const { chromium } = await import("playwright-core");
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+      try {
+        const page = await browser.newPage();
+        const dialogs: string[] = [];
+        page.on("dialog", (d) => {
+          dialogs.push(d.message());
+          void d.dismiss();
+        });
+        await page.goto(`http://127.0.0.1:${port}/`, { waitUntil: "load" });
+        const rows = await page.$$eval("#fleet tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-state")));
+        expect(rows).toEqual(["unreadable", "unreadable", "unreadable"]);
+        expect(await page.$$eval("script", (s) => s.length)).toBe(0);
+        expect(await page.$$eval("#fleet td.err", (tds) => tds.map((td) => td.textContent ?? "").join(" "))).toMatch(/outbox\.backlog/);
+        expect(dialogs).toEqual([]);
+      } finally {
+        await browser.close();
+        await Promise.all(hostile.map((h) => h.close()));
+      }
+    },
+  );
 });

@@ -58,8 +58,11 @@ describe("operations pack", () => {
     const seats = readdirSync(join(DEPLOY, "seats")).filter((f) => f.endsWith(".yaml"));
     expect(seats.sort()).toEqual(["claude-1.yaml", "claude-2.yaml", "codex-1.yaml"]);
     const lanes = seats.map((f) =>
-      loadConfig({ file: join(DEPLOY, "seats", f), env: { HKB_WEBHOOK_SECRET: "s" }, flags: { "state-dir": "/var/lib/hermes-bridge" } }),
+      loadConfig({ file: join(DEPLOY, "seats", f), env: { HKB_WEBHOOK_SECRET: "s", HKB_HTTP_TOKEN: "t" }, flags: { "state-dir": "/var/lib/hermes-bridge" } }),
     );
+    // Reachable from the other containers, so guarded by a token; the agent jailed, its secrets not in the YAML.
+    for (const c of lanes) expect(c.http).toMatchObject({ host: "0.0.0.0", tokenEnv: "HKB_HTTP_TOKEN", allowedHosts: [c.seat.name] });
+    for (const c of lanes) expect(c.agent.isolation.mode).toBe("bwrap");
     expect(lanes.map((c) => c.assignee)).toEqual(["claude", "claude", "codex"]); // a pool of two, one more lane
     expect(new Set(lanes.map((c) => c.seat.name)).size).toBe(3);
     for (const c of lanes) expect(c.http.port).toBe(9464);
@@ -70,9 +73,10 @@ describe("operations pack", () => {
     expect(docker).toMatch(/^HEALTHCHECK [\s\S]*\/healthz/m);
     expect(docker).toMatch(/^VOLUME \["\/var\/lib\/hermes-bridge"\]$/m);
     expect(docker).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--", "hermes-bridge"\]$/m);
+    expect(docker).toMatch(/apt-get install [^\n]*\bbubblewrap\b/);
 
     const compose = parse(readFileSync(join(DEPLOY, "compose.yaml"), "utf8"), { merge: true }) as {
-      services: Record<string, { volumes: string[]; stop_grace_period: string; image: string }>;
+      services: Record<string, { volumes: string[]; stop_grace_period: string; image: string; env_file: string[]; security_opt: string[]; secrets: string[] }>;
     };
     const services = Object.entries(compose.services);
     expect(services.map(([n]) => n)).toEqual(["claude-1", "claude-2", "codex-1"]);
@@ -81,6 +85,11 @@ describe("operations pack", () => {
     for (const [name, s] of services) {
       expect(s.volumes).toContain(`./seats/${name}.yaml:/etc/hermes-bridge/seat.yaml:ro`);
       expect(Number.parseInt(s.stop_grace_period, 10)).toBeGreaterThan(30);
+      // each seat its own secrets file; no ssh key in a HOME (it is a compose secret); user namespaces for the jail
+      expect(s.env_file).toEqual([`seats/${name}.env`]);
+      expect(s.volumes.some((v) => /\.ssh|\/home\//.test(v))).toBe(false);
+      expect(s.secrets).toContain("board_ssh_key");
+      expect(s.security_opt).toContain("seccomp=unconfined");
     }
   });
 });

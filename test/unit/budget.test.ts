@@ -75,7 +75,7 @@ describe("budgets", () => {
 });
 
 describe("usage ledger", () => {
-  it("today and a window from one JSON line per run; entries older than 8 days are dropped", () => {
+  it("today and a window from one JSON line per run; entries older than 8 days are dropped", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hkb-ledger-"));
     let now = Date.UTC(2026, 11, 1, 12);
     const clock = { now: () => now };
@@ -86,6 +86,7 @@ describe("usage ledger", () => {
     l.add({ ...e, at: now - 3600_000, measured: false });
     now += 1;
     const fresh = new UsageLedger(dir, clock);
+    await fresh.load();
     expect(fresh.since(startOfDay(now))).toEqual({ tokens: 15, costUsd: 0.1, runs: 1, unmeasured: 1 });
     expect(fresh.since(0).runs).toBe(2);
   });

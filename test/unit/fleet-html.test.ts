@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { FleetSeat } from "../../src/daemon/fleet.js";
-import { fleetHtml } from "../../src/daemon/fleet-html.js";
+import type { FleetSeat } from "../../src/observe/fleet.js";
+import { fleetHtml } from "../../src/observe/fleet-html.js";
 
 const seat = (o: Partial<FleetSeat>): FleetSeat => ({
   source: "/s",
@@ -10,6 +10,7 @@ const seat = (o: Partial<FleetSeat>): FleetSeat => ({
   state: "working",
   pausedUntil: null,
   reason: null,
+  isolation: null,
   runs: [],
   today: { tokens: 12_345, costUsd: 0.5, runs: 2, unmeasured: 1 },
   window5h: null,

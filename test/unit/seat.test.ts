@@ -4,7 +4,7 @@ import { SeatState } from "../../src/daemon/seat.js";
 describe("SeatState", () => {
   it("pauses until the reset plus the margin, then resumes", () => {
     let now = 1_000_000;
-    const seat = new SeatState({ now: () => now }, 60_000);
+    const seat = new SeatState({ now: () => now }, { marginMs: 60_000 });
     expect(seat.paused()).toBe(false);
     seat.pauseUntil(now + 300_000, "usage limit (usage)");
     expect(seat.paused()).toBe(true);
@@ -16,7 +16,7 @@ describe("SeatState", () => {
   });
   it("without a reset time pauses 15 minutes; auth pauses until restart", () => {
     let now = 0;
-    const seat = new SeatState({ now: () => now }, 0);
+    const seat = new SeatState({ now: () => now }, { marginMs: 0 });
     seat.pauseUntil(null, "rate limit");
     now = 15 * 60_000 - 1;
     expect(seat.paused()).toBe(true);

@@ -6,6 +6,7 @@
 // becomes a user message (injected into the running turn, or a new turn), and Claude's replay of it
 // says when the agent got it. Once every message sent is answered by a result, stdin is closed and
 // Claude exits. cwd = workspace, per-seat CLAUDE_CONFIG_DIR, MCP_CONNECTION_NONBLOCKING=0, TZ=UTC.
+import type { StdinWriter } from "../../process/runner.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
@@ -108,7 +109,9 @@ export class ClaudeCodeAgent implements AgentAdapter {
 
 /** The held-open stdin of one Claude run: the prompt, then operator notes until the agent is done. */
 class ClaudeChannel {
-  private w: { write(text: string): boolean; end(): void; readonly ended: boolean } | null = null;
+  private w: StdinWriter | null = null;
+  /** The pipe is full: the next note waits for it to drain (a comment storm never grows our buffer). */
+  private waiting = false;
   /** Notes written to stdin and not yet replayed by Claude (not yet taken by the agent). */
   private readonly sent = new Set<string>();
   private unsubscribe: (() => void) | undefined;
@@ -118,21 +121,32 @@ class ClaudeChannel {
     private readonly promptMaxBytes: number,
   ) {}
 
-  open(w: { write(text: string): boolean; end(): void; readonly ended: boolean }): void {
+  open(w: StdinWriter): void {
     this.w = w;
     const prompt = this.input.resume ? this.input.resume.prompt : this.input.prompt;
-    w.write(userMessage(capPrompt(prompt, this.promptMaxBytes)));
+    if (!w.write(userMessage(capPrompt(prompt, this.promptMaxBytes)))) this.waitForDrain();
     this.unsubscribe = this.input.inbox?.onNote(() => this.flush());
     this.flush();
   }
 
-  /** Sends what the inbox holds, while the agent still takes input. */
+  private waitForDrain(): void {
+    this.waiting = true;
+    this.w?.onDrain(() => {
+      this.waiting = false;
+      this.flush();
+    });
+  }
+
+  /** Sends what the inbox holds, while the agent still takes input — one note at a time when the pipe is full. */
   private flush(): void {
-    if (!this.w || this.w.ended || !this.input.inbox) return;
+    if (!this.w || this.w.ended || !this.input.inbox || this.waiting) return;
     for (const n of this.input.inbox.pending()) {
       if (this.sent.has(n.id)) continue;
       this.sent.add(n.id);
-      this.w.write(userMessage(renderNote(n)));
+      if (!this.w.write(userMessage(renderNote(n)))) {
+        this.waitForDrain();
+        return;
+      }
     }
   }
 

@@ -2,10 +2,10 @@
 // the rendered prompt, output drained and capped), then reads the outcome file it wrote. Its polite
 // stop is SIGTERM (then the kill ladder); it may declare a resumable session in
 // $HERMES_BRIDGE_SESSION_FILE (read even when the run is cut) or as "session" in its outcome file.
-import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import { type ProcessAgentOptions, runCliAgent } from "../cli-agent.js";
+import { AppendOnlyFile } from "../../sandbox/append.js";
 import { readSmallFile } from "../../state/read.js";
 import { noteLine } from "../../tools/notes.js";
 import { outcomeFileEvents } from "../outcome.js";
@@ -32,10 +32,10 @@ export class CommandAgent implements AgentAdapter {
   readonly notesVia = "input" as const;
   constructor(private readonly o: CommandAgentOptions) {}
 
-  run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+  async *run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const sessionFile = join(input.runDir, "session");
     const inboxFile = join(input.runDir, "inbox.jsonl");
-    const stopInbox = openInbox(input, inboxFile);
+    const stopInbox = await openInbox(input, inboxFile);
     const env: Record<string, string> = {
       ...this.o.baseEnv,
       [COMMAND_ENV.taskId]: input.taskId,
@@ -47,7 +47,7 @@ export class CommandAgent implements AgentAdapter {
       [COMMAND_ENV.inbox]: inboxFile,
     };
     if (input.resume) env[COMMAND_ENV.resumeSession] = input.resume.session;
-    return runCliAgent({
+    yield* runCliAgent({
       argv: [...this.o.command],
       env,
       input,
@@ -59,7 +59,7 @@ export class CommandAgent implements AgentAdapter {
         return { events: note ? [{ type: "progress", note: note.slice(0, 500) }] : [], terminal: false };
       },
       after: async () => {
-        stopInbox();
+        await stopInbox();
         const out = await outcomeFileEvents(input.resultFile);
         if (out.session) return out.events;
         const declared = await readSmallFile(sessionFile, 4096);
@@ -71,19 +71,28 @@ export class CommandAgent implements AgentAdapter {
 }
 
 /**
- * The command agent's inbox: operator notes appended as JSON lines to a file it is told of
- * (HERMES_BRIDGE_INBOX) the moment they arrive — a note is delivered once it is in the file.
+ * The command agent's inbox: notes appended as JSON lines to a file it is told of (HERMES_BRIDGE_INBOX)
+ * the moment they arrive — a note is delivered once it is in the file. The file is the bridge's
+ * (sandbox/append.ts): made before the agent starts and written only through the held descriptor.
  */
-function openInbox(input: AgentRunInput, file: string): () => void {
-  writeFileSync(file, "", { mode: 0o600 });
+async function openInbox(input: AgentRunInput, file: string): Promise<() => Promise<void>> {
+  const out = await AppendOnlyFile.create(file);
   const inbox = input.inbox;
-  if (!inbox) return () => undefined;
+  if (!inbox) return () => out.close();
+  const taken = new Set<string>();
   const flush = () => {
-    const notes = inbox.pending();
+    const notes = inbox.pending().filter((n) => !taken.has(n.id));
     if (notes.length === 0) return;
-    appendFileSync(file, notes.map(noteLine).join(""));
-    inbox.delivered(notes.map((n) => n.id));
+    for (const n of notes) taken.add(n.id);
+    out.append(notes.map(noteLine).join("")).then(
+      () => inbox.delivered(notes.map((n) => n.id)),
+      () => undefined,
+    );
   };
   flush();
-  return inbox.onNote(flush);
+  const unsubscribe = inbox.onNote(flush);
+  return async () => {
+    unsubscribe();
+    await out.close();
+  };
 }

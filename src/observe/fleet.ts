@@ -1,13 +1,15 @@
 // The fleet: one row per seat — local seats by their state dirs under a root (the default state
 // location holds one dir per seat; each daemon writes <dir>/status.json every 5 s) and remote seats by
 // their `/status` URL. Read by `hermes-bridge fleet` and the HTTP server's `/` page. A seat that cannot
-// be read is a row that says why, never a missing row.
+// be read is a row that says why, never a missing row; every snapshot goes through one schema
+// (snapshot.ts), and a remote one is fetched with a total deadline and a size cap.
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { processStartTime } from "../process/liveness.js";
 import type { Spend } from "../state/ledger.js";
 import { readSmallFile } from "../state/read.js";
-import type { StatusSnapshot } from "./status.js";
+import { isoOrNull } from "../time/clock.js";
+import { type FleetSnapshot, parseSnapshot } from "./snapshot.js";
 
 export interface FleetRun {
   task: string;
@@ -27,6 +29,8 @@ export interface FleetSeat {
   state: string;
   pausedUntil: string | null;
   reason: string | null;
+  /** How the seat's agent is confined (bwrap | none), when the seat says. */
+  isolation: string | null;
   runs: FleetRun[];
   today: Spend | null;
   window5h: Spend | null;
@@ -37,8 +41,10 @@ export interface FleetSeat {
 
 /** A status file older than this is a daemon that stopped writing (gone, or hung). */
 const STALE_MS = 60_000;
+/** A snapshot larger than this is not one (a remote seat's, or a local file). */
+export const SNAPSHOT_MAX_BYTES = 1024 * 1024;
 
-function row(source: string, s: Partial<StatusSnapshot>, live: boolean): FleetSeat {
+function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
   const seat = s.seat;
   return {
     source,
@@ -48,6 +54,7 @@ function row(source: string, s: Partial<StatusSnapshot>, live: boolean): FleetSe
     state: live ? (seat?.state ?? (seat?.paused ? "paused" : (s.runs?.length ?? 0) > 0 ? "working" : "idle")) : "not running",
     pausedUntil: seat?.pausedUntil ?? null,
     reason: seat?.reason ?? seat?.budget ?? null,
+    isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode === "none" ? ` (${seat.isolation.why})` : ""}` : null,
     runs: (s.runs ?? []).map((r) => ({
       task: `${r.board}/${r.task}`,
       phase: r.phase,
@@ -71,6 +78,7 @@ const broken = (source: string, state: string, why: string): FleetSeat => ({
   state,
   pausedUntil: null,
   reason: null,
+  isolation: null,
   runs: [],
   today: null,
   window5h: null,
@@ -78,6 +86,12 @@ const broken = (source: string, state: string, why: string): FleetSeat => ({
   lastError: why,
   at: null,
 });
+
+/** A seat's row from its snapshot text: the seat as it says (`live` decides working/idle vs not running), or `unreadable` and why. */
+export function seatFromText(source: string, text: string, live: (s: FleetSnapshot) => boolean): FleetSeat {
+  const p = parseSnapshot(text);
+  return "error" in p ? broken(source, "unreadable", `${source}: ${p.error}`) : row(source, p.snapshot, live(p.snapshot));
+}
 
 /** The seats whose state dirs are under `root` (a dir with a status.json), by name. */
 export async function localSeats(root: string, now: number): Promise<FleetSeat[]> {
@@ -90,58 +104,99 @@ export async function localSeats(root: string, now: number): Promise<FleetSeat[]
   const rows = await Promise.all(
     names.sort().map(async (name) => {
       const dir = join(root, name);
-      const r = await readSmallFile(join(dir, "status.json"), 4 * 1024 * 1024);
+      const file = join(dir, "status.json");
+      const r = await readSmallFile(file, SNAPSHOT_MAX_BYTES);
       if ("error" in r) return broken(dir, "unreadable", r.error);
       if (r.text === null) return null;
-      try {
-        const s = JSON.parse(r.text) as Partial<StatusSnapshot>;
-        const fresh = s.at !== undefined && now - Date.parse(s.at) < STALE_MS;
-        const alive = typeof s.pid === "number" && processStartTime(s.pid) !== null;
-        return row(dir, s, fresh && alive && s.stopping !== true);
-      } catch {
-        return broken(dir, "unreadable", `${join(dir, "status.json")} is not JSON`);
-      }
+      return seatFromText(dir, r.text, (s) => {
+        const at = s.at === undefined ? Number.NaN : Date.parse(s.at);
+        const fresh = Number.isFinite(at) && now - at < STALE_MS;
+        const alive = s.pid !== undefined && processStartTime(s.pid) !== null;
+        return fresh && alive && s.stopping !== true;
+      });
     }),
   );
   return rows.filter((r): r is FleetSeat => r !== null);
 }
 
-/** A remote seat by its status URL (`http://host:port` or `…/status`). */
-export async function remoteSeat(url: string, timeoutMs = 3000): Promise<FleetSeat> {
+export interface RemoteOptions {
+  /** The whole fetch (connect, headers, body) ends by then. */
+  timeoutMs?: number;
+  /** Sent as `Authorization: Bearer …` (the fleet's seats share http.token). */
+  token?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** A remote seat by its status URL (`http://host:port` or `…/status`): at most 1 MiB, within the deadline. */
+export async function remoteSeat(url: string, o: RemoteOptions = {}): Promise<FleetSeat> {
   const u = new URL(url);
   if (u.pathname === "/" || u.pathname === "") u.pathname = "/status";
+  const timeoutMs = o.timeoutMs ?? 3000;
+  const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ...(o.signal ? [o.signal] : [])]);
   try {
     const { request } = await import("undici");
-    const res = await request(u, { headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const res = await request(u, {
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      headers: o.token ? { authorization: `Bearer ${o.token}` } : {},
+    });
     if (res.statusCode !== 200) {
-      await res.body.dump();
+      res.body.destroy();
       return broken(url, "unreachable", `${u.href} answered HTTP ${res.statusCode}`);
     }
-    return row(url, (await res.body.json()) as Partial<StatusSnapshot>, true);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > SNAPSHOT_MAX_BYTES) {
+        res.body.destroy();
+        return broken(url, "unreadable", `${u.href}: the snapshot is larger than ${SNAPSHOT_MAX_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return seatFromText(url, Buffer.concat(chunks).toString("utf8"), () => true);
   } catch (err) {
-    return broken(url, "unreachable", `${u.href}: ${(err as Error).message}`);
+    const why = signal.aborted && !o.signal?.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+    return broken(url, "unreachable", `${u.href}: ${why}`);
   }
 }
 
-export async function collectFleet(o: { root: string | undefined; urls: readonly string[]; now: number }): Promise<FleetSeat[]> {
-  const [local, remote] = await Promise.all([o.root ? localSeats(o.root, o.now) : [], Promise.all(o.urls.map((u) => remoteSeat(u)))]);
+export interface FleetQuery {
+  root: string | undefined;
+  urls: readonly string[];
+  now: number;
+  token?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export async function collectFleet(o: FleetQuery): Promise<FleetSeat[]> {
+  const [local, remote] = await Promise.all([
+    o.root ? localSeats(o.root, o.now) : [],
+    Promise.all(o.urls.map((u) => remoteSeat(u, { token: o.token, signal: o.signal }))),
+  ]);
   return [...local, ...remote];
 }
+
+const money = (n: number) => (Number.isFinite(n) ? n.toFixed(4) : "?");
 
 /** `12345 tok · $0.4200` (+ how many runs reported nothing); `-` when unknown. */
 export function spendText(s: Spend | null): string {
   if (!s) return "-";
   const tok = s.tokens >= 1_000_000 ? `${(s.tokens / 1_000_000).toFixed(1)}M` : s.tokens >= 10_000 ? `${(s.tokens / 1000).toFixed(1)}k` : String(s.tokens);
-  return `${tok} tok · $${s.costUsd.toFixed(4)}${s.unmeasured ? ` (+${s.unmeasured} unmeasured)` : ""}`;
+  return `${tok} tok · $${money(s.costUsd)}${s.unmeasured ? ` (+${s.unmeasured} unmeasured)` : ""}`;
 }
 
 /** A seat's runs in one cell: `b/t_1 working 120s (hb 12:00:01Z, due 12:14:00Z)`. */
 export function runText(r: FleetRun): string {
   const t = (iso: string | null) => (iso ? iso.slice(11, 19) : "-");
-  return `${r.task} ${r.phase} ${r.ageSeconds}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
+  return `${r.task} ${r.phase} ${Math.round(r.ageSeconds)}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
 }
 
 export function stateText(s: FleetSeat): string {
   if (s.state === "paused" && s.pausedUntil) return `paused until ${s.pausedUntil}`;
   return s.state;
 }
+
+/** The page's "as of" time, total (a clock can be anything). */
+export const asOf = (now: number) => isoOrNull(now) ?? String(now);

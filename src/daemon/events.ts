@@ -1,0 +1,44 @@
+// The daemon's typed events and how they are told: every listener gets each event, and one that throws
+// is logged without keeping the event from the others or reaching the code that emitted it (a run's
+// close is reported exactly once, whatever a listener does).
+import type { EventEmitter } from "node:events";
+import { describeError } from "../errors/index.js";
+import type { Logger } from "../log/logger.js";
+import type { RunReport } from "../run/task-run.js";
+
+export interface DaemonEvents {
+  claimed: [{ board: string; taskId: string; runId: number | null; traceId: string; ttlSeconds: number }];
+  heartbeat: [{ taskId: string; runId: number | null }];
+  "run:closed": [RunReport & { board: string }];
+  "seat:paused": [{ until: string | null; reason: string | null }];
+  "seat:resumed": [];
+}
+
+export function tellGuarded<K extends keyof DaemonEvents>(emitter: EventEmitter<DaemonEvents>, log: Logger, event: K, ...args: DaemonEvents[K]): void {
+  for (const l of emitter.rawListeners(event as never) as ((...a: unknown[]) => void)[])
+    try {
+      l.apply(emitter, args);
+    } catch (err) {
+      log.error({ event, err: describeError(err) }, "a daemon event listener failed");
+    }
+}
+
+/** The log line of a finished run. */
+export function logFinished(log: Logger, board: string, r: RunReport): void {
+  const level = r.close === "applied" || r.close === "already_applied" ? "info" : "warn";
+  log[level](
+    {
+      board,
+      task_id: r.taskId,
+      run_id: r.runId,
+      trace_id: r.traceId,
+      decision: r.decision,
+      close: r.close,
+      cause: r.cause,
+      cut: r.cut,
+      resumed: r.resumed,
+      duration_ms: r.durationMs,
+    },
+    "run finished",
+  );
+}

@@ -1,0 +1,72 @@
+// The bubblewrap command line of one jailed process, as a pure function of what the jail may show.
+// The jail's root is an empty tmpfs: only what is bound here exists inside — the system read-only
+// (/usr, the /bin /lib… links, a minimal /etc), a fresh /proc (its own pid namespace: the bridge's
+// processes are not there), /dev, /tmp and HOME; then the run's own paths at their real paths. Order
+// matters: later mounts go on top of earlier ones (a read-only file over a read-write run dir).
+
+/** What one jailed process may see, each at its real path. */
+export interface JailMounts {
+  /** Read-write: the workspace, the run dir, the agent CLI's per-seat home, the task-tool socket. */
+  readWrite: readonly string[];
+  /** Read-only: the agent's program, Node, the bridge's task-tools server, operator toolchains. */
+  readOnly: readonly string[];
+  /** Read-only on top of a read-write dir (the note inbox, the context file inside the run dir). */
+  readOnlyOver: readonly string[];
+  /** Files that stand in for /etc/passwd and /etc/group (one line for the agent's user). */
+  passwd: string;
+  group: string;
+  network: "host" | "none";
+  cwd: string;
+}
+
+/** The agent's HOME inside the jail (on the jail's own /tmp: fresh for every run). */
+export const JAIL_HOME = "/tmp/home";
+
+/** The system parts every process needs: directories bound read-only, or the symlinks a merged-/usr system has. */
+export interface SystemLayout {
+  /** Top-level entries like /bin, /lib64: a symlink target ("usr/bin"), or "dir". */
+  tops: Readonly<Record<string, string>>;
+  /** /etc entries that exist on this host (resolver, CA certificates, the loader cache…). */
+  etc: readonly string[];
+}
+
+/** The /etc entries a program may need to start and to reach its API; nothing else of /etc is shown. */
+export const ETC_ENTRIES = [
+  "/etc/resolv.conf",
+  "/etc/hosts",
+  "/etc/nsswitch.conf",
+  "/etc/host.conf",
+  "/etc/gai.conf",
+  "/etc/services",
+  "/etc/protocols",
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+  "/etc/localtime",
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/mime.types",
+] as const;
+
+export const TOP_ENTRIES = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
+
+/** `bwrap` arguments (without the program name) that run `argv` inside the jail. */
+export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly string[]): string[] {
+  const a: string[] = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+  if (m.network === "none") a.push("--unshare-net");
+  a.push("--ro-bind", "/usr", "/usr");
+  for (const [top, kind] of Object.entries(sys.tops)) {
+    if (kind === "dir") a.push("--ro-bind", top, top);
+    else a.push("--symlink", kind, top);
+  }
+  for (const e of sys.etc) a.push("--ro-bind", e, e);
+  a.push("--ro-bind", m.passwd, "/etc/passwd", "--ro-bind", m.group, "/etc/group");
+  a.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", JAIL_HOME);
+  for (const p of m.readOnly) a.push("--ro-bind", p, p);
+  for (const p of m.readWrite) a.push("--bind", p, p);
+  for (const p of m.readOnlyOver) a.push("--ro-bind", p, p);
+  a.push("--chdir", m.cwd, "--", ...argv);
+  return a;
+}

@@ -1,0 +1,35 @@
+// A close the board refused for good (a usage error, a definitive refusal that is not about the lease
+// — e.g. a completion contract the card does not meet): the run's result must not strand its task
+// `running` until the TTL, nor loop through retries. The refused close is replaced by a templated
+// block that names the refusal and keeps the summary, so a human sees what the agent did and why it
+// did not land; the refused intent stays in the outbox (state `refused`) with its full metadata.
+import { Rejected, UsageError } from "../errors/board.js";
+import { renderBlock } from "../result/template.js";
+import type { CloseIntent } from "./outbox.js";
+
+/** A refusal that no retry or replay can change (the lease is fine: ownership refusals are LeaseLost already). */
+export function isDefinitiveRefusal(err: unknown): err is UsageError | Rejected {
+  return err instanceof UsageError || err instanceof Rejected;
+}
+
+/** The block that replaces a refused close (only a complete or a review hand-off is replaced). */
+export function refusedCloseBlock(intent: CloseIntent, error: string, explain?: (error: string) => string | null): CloseIntent | null {
+  if (intent.type !== "complete") return null;
+  const why = explain?.(error) ?? null;
+  const summary = intent.summary.length > 1500 ? `${intent.summary.slice(0, 1500)} …` : intent.summary;
+  return {
+    type: "block",
+    kind: "needs_input",
+    reason: renderBlock({
+      cause: "human decision needed",
+      what_happened: `The agent finished and the bridge asked the board to ${intent.type} the task, but the board refused it: ${error}.${why ? ` ${why}` : ""} The agent's summary was: ${JSON.stringify(summary)}`,
+      options: [
+        "meet what the board asks for (see the refusal above), then unblock so the next run completes it",
+        "complete the task by hand if the work is acceptable as it is",
+        "change the task (its contract or its text) and unblock",
+      ],
+      recommendation: "Read the refusal: it names what the board wants before it accepts the close.",
+      next_action: "Decide whether the work is done; complete it by hand or unblock after fixing what the board asked for.",
+    }),
+  };
+}
