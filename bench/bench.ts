@@ -262,7 +262,10 @@ async function main(): Promise<void> {
     return { metric, bridge: round(b), naive: round(n), ratio: n === 0 ? null : round(b / n), ...mapRound(p95) };
   });
   const result = { date: new Date().toISOString(), board: board.label, callServer, cores: cpus().length, node: process.version, config: CFG, table };
-  const out = join(ROOT, "bench", `${hermesArg ? "results-real" : "results"}${callServer === "off" ? "-processes" : ""}.json`);
+  // One results file per Hermes line: 0.20 keeps its name, any other line is named by its version (-021).
+  const line = /v?(\d+)\.(\d+)\./.exec(board.label);
+  const lineSuffix = hermesArg && line && `${line[1]}.${line[2]}` !== "0.20" ? `-${line[1]}${line[2]}` : "";
+  const out = join(ROOT, "bench", `${hermesArg ? "results-real" : "results"}${lineSuffix}${callServer === "off" ? "-processes" : ""}.json`);
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nboard: ${board.label}; ${cpus().length} cores, ${process.version}, repeats ${CFG.repeats} (medians) → ${out}\n`);
   console.log(`| metric | bridge | naive | bridge / naive |\n|---|---|---|---|`);

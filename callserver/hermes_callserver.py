@@ -3,7 +3,11 @@
 # `ssh ...` prefix as hermes.command) as `python3 -c <this file> -- <the hermes command>`. It imports
 # the Hermes CLI from the launcher the command names once, then forks one child per call, in which it
 # sets argv, the call's environment and stdio, and runs the launcher as `__main__` — the CLI's own
-# main(), the same code a plain process runs. Protocol: JSON lines on stdin/stdout.
+# main(), the same code a plain process runs. It is started isolated (`python3 -I`: no cwd, no PYTHON*
+# variables, no user site on sys.path) from `/` (locally; `cd / &&` through ssh), so no file where the
+# bridge happens to run can be imported in its place. A call's child keeps only its own stdio, and dies
+# with the server (PR_SET_PDEATHSIG): a call the bridge gave up on cannot take effect later.
+# Protocol: JSON lines on stdin/stdout.
 #   <- {"id": n, "argv": [...], "env": {...}, "cap": bytes}     run a call (argv after the launcher) with
 #                                                               that environment ("inherit": true: on top of
 #                                                               the server's own, as through ssh)
@@ -16,6 +20,8 @@
 # The server exits when its stdin closes (after its calls end).
 import atexit
 import base64
+import ctypes
+import importlib.util
 import json
 import os
 import re
@@ -58,6 +64,22 @@ if os.path.realpath(INTERP) != os.path.realpath(sys.executable) and not os.envir
     os.environ["HERMES_CALLSERVER_REEXEC"] = "1"
     os.execv(INTERP, [INTERP] + list(sys.orig_argv[1:]))
 
+os.chdir("/")
+SERVER_PID = os.getpid()
+try:
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except OSError:
+    _LIBC = None
+
+
+def die_with_server():
+    """In a call's child: SIGKILL when the server goes (Linux); a server already gone ends the child."""
+    if _LIBC is not None and hasattr(_LIBC, "prctl"):
+        _LIBC.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != SERVER_PID:
+        os._exit(70)
+
+
 ENTRY_MODULES = ("hermes_cli.main",)
 START_ENV = dict(os.environ)
 START_ENV.pop("HERMES_CALLSERVER_REEXEC", None)
@@ -68,8 +90,17 @@ sys.path.insert(0, os.path.dirname(LAUNCHER))
 def stamp():
     """What tells that the install changed: the launcher's and the CLI package's files' mtimes."""
     times = [os.stat(LAUNCHER).st_mtime_ns]
+    # The package's files count from the start, imported or not (found without running it): a stamp
+    # taken before the warm-up must equal one taken after it, whatever the files' own mtimes are.
     pkg = sys.modules.get("hermes_cli")
-    root = os.path.dirname(getattr(pkg, "__file__", "") or "") if pkg else ""
+    origin = getattr(pkg, "__file__", None) if pkg else None
+    if not origin:
+        try:
+            spec = importlib.util.find_spec("hermes_cli")
+            origin = spec.origin if spec else None
+        except (ImportError, ValueError):
+            origin = None
+    root = os.path.dirname(origin or "")
     if root:
         with os.scandir(root) as it:
             times.extend(e.stat().st_mtime_ns for e in it if e.name.endswith(".py"))
@@ -255,16 +286,14 @@ def start(req):
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
+        die_with_server()
         signal.set_wakeup_fd(-1)
-        for fd in (o_r, e_r, WAKE_R, WAKE_W):
-            os.close(fd)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(o_w, 1)
         os.dup2(e_w, 2)
-        for fd in (null, o_w, e_w):
-            if fd > 2:
-                os.close(fd)
+        # Only its own stdio: not the server's pipes, not another call's, not the wake-up pipe.
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))
         env = dict(START_ENV) if req.get("inherit") else {}
         env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
         run_child([str(a) for a in req.get("argv", [])], env)

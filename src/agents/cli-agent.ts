@@ -2,12 +2,13 @@
 // spawn in the workspace with stdin closed (or the prompt), output to files (adoptable), lines → a
 // pure translator → events, SIGINT on wrap-up, the kill ladder on a hard stop, the group reaped after
 // the exit, and the pump's watchdogs (silence; a final line followed by no exit).
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentConfig } from "../config/fields.js";
-import { bundledFile } from "../config/paths.js";
+import { bundledFile, packageRoot } from "../config/paths.js";
 import { BridgeError } from "../errors/index.js";
 import { type StdinChannel, runProcess } from "../process/runner.js";
+import { type JailNeeds, nodeMounts } from "../jail/jail.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { agentEnv } from "./env.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
@@ -41,10 +42,28 @@ export function toolsCommand(): string[] {
   return [process.execPath, bundledFile("dist", "cli", "main.js"), "task-tools"];
 }
 
+/** Files named by absolute path among a configured command's arguments (a script its interpreter runs): visible, read-only. */
+export function commandFiles(command: readonly string[]): string[] {
+  return command.slice(1).filter((a) => {
+    try {
+      return a.startsWith("/") && statSync(a).isFile(); // sync-io: the operator's config, not agent-writable
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** What a tool-using CLI needs in the jail: its per-seat home (read-write), Node and the bridge's task-tools server (read-only). */
+export function seatJailNeeds(command: readonly string[], home: string, readOnlyOver: readonly string[] = []): JailNeeds {
+  return { readWrite: [home], readOnly: [...commandFiles(command), ...nodeMounts(packageRoot())], readOnlyOver };
+}
+
 export interface CliAgentRun {
   argv: string[];
   env: Record<string, string>;
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal" | "wrapUp">;
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal" | "wrapUp" | "jail">;
+  /** What this kind's process needs in the jail besides the run's own paths (its home, the task-tools server). */
+  jailNeeds?: JailNeeds;
   o: ProcessAgentOptions;
   /** Text on stdin (then closed), or a channel held open by the adapter; without it stdin is /dev/null. */
   stdin?: string | StdinChannel;
@@ -61,6 +80,7 @@ export interface CliAgentRun {
  * missing one) and the run's task tools.
  */
 export function prepareSeatRun(input: AgentRunInput, seatDir: string, agent: string): NonNullable<AgentRunInput["tools"]> {
+  // sync-io: the per-seat home (the bridge's), made before the agent starts
   mkdirSync(seatDir, { recursive: true, mode: 0o700 });
   if (!input.tools) throw new BridgeError("agent_needs_tools", `the ${agent} agent needs the task tools (run ${input.runId ?? "?"} of ${input.taskId})`);
   return input.tools;
@@ -82,11 +102,14 @@ export function statefulTranslator<S>(
 
 export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
   const { workspace, runDir } = r.input;
+  const jail = r.input.jail;
+  const started = jail ? jail.command(r.argv, r.env, r.jailNeeds) : { argv: r.argv, env: r.env };
   return pump({ signal: r.input.signal, stallMs: r.o.stallMs, afterResultMs: r.o.afterResultMs }, async (p) => {
     const res = await runProcess({
-      argv: r.argv,
+      argv: started.argv,
       cwd: workspace,
-      env: r.env,
+      env: started.env,
+      jailed: jail?.mode === "bwrap",
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,

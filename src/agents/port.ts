@@ -1,6 +1,7 @@
 // The AgentAdapter port: a run is an async iterable of typed events; one factory picks the adapter.
 // Every adapter's run() is an async generator built on the one pump (pump.ts): it always ends with
 // exactly one `finished` event, whatever happened, and cleans up in `finally`.
+import type { RunJail } from "../jail/jail.js";
 import type { TerminationReason as ProcessEnd } from "../process/runner.js";
 import type { OutcomeRequest } from "../result/decision.js";
 
@@ -76,6 +77,8 @@ export interface AgentRunInput {
   signal: AbortSignal;
   /** Polite stop (graceful cut): SIGINT for the CLIs so they persist the session, between steps for a loop. */
   wrapUp: AbortSignal;
+  /** Where every process of the agent starts (agent.isolation): bubblewrap, or as it is. Absent: as it is. */
+  jail?: RunJail;
 }
 
 export interface AgentAdapter {

@@ -43,7 +43,8 @@ export class ServerProcess {
     });
     this.ready.catch(() => undefined);
     const [file = "", ...args] = argv;
-    const started = startChild(file, args, { env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cleanup: true });
+    // From `/`: nothing where the bridge happens to run is the server's to read or import.
+    const started = startChild(file, args, { cwd: "/", env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cleanup: true });
     const child = started.child;
     this.pid = child?.pid;
     const lines = new LineSplitter((l) => this.onLine(l), 512 * 1024 * 1024);

@@ -1,5 +1,6 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
+import { probeBwrap } from "../jail/policy.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -82,6 +83,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(assigneeCheck(c, env));
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
+  checks.push(await isolationCheck(c, env));
   checks.push(await socketCheck(env));
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
@@ -113,6 +115,26 @@ async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   if (cmd !== undefined && !onPath(cmd, env)) return fail("agent", `${cmd} not found or not executable`, "install the agent or fix agent.command");
   const p = await preflight(c, env);
   return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
+}
+
+/** The agent's jail: a working bubblewrap (auto, bwrap), or an explicit `none` — which still fails the check. */
+async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
+  const iso = c.agent.isolation;
+  if (iso.mode === "none")
+    return fail(
+      "isolation",
+      "agent.isolation.mode is none: agents run as the bridge's user and can read its HOME, config and state dir",
+      "install bubblewrap and set agent.isolation.mode: auto (or bwrap)",
+    );
+  const probe = await probeBwrap(iso.bwrap, env);
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}; network: ${iso.network})`);
+  return fail(
+    "isolation",
+    `agents would run unjailed: ${probe.why}`,
+    iso.mode === "bwrap"
+      ? "agent.isolation.mode is bwrap: the seat does not start until bubblewrap works"
+      : "apt-get install bubblewrap (and allow user namespaces), then restart the seat",
+  );
 }
 
 function stateDirCheck(c: Config): Check {

@@ -51,6 +51,12 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   });
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    if (b.jail?.mode === "bwrap") log.info({ isolation: "bwrap", why: b.jail.policy.why }, "agents run in a jail of their own");
+    else
+      log.warn(
+        { isolation: "none", why: b.jail?.policy.why },
+        "AGENTS ARE NOT ISOLATED: they run as the bridge's user and can read its HOME, its config and its state dir (install bubblewrap, or see `hermes-bridge doctor`)",
+      );
     if (http && config.http.port !== undefined) {
       const port = await http.listen(config.http.port, config.http.host);
       log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/ fleet page, /healthz, /metrics, /status)");

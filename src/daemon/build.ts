@@ -1,6 +1,8 @@
 // Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
 // closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
 // adapter is loaded on demand).
+import { Jail } from "../jail/jail.js";
+import { forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
@@ -201,6 +203,9 @@ export async function build(
   const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
   const git = gitRunner(c, env);
+  const settings = workspaceSettings(c, env);
+  const forbidden = forbiddenRoots({ stateDir: c.stateDir, localRoot: settings.localRoot, hermesHomes: settings.hermesHomes });
+  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, stateDir: c.stateDir, forbidden }));
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
     : undefined;
@@ -215,7 +220,8 @@ export async function build(
     active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
     journal: new SessionJournal(join(c.stateDir, "sessions")),
     ledger: new UsageLedger(c.stateDir, clock),
-    workspaces: new LocalWorkspaces(workspaceSettings(c, env), git),
+    workspaces: new LocalWorkspaces(settings, git),
+    jail,
     gateEnv,
     git,
     cliOnThisHost: sshSplit(c.hermes.command) === null,

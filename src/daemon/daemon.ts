@@ -232,6 +232,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       redact: (t) => this.d.redactor.redact(t),
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
+      isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
     });
   }
 

@@ -2,28 +2,20 @@
 // active-run journal (restart recovery) and the run metrics. A run that fails outside its protocol is
 // still reported (and its slot freed).
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { AgentAdapter, Note } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
-import type { Config } from "../config/schema.js";
 import type { Timing } from "../config/timing.js";
-import type { SessionJournal } from "../continuity/journal.js";
 import type { Rejected, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import type { GitRunner } from "../git/runner.js";
 import { FencedBoard } from "../lease/fenced.js";
 import type { Lease } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
 import { processStartTime } from "../process/liveness.js";
-import type { Redactor } from "../result/redact.js";
-import type { UploadSpec } from "../run/deliverables.js";
-import type { RunFactories } from "../run/factories.js";
+import { type SeatServices, taskRunDeps } from "../run/assemble.js";
 import { type RunPhase, type RunReport, TaskRun } from "../run/task-run.js";
-import type { Clock } from "../time/clock.js";
-import type { WorkspaceProvider } from "../workspace/port.js";
 import type { Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { account, dailyBudgetSpent, spentSince, spentToday } from "./accounting.js";
@@ -43,24 +35,12 @@ export interface InFlight {
   operatorNote: (Note & { deliveredAt: number }) | null;
 }
 
-/** What every run of the seat shares. */
-export interface RunServices {
-  config: Config;
+/** What every run of the seat shares: the run's own services, and the seat's books, journal and log. */
+export interface RunServices extends SeatServices {
   closer: Closer;
-  clock: Clock;
   log: Logger;
-  prompts: { task: string; resume: string };
   active: ActiveRuns;
-  journal: SessionJournal;
-  workspaces: WorkspaceProvider;
-  gateEnv: Record<string, string>;
-  git: GitRunner;
-  /** The hermes CLI runs on this host (not through ssh). */
-  cliOnThisHost: boolean;
   retry: RetryPolicy;
-  redactor: Redactor;
-  make: RunFactories;
-  upload?: UploadSpec | undefined;
   metrics?: Metrics | undefined;
   /** The seat's usage ledger (today's spend, the daily budget). */
   ledger?: UsageLedger | undefined;
@@ -174,91 +154,74 @@ export class RunLauncher {
         slot.runId = lease.runId;
       },
     });
-    const run = new TaskRun({
-      board,
-      fenced,
-      detail: o.detail,
-      contextText: o.contextText,
-      claimFailure: o.claimFailure,
-      agent: o.agent,
-      closer: this.s.closer,
-      clock: this.s.clock,
-      seat: c.seat.name,
-      lane: c.assignee,
-      onLimit: c.seat.onLimit,
-      maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
-      steering: c.steering,
-      author: c.author,
-      traceId,
-      timing: o.timing,
-      deadline: o.deadline,
-      extend: o.extend,
-      killGraceMs: c.agent.killGraceSeconds * 1000,
-      runsDir: join(c.stateDir, "runs"),
-      privateRoot: join(c.stateDir, "private"),
-      cliOnThisHost: this.s.cliOnThisHost,
-      prompts: this.s.prompts,
-      shutdown: this.shutdown,
-      continuity: { journal: this.s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
-      workspaces: this.s.workspaces,
-      gate: { config: c.gate, env: this.s.gateEnv, git: this.s.git },
-      upload: this.s.upload,
-      redactor: this.s.redactor,
-      make: this.s.make,
-      budget: { limits: c.agent.budget, seatToday: () => spentToday(this.s) },
-      ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
-      hooks: {
-        onPhase: (phase) => {
-          slot.phase = phase;
-          this.s.log.debug({ ...ids(), phase }, "phase");
+    const run = new TaskRun(
+      taskRunDeps(this.s, {
+        board,
+        fenced,
+        detail: o.detail,
+        contextText: o.contextText,
+        claimFailure: o.claimFailure,
+        agent: o.agent,
+        traceId,
+        timing: o.timing,
+        deadline: o.deadline,
+        extend: o.extend,
+        shutdown: this.shutdown,
+        seatToday: () => spentToday(this.s),
+        ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
+        hooks: {
+          onPhase: (phase) => {
+            slot.phase = phase;
+            this.s.log.debug({ ...ids(), phase }, "phase");
+          },
+          onHeartbeat: () => {
+            slot.lastHeartbeat = this.s.clock.now();
+            this.hooks.onHeartbeat(taskId, slot.runId);
+          },
+          onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
+          onDeadline: (deadline) => {
+            slot.deadline = deadline;
+            this.s.active.moveDeadline(board.slug, taskId, deadline);
+            this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
+          },
+          onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
+          onNotes: (notes, at) => {
+            for (const n of notes) {
+              this.s.metrics?.notesDelivered.inc({ board: board.slug, agent: o.agent.name });
+              this.s.metrics?.noteLatency.observe({ board: board.slug, agent: o.agent.name }, Math.max(0, at - n.postedAt) / 1000);
+              slot.operatorNote = { ...n, deliveredAt: at };
+            }
+            this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
+          },
+          onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
+            const lease = fenced.lease;
+            if (o.adopted === undefined) {
+              this.s.active.write({
+                board: board.slug,
+                task: taskId,
+                runId: lease.runId,
+                ...(lease.claimLock !== undefined ? { claimLock: lease.claimLock } : {}),
+                traceId,
+                pid,
+                pidStart: processStartTime(pid),
+                pgid: pid,
+                workspace: lease.workspace,
+                localWorkspace: workspace,
+                deadline: slot.deadline,
+                claimedAt: lease.claimedAt,
+                ttlSeconds: lease.ttlSeconds,
+                resultFile,
+                runDir,
+                agent: o.agent.name,
+                tools,
+              });
+            }
+            // Logged after the journal write: from here on a crash of the bridge is recoverable.
+            this.s.log.info({ ...ids(), agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
+          },
         },
-        onHeartbeat: () => {
-          slot.lastHeartbeat = this.s.clock.now();
-          this.hooks.onHeartbeat(taskId, slot.runId);
-        },
-        onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
-        onDeadline: (deadline) => {
-          slot.deadline = deadline;
-          this.s.active.moveDeadline(board.slug, taskId, deadline);
-          this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
-        },
-        onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
-        onNotes: (notes, at) => {
-          for (const n of notes) {
-            this.s.metrics?.notesDelivered.inc({ board: board.slug, agent: o.agent.name });
-            this.s.metrics?.noteLatency.observe({ board: board.slug, agent: o.agent.name }, Math.max(0, at - n.postedAt) / 1000);
-            slot.operatorNote = { ...n, deliveredAt: at };
-          }
-          this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
-        },
-        onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
-          const lease = fenced.lease;
-          if (o.adopted === undefined) {
-            this.s.active.write({
-              board: board.slug,
-              task: taskId,
-              runId: lease.runId,
-              ...(lease.claimLock !== undefined ? { claimLock: lease.claimLock } : {}),
-              traceId,
-              pid,
-              pidStart: processStartTime(pid),
-              pgid: pid,
-              workspace: lease.workspace,
-              localWorkspace: workspace,
-              deadline: slot.deadline,
-              claimedAt: lease.claimedAt,
-              ttlSeconds: lease.ttlSeconds,
-              resultFile,
-              runDir,
-              agent: o.agent.name,
-              tools,
-            });
-          }
-          // Logged after the journal write: from here on a crash of the bridge is recoverable.
-          this.s.log.info({ ...ids(), agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
-        },
-      },
-    });
+      }),
+    );
     slot.run = run;
     // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
     const p = run

@@ -36,6 +36,8 @@ export interface SnapshotInput {
   lastErrors: { at: string; what: string }[];
   transports: Map<string, { mode: string; why: string }>;
   spend: { today: Spend; window5h: Spend; budget: string | null };
+  /** How the agent is confined (agent.isolation). */
+  isolation?: { mode: string; why: string } | undefined;
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
 }
@@ -70,6 +72,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
       reason: paused ? i.seat.reason : null,
       budget: i.spend.budget,
+      ...(i.isolation ? { isolation: i.isolation } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h },
     boards: i.config.boards,

@@ -40,5 +40,6 @@ export async function changesSince(ws: string, before: Snapshot, git: GitRunner,
 
 /** Removes the snapshot's private git view. */
 export function dropSnapshot(s: Snapshot | null): void {
+  // sync-io: the run's private git view (never shown to the agent)
   if (s?.kind === "git") rmSync(s.view.shadow, { recursive: true, force: true });
 }

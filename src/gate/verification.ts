@@ -2,6 +2,7 @@
 // allow-lists them — from a `## Verification` section of the task body (first fenced code block, one
 // command per line). Run by the bridge itself in the workspace, in a shell, with a timeout and a
 // capped output tail.
+import type { RunJail } from "../jail/jail.js";
 import { runProcess } from "../process/runner.js";
 
 export interface VerificationResult {
@@ -55,15 +56,25 @@ export function verificationPlan(
 
 export async function runVerification(
   commands: readonly string[],
-  o: { cwd: string; env: Record<string, string>; timeoutMs: number; tailChars: number; signal: AbortSignal },
+  o: {
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    tailChars: number;
+    signal: AbortSignal;
+    /** The commands run what the agent left in the workspace: inside the agent's jail, like the agent. */
+    jail?: RunJail | undefined;
+  },
 ): Promise<VerificationResult[]> {
   const results: VerificationResult[] = [];
   for (const command of commands) {
     if (o.signal.aborted) break;
+    const started = o.jail ? o.jail.command(["/bin/sh", "-c", command], o.env) : { argv: ["/bin/sh", "-c", command], env: o.env };
     const r = await runProcess({
-      argv: ["/bin/sh", "-c", command],
+      argv: started.argv,
       cwd: o.cwd,
-      env: o.env,
+      env: started.env,
+      jailed: o.jail?.mode === "bwrap",
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       captureLimit: o.tailChars * 4,

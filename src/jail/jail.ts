@@ -39,10 +39,20 @@ export interface JailedCommand {
   env: Record<string, string>;
 }
 
-/** A run's jail: wraps each process the agent starts; `extra` are the kind's own needs (its home, its program). */
+/** What one kind's process needs besides the run's own paths. */
+export interface JailNeeds {
+  /** Its per-seat home (CLAUDE_CONFIG_DIR, CODEX_HOME). */
+  readWrite?: readonly string[];
+  /** Its program's other parts, the bridge's task-tools server (Node, the package). */
+  readOnly?: readonly string[];
+  /** Files of the run dir it may read but not change (its MCP config, the note inbox). */
+  readOnlyOver?: readonly string[];
+}
+
+/** A run's jail: wraps each process the agent starts; `needs` are the kind's own (its home, its program). */
 export interface RunJail {
   readonly mode: "bwrap" | "none";
-  command(argv: readonly string[], env: Readonly<Record<string, string>>, extra?: { readWrite?: readonly string[]; readOnly?: readonly string[] }): JailedCommand;
+  command(argv: readonly string[], env: Readonly<Record<string, string>>, needs?: JailNeeds): JailedCommand;
 }
 
 function systemLayout(): SystemLayout {
@@ -142,27 +152,28 @@ export class Jail {
     const jail = this;
     return {
       mode: this.mode,
-      command(argv, env, extra = {}) {
-        return jail.command(argv, env, run, extra);
+      command(argv, env, needs = {}) {
+        return jail.command(argv, env, run, needs);
       },
     };
   }
 
-  command(
-    argv: readonly string[],
-    env: Readonly<Record<string, string>>,
-    run: RunMounts,
-    extra: { readWrite?: readonly string[]; readOnly?: readonly string[] } = {},
-  ): JailedCommand {
+  command(argv: readonly string[], env: Readonly<Record<string, string>>, run: RunMounts, extra: JailNeeds = {}): JailedCommand {
     if (this.mode === "none") return { argv: [...argv], env: { ...env } };
     const [program = "", ...rest] = argv;
     const abs = resolveProgram(program, env.PATH, run.workspace);
     const readOnly = [...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? []), ...this.policy.readOnly];
-    const readWrite = [run.workspace, ...(run.runDir ? [run.runDir] : []), ...(run.socket ? [run.socket] : []), ...(extra.readWrite ?? []), ...this.policy.readWrite];
+    const readWrite = [
+      run.workspace,
+      ...(run.runDir ? [run.runDir] : []),
+      ...(run.socket ? [run.socket] : []),
+      ...(extra.readWrite ?? []),
+      ...this.policy.readWrite,
+    ];
     const mounts: JailMounts = {
       readOnly: unique(readOnly.filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
-      readOnlyOver: (run.readOnlyFiles ?? []).filter((p) => existsSync(p)),
+      readOnlyOver: [...(run.readOnlyFiles ?? []), ...(extra.readOnlyOver ?? [])].filter((p) => existsSync(p)),
       passwd: this.passwd,
       group: this.group,
       network: this.policy.network,

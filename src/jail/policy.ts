@@ -60,7 +60,27 @@ export async function probeBwrap(bwrap: string, env: NodeJS.ProcessEnv): Promise
   const path = resolveProgram(bwrap, env.PATH, "/");
   if (!path) return { ok: false, why: `${bwrap} is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
   const r = await runProcess({
-    argv: [path, "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "true"],
+    argv: [
+      path,
+      "--ro-bind",
+      "/",
+      "/",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--tmpfs",
+      "/tmp",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--new-session",
+      "--die-with-parent",
+      "--cap-drop",
+      "ALL",
+      "--",
+      "true",
+    ],
     env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     timeoutMs: 10_000,
   });
@@ -75,7 +95,13 @@ export async function probeBwrap(bwrap: string, env: NodeJS.ProcessEnv): Promise
 /** The seat's jail policy: mode resolved with the probe; `bwrap` without a working bubblewrap is a config error. */
 export async function resolvePolicy(iso: IsolationConfig, o: { env: NodeJS.ProcessEnv; stateDir: string; forbidden: ForbiddenRoots }): Promise<JailPolicy> {
   checkExtras(iso, o.forbidden);
-  const base = { network: iso.network, readOnly: iso.readOnly.map(realPathOf), readWrite: iso.readWrite.map(realPathOf), dir: join(o.stateDir, "jail"), bwrap: iso.bwrap };
+  const base = {
+    network: iso.network,
+    readOnly: iso.readOnly.map(realPathOf),
+    readWrite: iso.readWrite.map(realPathOf),
+    dir: join(o.stateDir, "jail"),
+    bwrap: iso.bwrap,
+  };
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };
   const probe = await probeBwrap(iso.bwrap, o.env);
   if (probe.ok) return { ...base, mode: "bwrap", bwrap: probe.path, why: `bubblewrap (${probe.path})` };

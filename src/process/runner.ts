@@ -3,11 +3,11 @@
 // the group reaped after an exit, and a result that says why the process ended. (Not execa: every
 // feature it would add here is turned off — no buffering, no rejection, no env merge — and loading it
 // cost the idle daemon ~10 MiB and each spawn a few ms; see spawn.ts.)
-import { closeSync, openSync } from "node:fs";
+import { closeSync, constants, openSync } from "node:fs";
 import { type Exit, startChild } from "./spawn.js";
 import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
-import { groupMembers, killGroup, terminateGroup } from "./terminate.js";
+import { groupMembers, killGroup, signalBelow, terminateGroup } from "./terminate.js";
 
 /** Why a process ended (the runner's part of the one list; the agent pump adds `stalled`). */
 export const PROCESS_ENDS = ["exited", "timeout", "aborted", "spawn_failed"] as const;
@@ -38,6 +38,11 @@ export interface RunOptions {
   cleanup?: boolean;
   /** After the child exits, stop what is left of its process group (background children). */
   reapGroup?: boolean;
+  /**
+   * The child is a jail (bubblewrap): the polite stop and the first signal of the ladder go to the
+   * process groups inside it; the jail itself is killed last (its pid namespace ends with it).
+   */
+  jailed?: boolean;
   /**
    * Send stdout/stderr to these files instead of pipes (followed by a tailer, kept under maxBytes):
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
@@ -89,9 +94,25 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   let abortReason: unknown;
   let exited = false;
 
+  // Made by the bridge in the run's fresh dir before the child starts; never through a link.
+  const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
   const outFds: [number, number] | null = opts.outputFiles
-    ? [openSync(opts.outputFiles.stdout, "a", 0o600), openSync(opts.outputFiles.stderr, "a", 0o600)]
+    ? [openSync(opts.outputFiles.stdout, APPEND, 0o600), openSync(opts.outputFiles.stderr, APPEND, 0o600)]
     : null;
+  const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
+  const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
+  const onOut = (c: string) => {
+    out.push(c);
+    outLines?.push(c);
+  };
+  const onErr = (c: string) => {
+    err.push(c);
+    errLines?.push(c);
+  };
+  // The files are followed through descriptors opened now, before the child can touch the paths.
+  const tailers = opts.outputFiles
+    ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
+    : [];
   const proc = startChild(file, args, {
     cwd: opts.cwd,
     env: opts.env,
@@ -106,19 +127,6 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const pid = child?.pid;
   if (pid !== undefined) opts.onSpawn?.(pid);
 
-  const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
-  const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
-  const onOut = (c: string) => {
-    out.push(c);
-    outLines?.push(c);
-  };
-  const onErr = (c: string) => {
-    err.push(c);
-    errLines?.push(c);
-  };
-  const tailers = opts.outputFiles
-    ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
-    : [];
   for (const t of tailers) t.start();
   child?.stdout?.setEncoding("utf8");
   child?.stderr?.setEncoding("utf8");
@@ -151,14 +159,16 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     if (reason !== "exited" || pid === undefined || exited) return;
     reason = why;
     abortReason = detail;
-    ladder = terminateGroup(pid, { graceMs, gone: () => exited && groupMembers(pid).length === 0 });
+    ladder = terminateGroup(pid, { graceMs, firstBelow: opts.jailed === true, gone: () => exited && groupMembers(pid).length === 0 });
   };
   const timeoutTimer = opts.timeoutMs !== undefined ? setTimeout(() => terminate("timeout"), opts.timeoutMs) : undefined;
   const onAbort = () => terminate("aborted", opts.signal?.reason);
   if (opts.signal?.aborted) onAbort();
   else opts.signal?.addEventListener("abort", onAbort, { once: true });
   const onPolite = () => {
-    if (pid !== undefined && !exited) killGroup(pid, opts.politeSignal ?? "SIGINT");
+    if (pid === undefined || exited) return;
+    const signal = opts.politeSignal ?? "SIGINT";
+    if (!(opts.jailed && signalBelow(pid, signal))) killGroup(pid, signal);
   };
   if (opts.polite?.aborted) onPolite();
   else opts.polite?.addEventListener("abort", onPolite, { once: true });

@@ -18,9 +18,15 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Live (non-zombie) members of a process group, from /proc. */
-export function groupMembers(pgid: number): number[] {
-  const out: number[] = [];
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  pgid: number;
+}
+
+/** Every live (non-zombie) process, from /proc: pid, parent, process group. */
+function processes(): ProcStat[] {
+  const out: ProcStat[] = [];
   let names: string[];
   try {
     names = readdirSync("/proc");
@@ -34,12 +40,45 @@ export function groupMembers(pgid: number): number[] {
       // Fields after the comm (which may hold spaces and parentheses): state ppid pgrp …
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (rest[0] === "Z" || rest[0] === "X") continue;
-      if (Number(rest[2]) === pgid) out.push(Number(name));
+      out.push({ pid: Number(name), ppid: Number(rest[1]), pgid: Number(rest[2]) });
     } catch {
       // the process ended while we looked
     }
   }
   return out;
+}
+
+/** Live (non-zombie) members of a process group, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  return processes()
+    .filter((p) => p.pgid === pgid)
+    .map((p) => p.pid);
+}
+
+/**
+ * The process groups below `pid` other than its own: a jailed agent (bubblewrap's `--new-session`
+ * puts it in a session and group of its own, in its own pid namespace) is reached through them.
+ */
+export function groupsBelow(pid: number): number[] {
+  const all = processes();
+  const own = all.find((p) => p.pid === pid)?.pgid ?? pid;
+  const below = new Set<number>([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all)
+      if (!below.has(p.pid) && below.has(p.ppid)) {
+        below.add(p.pid);
+        grew = true;
+      }
+  }
+  return [...new Set(all.filter((p) => below.has(p.pid) && p.pid !== pid && p.pgid !== own).map((p) => p.pgid))];
+}
+
+/** Signals every process group below `pid` (not its own); false when there was none. */
+export function signalBelow(pid: number, signal: NodeJS.Signals): boolean {
+  const groups = groupsBelow(pid);
+  for (const g of groups) killGroup(g, signal);
+  return groups.length > 0;
 }
 
 export interface LadderOptions {
@@ -49,6 +88,8 @@ export interface LadderOptions {
   first?: NodeJS.Signals;
   /** True once nothing is left to stop (default: the group has no live member). */
   gone?: () => boolean;
+  /** The first signal goes to the groups below the leader (a jail: its leader's death would kill them at once). */
+  firstBelow?: boolean;
   pollMs?: number;
 }
 
@@ -56,7 +97,7 @@ export interface LadderOptions {
 export async function terminateGroup(pgid: number, o: LadderOptions): Promise<"gone" | "killed" | "survived"> {
   const gone = o.gone ?? (() => groupMembers(pgid).length === 0);
   if (gone()) return "gone";
-  killGroup(pgid, o.first ?? "SIGTERM");
+  if (!(o.firstBelow && signalBelow(pgid, o.first ?? "SIGTERM"))) killGroup(pgid, o.first ?? "SIGTERM");
   const poll = o.pollMs ?? 50;
   for (let waited = 0; waited < o.graceMs; waited += poll) {
     await sleep(poll);

@@ -31,6 +31,9 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     ...(w.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
     ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
+    ...(w.jail
+      ? { jail: w.jail.forRun({ workspace: prep.ws.local, runDir: prep.input.runDir, readOnlyFiles: [prep.input.contextFile], socket: tools?.endpoint.path }) }
+      : {}),
   });
   const hooks: DriveHooks = {
     onEvent: (e) => {

@@ -2,6 +2,7 @@
 // agent, the closer, the clock and the run's timing, the factories of its keeper, tools and timers,
 // and the services it reads and writes (workspaces, session journal, gate). The working phase takes a
 // subset of the same.
+import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { Timing } from "../config/timing.js";
@@ -40,6 +41,8 @@ export interface TaskRunDeps {
   lane: string;
   /** A run cut by the seat's usage limit is handed back to the lane or parked for this seat (run/limit.ts); unset: blocked. */
   onLimit?: "handoff" | "wait" | undefined;
+  /** Where the agent's processes start (agent.isolation): a bubblewrap jail, or as they are. */
+  jail?: Jail | undefined;
   /** Which comments reach a running agent as notes, and how many (steering.*). */
   steering?: { authors: readonly string[]; maxNotesPerRun: number } | undefined;
   /** The longest a reported reset time may pause the seat (seat.maxLimitPauseHours); a later one is clamped. */
@@ -98,6 +101,7 @@ export type WorkInput = Pick<
   | "budget"
   | "maxLimitPauseMs"
   | "steering"
+  | "jail"
   | "hooks"
 > & {
   record: RunRecord;

@@ -163,6 +163,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         timeoutMs: w.gate.config.timeoutSeconds * 1000,
         tailChars: w.gate.config.outputTailChars,
         signal: agentAc.signal,
+        jail: w.jail?.forRun({ workspace: prep.ws.local }),
       });
       // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
       d =

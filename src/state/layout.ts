@@ -31,6 +31,8 @@ export const STATE_LAYOUT = {
   claude: "claude",
   /** Codex's per-seat home (agent.home's default). */
   codex: "codex",
+  /** The agents' jail: the passwd and group lines it shows them. */
+  jail: "jail",
 } as const;
 
 export type StateEntry = keyof typeof STATE_LAYOUT;

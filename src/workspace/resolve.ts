@@ -21,8 +21,10 @@ export interface WorkspaceSettings {
   push: boolean;
   /** Where checkout mode may push (branchPolicy.ts). */
   branches: BranchPolicy;
-  /** Hermes roots on the board host (HERMES_HOME): their kanban workspaces are always allowed. */
+  /** Hermes roots on the board host (HERMES_HOME): their own scratch workspaces are allowed, nothing else of their kanban tree. */
   hermesHomes: readonly string[];
+  /** The bridge's own dirs (the state dir): never a workspace, nor inside or above one. */
+  bridgeDirs?: readonly string[];
   seat: string;
 }
 
@@ -41,13 +43,33 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
     push: c.workspace.push,
     branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },
     hermesHomes: [...homes],
+    bridgeDirs: [c.stateDir],
     seat: c.assignee,
   };
 }
 
-/** The roots (board paths) a task's workspace may be in. */
+/** The roots (board paths) a task's `dir:`/`worktree:` workspace may be in: workspace.allowedRoots, nothing else. */
 export function allowedRootsFor(s: WorkspaceSettings): string[] {
-  return [...s.hermesHomes.map((h) => join(h, "kanban")), ...s.allowedRoots];
+  return [...s.allowedRoots];
+}
+
+/**
+ * What a task's workspace may never be, be inside or be a parent of: any Hermes home's kanban tree (the
+ * boards' databases, their dirs, other tasks' scratch dirs — a task's own scratch dir is Hermes's, and
+ * checked apart), the bridge's state dir and its checkouts.
+ */
+export function forbiddenFor(s: WorkspaceSettings): string[] {
+  return [...s.hermesHomes.map((h) => join(h, "kanban")), ...(s.bridgeDirs ?? []), s.localRoot];
+}
+
+/** Why `p` touches a forbidden root (inside it, or above it), or null; `real`: compare real paths. */
+function forbiddenTouch(s: WorkspaceSettings, p: string, real: boolean): string | null {
+  for (const f of forbiddenFor(s)) {
+    const [root, path] = real ? [realPathOf(f), realPathOf(p)] : [f, p];
+    if (real ? underReal(root, path) : lexicallyUnder(root, path)) return `${p} is inside ${f}`;
+    if (real ? underReal(path, root) : lexicallyUnder(path, root)) return `${p} contains ${f}`;
+  }
+  return null;
 }
 
 /** A scratch workspace is Hermes's own `<board workspaces root>/<task id>`: a task writer cannot choose it. */
@@ -61,10 +83,16 @@ export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick
   if (!isAbsolute(boardPath)) return new WorkspaceRefused(`the workspace path '${boardPath}' is not absolute`, "workspace.allowedRoots");
   if (task && isHermesScratch(task, boardPath)) return null;
   const p = normalize(boardPath);
+  const touch = forbiddenTouch(s, p, false);
+  if (touch)
+    return new WorkspaceRefused(
+      `the task's workspace: ${touch} — the board's own files, another task's workspace and the bridge's state are never an agent's workspace`,
+      "workspace.allowedRoots",
+    );
   const roots = allowedRootsFor(s);
   if (roots.some((r) => lexicallyUnder(r, p))) return null;
   return new WorkspaceRefused(
-    `the task's workspace ${p} is outside the allowed roots (${roots.join(", ")}); a task may not move the agent there`,
+    `the task's workspace ${p} is outside the allowed roots (${roots.length ? roots.join(", ") : "none: workspace.allowedRoots is empty, so no dir:/worktree: path is allowed"}); a task may not move the agent there`,
     "workspace.allowedRoots",
   );
 }
@@ -145,6 +173,8 @@ function checkLocal(s: WorkspaceSettings, o: { local: string; boardPath: string;
     if (lstatSync(o.local).isSymbolicLink()) throw new WorkspaceRefused(`the scratch workspace ${o.local} is a symbolic link`, "workspace.allowedRoots");
     return;
   }
+  const touch = forbiddenTouch(s, o.local, true);
+  if (touch) throw new WorkspaceRefused(`${o.boardPath} resolves to ${real} on this host: ${touch}`, "workspace.allowedRoots");
   if (!localRoots(s, o.mapped).some((r) => underReal(r, real)))
     throw new WorkspaceRefused(
       `${o.boardPath} resolves to ${real} on this host${o.mapped ? " (through workspace.pathMap)" : ""}, outside the allowed roots`,

@@ -16,18 +16,22 @@ afterEach(async () => {
 });
 
 describe("a usage limit of a Claude Code seat", () => {
-  /** A Claude seat whose model answers a subscription limit (reset `inS` ahead) after one step of work. */
+  /** A Claude seat whose model answers a subscription limit (reset `inS` after the answer) after one step of work. */
   async function limitedClaude(inS: number) {
-    const reset = Math.floor(Date.now() / 1000) + inS;
     const limited: ScriptedTurn = {
       status: 429,
       body: { type: "error", error: { type: "rate_limit_error", message: "rate limited" } },
-      headers: {
-        "anthropic-ratelimit-unified-status": "rejected",
-        "anthropic-ratelimit-unified-reset": String(reset),
-        "anthropic-ratelimit-unified-representative-claim": "five_hour",
-        "anthropic-ratelimit-unified-5h-status": "rejected",
-        "anthropic-ratelimit-unified-5h-reset": String(reset),
+      // The reset is counted from the answer, not from the test's start: a loaded machine must not
+      // turn it into a time that already passed (which the seat replaces with a 15-minute wait).
+      headers: () => {
+        const reset = Math.floor(Date.now() / 1000) + inS;
+        return {
+          "anthropic-ratelimit-unified-status": "rejected",
+          "anthropic-ratelimit-unified-reset": String(reset),
+          "anthropic-ratelimit-unified-representative-claim": "five_hour",
+          "anthropic-ratelimit-unified-5h-status": "rejected",
+          "anthropic-ratelimit-unified-5h-reset": String(reset),
+        };
       },
     };
     const mock = await new AnthropicMock([PART_ONE[0] as ScriptedTurn, limited, limited, limited]).start();

@@ -24,7 +24,7 @@ const BODIES: Record<Exclude<HostileKind, "endless" | "silent">, string> = {
 
 export async function hostileSeat(kind: HostileKind): Promise<HostileSeat> {
   const state = { requests: 0, aborted: 0 };
-  const server: Server = createServer((req, res) => {
+  const server: Server = createServer((_req, res) => {
     state.requests += 1;
     res.on("close", () => {
       if (!res.writableFinished) state.aborted += 1;

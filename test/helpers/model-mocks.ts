@@ -12,7 +12,7 @@ export type Block = { text: string } | { tool: string; input: Record<string, unk
  */
 export type ScriptedTurn =
   | { blocks: Block[] }
-  | { status: number; body: unknown; headers?: Record<string, string> }
+  | { status: number; body: unknown; headers?: Record<string, string> | (() => Record<string, string>) }
   | { hang: true }
   | { loop: Block[]; until: (body: Record<string, unknown>) => boolean; delayMs?: number; max?: number };
 
@@ -64,7 +64,9 @@ abstract class ScriptedServer {
           return;
         }
         if ("status" in turn) {
-          res.writeHead(turn.status, { "content-type": "application/json", ...(turn.headers ?? {}) }).end(JSON.stringify(turn.body));
+          res
+            .writeHead(turn.status, { "content-type": "application/json", ...(typeof turn.headers === "function" ? turn.headers() : (turn.headers ?? {})) })
+            .end(JSON.stringify(turn.body));
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream" });
@@ -160,15 +162,18 @@ export class ResponsesMock extends ScriptedServer {
       const item =
         "text" in b
           ? { type: "message", id: `msg_${n}_${i}`, role: "assistant", content: [{ type: "output_text", text: b.text }] }
-          : // Codex exposes MCP tools as a namespace: the call names the namespace and the tool.
-            {
-              type: "function_call",
-              id: `fc_${n}_${i}`,
-              call_id: `call_${n}_${i}`,
-              namespace: `mcp__${b.tool.split("__")[1]}`,
-              name: b.tool.split("__")[2],
-              arguments: JSON.stringify(b.input),
-            };
+          : b.tool.startsWith("mcp__")
+            ? // Codex exposes MCP tools as a namespace: the call names the namespace and the tool.
+              {
+                type: "function_call",
+                id: `fc_${n}_${i}`,
+                call_id: `call_${n}_${i}`,
+                namespace: `mcp__${b.tool.split("__")[1]}`,
+                name: b.tool.split("__")[2],
+                arguments: JSON.stringify(b.input),
+              }
+            : // One of Codex's own tools (exec_command: `cmd` runs in its sandbox, in the workspace).
+              { type: "function_call", id: `fc_${n}_${i}`, call_id: `call_${n}_${i}`, name: b.tool, arguments: JSON.stringify(b.input) };
       ev({ type: "response.output_item.done", output_index: i, item });
     });
     ev({

@@ -42,7 +42,15 @@ export async function liveBridge(emu: Emu, o: { watch?: boolean; base?: Record<s
       claim: {},
       heartbeat: {},
       discovery: { watch: o.watch ?? true, sweepSeconds: 3600, debounceMs: 20 },
-      agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, passEnv: ["FIXTURE_PID_FILE", "FIXTURE_AWAIT_GO"] },
+      // the test watches the agent's own pid and files from outside: no jail (its pid namespace, its view); the
+      // jail's own steering and stop checks are in test/hostile/jail.test.ts
+      agent: {
+        kind: "command",
+        command: [process.execPath, AGENT],
+        killGraceSeconds: 1,
+        passEnv: ["FIXTURE_PID_FILE", "FIXTURE_AWAIT_GO"],
+        isolation: { mode: "none" },
+      },
       ...(o.base ?? {}),
     },
   });

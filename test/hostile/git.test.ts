@@ -38,7 +38,8 @@ function hostile(marker: string, extra: Record<string, unknown> = {}) {
   return {
     env: { FIXTURE_MARKER: marker, DEPLOY_TOKEN: "planted-token-value-5521" },
     base: {
-      agent: { kind: "command", command: [process.execPath, HOSTILE], passEnv: ["FIXTURE_MARKER"], killGraceSeconds: 1 },
+      // unconfined (agent.isolation: none): the bridge's git runner must hold without the jail too
+      agent: { kind: "command", command: [process.execPath, HOSTILE], passEnv: ["FIXTURE_MARKER"], killGraceSeconds: 1, isolation: "none" },
       gate: { allowDirty: true },
       ...extra,
     },

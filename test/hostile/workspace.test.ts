@@ -26,9 +26,12 @@ function hostFile(): string {
   return f;
 }
 
+// The bridge's own helpers must hold without the jail too: the hostile agent runs unconfined here
+// (agent.isolation: none), as it would on a host without bubblewrap. (In the jail it cannot even reach
+// the host files these rows link to: test/hostile/jail.test.ts.)
 const hostile = (env: Record<string, string>, extra: Record<string, unknown> = {}) => ({
   env,
-  base: { agent: { kind: "command", command: [process.execPath, HOSTILE], passEnv: Object.keys(env), killGraceSeconds: 1 }, ...extra },
+  base: { agent: { kind: "command", command: [process.execPath, HOSTILE], passEnv: Object.keys(env), killGraceSeconds: 1, isolation: "none" }, ...extra },
 });
 
 describe("deliverables the agent can tamper with", () => {

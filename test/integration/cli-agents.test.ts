@@ -1,23 +1,36 @@
 // Claude Code and Codex adapters end to end with fixture executables in place of the real CLIs:
 // the bridge's argv and MCP wiring, the real task-tools MCP server, the translators, the closes.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeBwrap } from "../../src/jail/policy.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
 const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
 let emu: Emu;
 afterEach(() => emu?.cleanup());
 
-async function run(kind: "claude-code" | "codex", script: string) {
+async function run(kind: "claude-code" | "codex", script: string, isolation: "auto" | "none" = "auto") {
   emu = await Emu.create();
   const id = await emu.createTask(`${kind} ${script}`, { assignee: SEAT, body: "do the thing" });
-  const argvFile = join(emu.dir, "argv.json");
+  // the fake CLI writes what it was given to a dir the jail shows it (an operator's readWrite extra)
+  const seenDir = join(emu.dir, "seen");
+  mkdirSync(seenDir);
+  const argvFile = join(seenDir, "argv.json");
   const b = await runBridge(emu, {
     env: { FAKE_CLI: kind === "claude-code" ? "claude" : "codex", FAKE_SCRIPT: script, FAKE_ARGV_FILE: argvFile },
-    base: { agent: { kind, command: [process.execPath, FAKE], passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_ARGV_FILE"], killGraceSeconds: 1 } },
+    base: {
+      agent: {
+        kind,
+        command: [process.execPath, FAKE],
+        passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_ARGV_FILE"],
+        killGraceSeconds: 1,
+        isolation: { mode: isolation, readWrite: [seenDir] },
+      },
+    },
   });
   await b.daemon.done;
   return { id, doc: await emu.show(id), seen: JSON.parse(readFileSync(argvFile, "utf8")) as { argv: string[]; cwd: string; env: string[] }, bridge: b };
@@ -26,8 +39,9 @@ async function run(kind: "claude-code" | "codex", script: string) {
 const reasonOf = (doc: Awaited<ReturnType<Emu["show"]>>) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
 
 describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
-  it("heartbeats and completes through the MCP task tools", async () => {
-    const { doc, seen } = await run(kind, "complete");
+  it.each(["none", "auto"] as const)("heartbeats and completes through the MCP task tools (isolation %s)", async (isolation) => {
+    const { doc, seen } = await run(kind, "complete", isolation);
+    const jailed = isolation === "auto" && BWRAP;
     expect(doc.task.status).toBe("done");
     expect(doc.runs.at(-1)?.summary).toBe(`Finished via ${kind === "claude-code" ? "claude" : "codex"}`);
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ items: 2, changed_files: ["result.txt"], bridge: { agent: kind } });
@@ -66,7 +80,8 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
           "--json",
           "--skip-git-repo-check",
           "-s",
-          "workspace-write",
+          // in the bridge's jail, Codex's own sandbox (a second user namespace) cannot start: the jail is the sandbox
+          jailed ? "danger-full-access" : "workspace-write",
           'mcp_servers.task.default_tools_approval_mode="approve"',
           "mcp_servers.task.required=true",
         ]),

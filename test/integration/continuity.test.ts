@@ -2,8 +2,8 @@
 // journaled, named in the cut's block and resumed after an unblock (with the continuation prompt and
 // `resume` in the context); the resume budget ends in a human decision; a task's max runtime sizes its
 // claim; deliverables survive the scratch workspace; usage lands on the card.
-import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
@@ -43,8 +43,16 @@ describe("continuity with a command agent", () => {
     await (await runBridge(emu, { base: SHORT })).daemon.done;
     await emu.kanban(["comment", id, "Use the staging database."]);
     await emu.kanban(["unblock", "--reason", "go on", id]);
-    const promptFile = join(emu.dir, "prompt.txt");
-    const agent = { kind: "command", command: ["sh", "-c", `cat > ${promptFile}; exec ${process.execPath} ${AGENT}`], killGraceSeconds: 1 };
+    // a shell line names its files in a string: the jail shows them as the operator's extras
+    const seen = join(emu.dir, "seen");
+    mkdirSync(seen);
+    const promptFile = join(seen, "prompt.txt");
+    const agent = {
+      kind: "command",
+      command: ["sh", "-c", `cat > ${promptFile}; exec ${process.execPath} ${AGENT}`],
+      killGraceSeconds: 1,
+      isolation: { readOnly: [dirname(AGENT)], readWrite: [seen] },
+    };
     await (await runBridge(emu, { base: { ...SHORT, agent } })).daemon.done;
     const prompt = readFileSync(promptFile, "utf8");
     expect(prompt).toMatch(/You are continuing your own earlier run/);
@@ -56,7 +64,7 @@ describe("continuity with a command agent", () => {
   it("the resume budget ends in a human decision, and the session is dropped for a fresh start", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("endless", { assignee: SEAT, body: "MODE:polite" });
-    const agent = (cmd: string[]) => ({ kind: "command", command: cmd, killGraceSeconds: 1, resumeBudget: 1 });
+    const agent = (cmd: string[]) => ({ kind: "command", command: cmd, killGraceSeconds: 1, resumeBudget: 1, isolation: { readOnly: [dirname(AGENT)] } });
     await (await runBridge(emu, { base: { ...SHORT, agent: agent([process.execPath, AGENT]) } })).daemon.done; // run 1: cut
     await emu.kanban(["unblock", id]);
     // run 2 resumes the session (the budget of 1 is used), then loses its lease (an operator reclaims it)

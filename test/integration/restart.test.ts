@@ -3,9 +3,21 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeBwrap } from "../../src/jail/policy.js";
 import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
+import { waitFor } from "../helpers/steering.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -87,11 +99,14 @@ describe("restart recovery and signals (real processes)", () => {
   it("a run whose agent survives a SIGKILLed daemon is adopted and completes", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("survivor", { assignee: SEAT, body: "MODE:wait-file" });
-    const first = startDaemon(emu);
+    // unjailed: bubblewrap's --die-with-parent takes a jailed agent down with the daemon (the test below)
+    const cfg = join(emu.dir, "c.yaml");
+    writeFileSync(cfg, "agent: {kind: command, isolation: {mode: none}}\n");
+    const first = startDaemon(emu, [], cfg);
     const agent = await first.waitFor(started);
     process.kill(first.pid, "SIGKILL");
     await first.result;
-    const second = startDaemon(emu, ["--once"]);
+    const second = startDaemon(emu, ["--once"], cfg);
     await second.waitFor((l) => l.msg === "adopting a run that survived a bridge restart");
     const ws = (await emu.show(id)).task.workspace_path ?? "";
     writeFileSync(join(ws, "go"), "");
@@ -108,7 +123,10 @@ describe("restart recovery and signals (real processes)", () => {
     emu = await Emu.create();
     const id = await emu.createTask("mcp survivor", { assignee: SEAT, body: "x" });
     const cfg = join(emu.dir, "claude.yaml");
-    writeFileSync(cfg, `agent: {kind: claude-code, command: ["${process.execPath}", "${FAKE_CLI}"], passEnv: [FAKE_CLI, FAKE_SCRIPT], killGraceSeconds: 1}\n`);
+    writeFileSync(
+      cfg,
+      `agent: {kind: claude-code, command: ["${process.execPath}", "${FAKE_CLI}"], passEnv: [FAKE_CLI, FAKE_SCRIPT], killGraceSeconds: 1, isolation: {mode: none}}\n`,
+    );
     const env = { FAKE_CLI: "claude", FAKE_SCRIPT: "wait-then-complete" };
     const first = startDaemon(emu, [], cfg, env, true);
     await first.waitFor(started);
@@ -138,6 +156,22 @@ describe("restart recovery and signals (real processes)", () => {
     const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason);
     expect(reason).toMatch(/^cause: environment$/m);
     expect(reason).toMatch(/bridge restarted mid-run: run 1 .*had lost its agent process/);
+  });
+
+  it.skipIf(!BWRAP)("a jailed agent dies with a SIGKILLed daemon (--die-with-parent): the restart blocks its run", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("jailed casualty", { assignee: SEAT, body: "MODE:wait-file" });
+    const cfg = join(emu.dir, "c.yaml");
+    writeFileSync(cfg, "agent: {kind: command, isolation: {mode: bwrap}}\n");
+    const first = startDaemon(emu, [], cfg);
+    const agent = await first.waitFor(started);
+    process.kill(first.pid, "SIGKILL");
+    await first.result;
+    await waitFor("the jail to go with the daemon", () => !alive(Number(agent.agent_pid)), 10_000);
+    expect((await startDaemon(emu, ["--once"], cfg).result).exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    expect(String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toMatch(/bridge restarted mid-run: run 1 .*had lost its agent process/);
   });
 
   it("SIGTERM drains: the hung run is blocked as shutting down and the exit code is 0", async () => {

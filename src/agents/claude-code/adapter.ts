@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
 import { noteIdsIn, renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
@@ -74,6 +74,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
     const mcp = join(input.runDir, "mcp.json");
     const [cmd = "node", ...args] = this.o.toolsCommand;
     const toolsEnv = { [TOOLS_ENV.socket]: tools.socketPath, [TOOLS_ENV.token]: tools.token };
+    // sync-io: the run's fresh dir, before the agent starts
     writeFileSync(mcp, JSON.stringify({ mcpServers: { task: { type: "stdio", command: cmd, args, env: toolsEnv } } }), { mode: 0o600 });
     const env: Record<string, string> = {
       ...this.o.baseEnv,
@@ -95,6 +96,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
       argv: claudeArgv(this.o, mcp, input.resume?.session),
       env,
       input,
+      jailNeeds: seatJailNeeds(this.o.command, this.o.configDir, [mcp]),
       o: this.o,
       stdin: channel,
       translate: (line) => {

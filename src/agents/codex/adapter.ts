@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
 
@@ -27,16 +27,26 @@ export interface CodexOptions extends ProcessAgentOptions {
 
 const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON's escaping for these values
 
+/**
+ * Codex's own sandbox is bubblewrap too, and cannot nest inside the bridge's jail (it cannot map its
+ * uids there): in the jail, which already keeps every write in the workspace, Codex runs its commands
+ * without a sandbox of its own. `read-only` stays as asked (its commands then cannot start).
+ */
+export function codexSandbox(o: Pick<CodexOptions, "sandbox">, jailed: boolean): string {
+  return jailed && o.sandbox === "workspace-write" ? "danger-full-access" : o.sandbox;
+}
+
 export function codexArgv(
   o: CodexOptions,
-  input: Pick<AgentRunInput, "workspace" | "runDir">,
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail">,
   tools: { socketPath: string; token: string },
   resume?: string,
 ): string[] {
   const [cmd = "node", ...args] = o.toolsCommand;
   const argv = [...o.command, "exec", "-C", input.workspace];
-  if (resume) argv.push("resume", resume, "-c", `sandbox_mode=${toml(o.sandbox)}`);
-  else argv.push("-s", o.sandbox);
+  const sandbox = codexSandbox(o, input.jail?.mode === "bwrap");
+  if (resume) argv.push("resume", resume, "-c", `sandbox_mode=${toml(sandbox)}`);
+  else argv.push("-s", sandbox);
   argv.push(
     "--json",
     "--skip-git-repo-check",
@@ -77,6 +87,7 @@ export class CodexAgent implements AgentAdapter {
       stdin: capText(prompt, this.o.promptMaxBytes),
       env: { ...this.o.baseEnv, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
       input,
+      jailNeeds: seatJailNeeds(this.o.command, this.o.home),
       o: this.o,
       translate: statefulTranslator(
         initialCodexState(),

@@ -4,7 +4,7 @@
 // $HERMES_BRIDGE_SESSION_FILE (read even when the run is cut) or as "session" in its outcome file.
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
-import { type ProcessAgentOptions, runCliAgent } from "../cli-agent.js";
+import { type ProcessAgentOptions, commandFiles, runCliAgent } from "../cli-agent.js";
 import { AppendOnlyFile } from "../../sandbox/append.js";
 import { readSmallFile } from "../../state/read.js";
 import { noteLine } from "../../tools/notes.js";
@@ -51,6 +51,8 @@ export class CommandAgent implements AgentAdapter {
       argv: [...this.o.command],
       env,
       input,
+      // The inbox is the bridge's to write: read-only in the jail (the agent cannot swap it).
+      jailNeeds: { readOnlyOver: [inboxFile], readOnly: commandFiles(this.o.command) },
       politeSignal: "SIGTERM",
       o: this.o,
       stdin: capText(input.resume ? input.resume.prompt : input.prompt, this.o.promptMaxBytes),

@@ -159,6 +159,7 @@ export class LocalLlmAgent implements AgentAdapter {
               outputCap: this.o.outputCap,
               env: this.o.env,
               signal: p.signal,
+              jail: input.jail,
             }).catch((err: unknown) => `error: ${(err as Error).message}`);
           }
           messages.push({ role: "tool", tool_call_id: c.id, content });

@@ -4,6 +4,7 @@
 // argv with no shell — the allow-list names a program (or a program and its first argument), and
 // `;`, `|`, `$(…)` are plain bytes of an argument.
 import { splitCommand } from "../../config/command.js";
+import type { RunJail } from "../../jail/jail.js";
 import { runProcess } from "../../process/runner.js";
 import { readTextInside, writeTextInside } from "../../sandbox/files.js";
 import { listDirInside, walkFiles } from "../../sandbox/tree.js";
@@ -15,6 +16,8 @@ export interface WorkspaceToolOptions {
   outputCap: number;
   env: Record<string, string>;
   signal: AbortSignal;
+  /** run_command starts inside the run's jail (agent.isolation), like any other agent process. */
+  jail?: RunJail | undefined;
 }
 
 export const WORKSPACE_TOOL_SPECS = [
@@ -106,10 +109,12 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
       const argv = commandArgv(args);
       if (!allowedBy(o.allowCommands, argv))
         throw new Error(`'${argv.slice(0, 2).join(" ") || "(nothing)"}' is not on the allow-list (${o.allowCommands.join(", ") || "empty"})`);
+      const started = o.jail ? o.jail.command(argv, o.env) : { argv, env: o.env };
       const r = await runProcess({
-        argv,
+        argv: started.argv,
         cwd: o.root,
-        env: o.env,
+        env: started.env,
+        jailed: o.jail?.mode === "bwrap",
         timeoutMs: o.commandTimeoutMs,
         signal: o.signal,
         captureLimit: o.outputCap,

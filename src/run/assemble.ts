@@ -1,0 +1,100 @@
+// What a TaskRun is built from, put together in one place: the seat's services (shared by every run)
+// and one claim's own input (its board, its fenced view, its agent, its timing, its hooks). The
+// settings a run reads from the config are picked here, once.
+import type { AgentAdapter } from "../agents/port.js";
+import type { Board, TaskDetail } from "../board/port.js";
+import type { Config } from "../config/schema.js";
+import type { Timing } from "../config/timing.js";
+import type { SessionJournal } from "../continuity/journal.js";
+import type { Rejected, Transient } from "../errors/board.js";
+import type { GitRunner } from "../git/runner.js";
+import type { Jail } from "../jail/jail.js";
+import type { FencedBoard } from "../lease/fenced.js";
+import type { RunCloser } from "../outbox/closer.js";
+import type { Redactor } from "../result/redact.js";
+import type { Spend } from "../state/ledger.js";
+import { statePath } from "../state/layout.js";
+import type { Clock } from "../time/clock.js";
+import type { WorkspaceProvider } from "../workspace/port.js";
+import type { UploadSpec } from "./deliverables.js";
+import type { TaskRunDeps } from "./deps.js";
+import type { RunFactories } from "./factories.js";
+import type { RunHooks } from "./hooks.js";
+
+/** What every run of a seat shares. */
+export interface SeatServices {
+  config: Config;
+  closer: RunCloser;
+  clock: Clock;
+  prompts: { task: string; resume: string };
+  journal: SessionJournal;
+  workspaces: WorkspaceProvider;
+  gateEnv: Record<string, string>;
+  git: GitRunner;
+  /** The hermes CLI runs on this host (not through ssh). */
+  cliOnThisHost: boolean;
+  redactor: Redactor;
+  make: RunFactories;
+  upload?: UploadSpec | undefined;
+  /** Where the agent's processes run (agent.isolation). */
+  jail?: Jail | undefined;
+}
+
+/** One claim's own part of a run. */
+export interface ClaimedRun {
+  board: Board;
+  fenced: FencedBoard;
+  detail: TaskDetail | null;
+  contextText: string | null;
+  claimFailure?: Transient | Rejected | undefined;
+  agent: AgentAdapter;
+  traceId: string;
+  timing: Timing;
+  deadline: number;
+  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
+  shutdown: AbortSignal;
+  adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
+  /** What this seat spent today (the daily budget). */
+  seatToday: () => Spend;
+  hooks: RunHooks;
+}
+
+export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
+  const c = s.config;
+  return {
+    board: r.board,
+    fenced: r.fenced,
+    detail: r.detail,
+    contextText: r.contextText,
+    claimFailure: r.claimFailure,
+    agent: r.agent,
+    closer: s.closer,
+    clock: s.clock,
+    seat: c.seat.name,
+    lane: c.assignee,
+    onLimit: c.seat.onLimit,
+    maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    steering: c.steering,
+    jail: s.jail,
+    author: c.author,
+    traceId: r.traceId,
+    timing: r.timing,
+    deadline: r.deadline,
+    extend: r.extend,
+    killGraceMs: c.agent.killGraceSeconds * 1000,
+    runsDir: statePath(c.stateDir, "runs"),
+    privateRoot: statePath(c.stateDir, "private"),
+    cliOnThisHost: s.cliOnThisHost,
+    prompts: s.prompts,
+    shutdown: r.shutdown,
+    continuity: { journal: s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
+    workspaces: s.workspaces,
+    gate: { config: c.gate, env: s.gateEnv, git: s.git },
+    upload: s.upload,
+    redactor: s.redactor,
+    make: s.make,
+    budget: { limits: c.agent.budget, seatToday: r.seatToday },
+    ...(r.adopted ? { adopted: r.adopted } : {}),
+    hooks: r.hooks,
+  };
+}
