@@ -8,7 +8,7 @@ const LAYERS = [
   ["discovery", "agents", "gate", "outbox", "continuity", "workspace"],
   ["tools"],
   ["lease"],
-  ["board", "git", "state", "jail"],
+  ["board", "git", "state", "jail", "skills"],
   ["sandbox", "process"],
   ["config", "result", "log"],
   ["errors", "time"],

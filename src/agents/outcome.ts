@@ -2,6 +2,7 @@
 // a regular file only — never a FIFO, device or symlink —, size-capped, bounded in time), a pure
 // parse, and the one mapper from a parsed outcome to agent events.
 //   {"outcome":"complete","summary":"…","result":{…common result…}}
+//   {"outcome":"review","summary":"…","result":{…},"reviewer":"<profile>"}   ready for review (hand-off)
 //   {"outcome":"block","block":{cause, what_happened, options, recommendation, next_action}}
 //   {"outcome":"limit","kind":"usage","resets_at":"<ISO or epoch s>","message":"…"} | {"outcome":"auth_failed",…}
 // Any of them may carry "session": "<id>" — the agent's own resumable session handle.
@@ -31,6 +32,12 @@ export function parseOutcomeFile(text: string | null): ParsedOutcome {
     if (typeof o.summary !== "string" || o.summary.trim() === "") return { kind: "invalid", error: 'outcome complete needs a non-empty "summary" string' };
     return { kind: "complete", summary: o.summary, result: o.result };
   }
+  if (o.outcome === "review") {
+    if (typeof o.summary !== "string" || o.summary.trim() === "") return { kind: "invalid", error: 'outcome review needs a non-empty "summary" string' };
+    const reviewer = reviewerOf(o.reviewer);
+    if (reviewer === undefined) return { kind: "invalid", error: '"reviewer" must be a profile name (lowercase letters, digits, "-" or "_")' };
+    return { kind: "complete", summary: o.summary, result: o.result, review: { reviewer } };
+  }
   if (o.outcome === "block") {
     if (!o.block || typeof o.block !== "object") return { kind: "invalid", error: 'outcome block needs a "block" object with the five template fields' };
     return { kind: "block", block: o.block as Extract<OutcomeRequest, { kind: "block" }>["block"] };
@@ -46,7 +53,13 @@ export function parseOutcomeFile(text: string | null): ParsedOutcome {
       message: typeof o.message === "string" ? o.message : "usage limit reached",
     };
   }
-  return { kind: "invalid", error: `"outcome" must be "complete", "block", "limit" or "auth_failed" (got ${JSON.stringify(o.outcome ?? null)})` };
+  return { kind: "invalid", error: `"outcome" must be "complete", "review", "block", "limit" or "auth_failed" (got ${JSON.stringify(o.outcome ?? null)})` };
+}
+
+/** A reviewer an agent names: a profile name, or none (null); anything else is refused (undefined). */
+export function reviewerOf(v: unknown): string | null | undefined {
+  if (v === undefined || v === null || v === "") return null;
+  return typeof v === "string" && /^[a-z0-9][a-z0-9_-]{0,63}$/.test(v) ? v : undefined;
 }
 
 /** The session an outcome file declares (`"session": "<id>"`), if any. */

@@ -3,6 +3,7 @@
 // exactly one `finished` event, whatever happened, and cleans up in `finally`.
 import type { RunJail } from "../jail/jail.js";
 import type { TerminationReason as ProcessEnd } from "../process/runner.js";
+import type { ResolvedSkill } from "../skills/resolve.js";
 import type { OutcomeRequest } from "../result/decision.js";
 
 export type { OutcomeRequest } from "../result/decision.js";
@@ -79,11 +80,29 @@ export interface AgentRunInput {
   wrapUp: AbortSignal;
   /** Where every process of the agent starts (agent.isolation): bubblewrap, or as it is. Absent: as it is. */
   jail?: RunJail;
+  /** What the task's creator pinned: its model (and provider) over the seat's, and the skills it needs. */
+  pins?: RunPins;
+}
+
+/** A task's own pins, checked against the seat before the agent starts (run/pins.ts). */
+export interface RunPins {
+  /** Replaces the seat's configured model for this run; null: the seat's. */
+  model: string | null;
+  provider: string | null;
+  /** The task's skills, found on this host and copied into the run; the agent sees exactly these. */
+  skills: readonly ResolvedSkill[];
+  /**
+   * Where they were staged — a Claude Code plugin root (`skills/<name>/SKILL.md`), for `--plugin-dir` —
+   * and their text as one prompt section (agents that take skills as text); null / "" without skills.
+   */
+  staged?: { root: string; text: string };
 }
 
 export interface AgentAdapter {
   readonly name: string;
   readonly model?: string | undefined;
+  /** The model providers this agent can run a pinned model of (lower case); absent: any. */
+  readonly providers?: readonly string[];
   /** True when the agent talks to the task tools (MCP for CLI agents, in-process for local LLMs). */
   readonly usesTools?: boolean;
   /** True when a later run can continue this agent's session (`resume` in the input is honoured). */

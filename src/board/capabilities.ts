@@ -21,6 +21,8 @@ export interface HelpTexts {
   complete: string;
   comment: string;
   dispatch: string;
+  /** `request-review --help`, or "" where the CLI has no such verb. */
+  requestReview?: string;
 }
 
 /** The verbs whose `--help` is read (besides `kanban --help` and `--version`). */
@@ -59,6 +61,8 @@ export function capabilitiesFrom(h: HelpTexts): Capabilities {
     reclaimCountsAsFailure: /reclaim/i.test(optionHelp(h.dispatch, "--failure-limit")),
     namedClaims,
     expectedStatus: (["complete", "block", "comment"] as const).filter((v) => has(h[v], "--expected-status")),
+    review: /\brequest-review\b/.test(h.kanban) && has(h.requestReview ?? "", "--summary"),
+    reviewMetadata: has(h.requestReview ?? "", "--metadata"),
   };
 }
 
@@ -71,5 +75,7 @@ export async function detectCapabilities(cli: HermesCli, signal?: AbortSignal): 
   };
   const [version, kanban, ...verbs] = await Promise.all([cli.raw(["--version"], signal).then((r) => r.stdout), help(null), ...HELP_VERBS.map(help)]);
   const texts = Object.fromEntries(HELP_VERBS.map((v, i) => [v, verbs[i] ?? ""])) as Record<(typeof HELP_VERBS)[number], string>;
-  return capabilitiesFrom({ version, kanban, ...texts });
+  // A verb not every release has: read only where `kanban --help` lists it.
+  const requestReview = /\brequest-review\b/.test(kanban ?? "") ? await help("request-review") : "";
+  return capabilitiesFrom({ version, kanban, ...texts, requestReview });
 }

@@ -56,9 +56,9 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   return new Rejected(data, stderr.split("\n").pop() ?? "refused");
 }
 
-/** `cannot heartbeat|complete|block|schedule|reclaim <id>`: state or fencing — the adapter must look at the task to tell. */
+/** `cannot heartbeat|complete|block|schedule|reclaim <id>` (or `request review for`): state or fencing — the adapter must look at the task to tell. */
 export function isLeaseBoundRefusal(err: unknown): err is Rejected {
-  return err instanceof Rejected && /cannot (heartbeat|complete|block|schedule|reclaim) /.test(err.stderrTail ?? "");
+  return err instanceof Rejected && /cannot (heartbeat|complete|block|schedule|reclaim|request review for) /.test(err.stderrTail ?? "");
 }
 
 /**

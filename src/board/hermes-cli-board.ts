@@ -200,6 +200,26 @@ export class HermesCliBoard implements Board {
     await this.cli.run(call, { taskId: fence.taskId, fence, signal });
   }
 
+  async requestReview(
+    fence: Fence,
+    close: { summary: string; metadata: Record<string, unknown>; reviewer: string | null },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const caps = await this.caps_(signal);
+    // 0.20 takes no metadata on a hand-off: the summary carries it alone there.
+    const metadata = caps?.reviewMetadata ? JSON.stringify(fitMetadata(escapeControlsDeep(close.metadata), this.textCap)) : undefined;
+    const call: VerbCall = {
+      verb: "request-review",
+      options: [
+        ["summary", argvText(close.summary, this.textCap)],
+        ["metadata", metadata],
+        ["reviewer", close.reviewer === null ? undefined : argvText(close.reviewer, 200)],
+      ],
+      positionals: [fence.taskId],
+    };
+    await this.cli.run(call, { taskId: fence.taskId, fence, signal });
+  }
+
   async block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void> {
     const caps = await this.caps_(signal);
     const kind = close.kind && caps?.blockKinds.includes(close.kind) ? close.kind : undefined;

@@ -48,6 +48,10 @@ const TaskSchema = z
     branch_name: nullableStr,
     project_id: nullableStr,
     max_runtime_seconds: nullableNum,
+    model_override: nullableStr,
+    provider_override: nullableStr,
+    completion_contract: nullableStr,
+    last_failure_error: nullableStr,
     created_at: nullableNum,
     started_at: nullableNum,
     completed_at: nullableNum,
@@ -81,6 +85,9 @@ const TaskSchema = z
       result: t.result,
       skills: t.skills,
       maxRuntimeSeconds: t.max_runtime_seconds,
+      pins: { model: t.model_override, provider: t.provider_override },
+      completionContract: t.completion_contract,
+      lastFailure: t.last_failure_error,
       ...(t.current_run_id !== undefined ? { claim: { runId: t.current_run_id, lock: t.claim_lock ?? null, expires: t.claim_expires ?? null } } : {}),
     }),
   );
@@ -236,3 +243,9 @@ export function maxRuntimeFromContext(text: string): number | null {
   const m = /^Max runtime:\s*(\d+)s\s*$/m.exec(text);
   return m ? Number(m[1]) : null;
 }
+
+/**
+ * The one list of board events after which a task may be claimable (besides `created` as ready): a
+ * promotion, an unblock, a reclaim, an assignment, a review sent back (0.20 and 0.21 alike).
+ */
+export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened"]);

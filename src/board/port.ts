@@ -25,6 +25,12 @@ export interface Task {
   skills: string[];
   /** Only when the CLI's JSON carries it (0.20.0 does not: it is read from `context`). */
   maxRuntimeSeconds: number | null;
+  /** The model (and its provider) the task's creator pinned (`create --model/--provider`, `set-model`). */
+  pins: { model: string | null; provider: string | null };
+  /** The task's completion contract (0.21: `local-only`, `evidence-required`, OWNER/REPO, a PR URL), if any. */
+  completionContract: string | null;
+  /** Why the board last refused to move the task on (0.21's `last_failure_error`, e.g. PR acceptance). */
+  lastFailure: string | null;
   /** The claim as show --json names it where the CLI does (upstream): current run, lock, expiry (epoch s). */
   claim?: { runId: number | null; lock: string | null; expires: number | null };
 }
@@ -97,6 +103,10 @@ export interface Capabilities {
   namedClaims: boolean;
   /** Verbs that take the compare-and-set guard `--expected-status` (a mismatch writes nothing). */
   expectedStatus: readonly GuardedVerb[];
+  /** `request-review --summary` (a review hand-off: `review`, the run ends `review_requested`). */
+  review: boolean;
+  /** `request-review --metadata` (0.21): the common result lands on the run; 0.20 keeps the summary only. */
+  reviewMetadata: boolean;
 }
 
 export type GuardedVerb = "complete" | "block" | "comment";
@@ -179,6 +189,8 @@ export interface Board {
   attach(taskId: string, file: { path: string; name: string }, signal?: AbortSignal): Promise<Attachment>;
   /** One fenced `complete` call; a refusal is a Rejected `cannot complete` (the lease layer tells what it means). */
   complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void>;
+  /** One fenced `request-review` call (a review hand-off); metadata only where the CLI takes it. */
+  requestReview(fence: Fence, close: { summary: string; metadata: Record<string, unknown>; reviewer: string | null }, signal?: AbortSignal): Promise<void>;
   /** One fenced `block` call (a kind the CLI does not know is left out). */
   block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void>;
   createIdempotent(input: CreateTaskInput, signal?: AbortSignal): Promise<Task>;

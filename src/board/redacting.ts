@@ -80,6 +80,9 @@ export class RedactingBoard implements Board {
   complete(fence: Fence, close: { summary: string; metadata: Record<string, unknown> }, signal?: AbortSignal): Promise<void> {
     return this.inner.complete(fence, { summary: this.r.redact(close.summary), metadata: this.r.redactDeep(close.metadata) }, signal);
   }
+  requestReview(fence: Fence, close: { summary: string; metadata: Record<string, unknown>; reviewer: string | null }, signal?: AbortSignal): Promise<void> {
+    return this.inner.requestReview(fence, { ...close, summary: this.r.redact(close.summary), metadata: this.r.redactDeep(close.metadata) }, signal);
+  }
   block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<void> {
     return this.inner.block(fence, { ...close, reason: this.r.redact(close.reason) }, signal);
   }

@@ -105,11 +105,23 @@ export async function main(argv: string[]): Promise<number> {
       const { serveTaskTools } = await import("../tools/mcp-server.js");
       await serveTaskTools(process.env);
     });
-  program
+  const skill = program
     .command("skill")
-    .description("print the agent protocol cheat sheet (skills/SKILL.md)")
+    .description("print the agent protocol cheat sheet (skills/SKILL.md, an Agent Skill)")
     .action(() => {
       process.stdout.write(readFileSync(bundledFile("skills", "SKILL.md"), "utf8"));
+    });
+  skill
+    .command("install")
+    .description("install the skill where Claude Code, Codex or Hermes looks for skills")
+    .option("--claude", "Claude Code: $CLAUDE_CONFIG_DIR (or ~/.claude)/skills/")
+    .option("--codex", "Codex: $CODEX_HOME (or ~/.codex)/skills/")
+    .option("--hermes", "Hermes: $HERMES_HOME (or ~/.hermes)/skills/")
+    .option("--dir <dir>", "that agent's config dir instead of its default")
+    .action(async (opts: { claude?: boolean; codex?: boolean; hermes?: boolean; dir?: string }) => {
+      const { installSkill } = await import("./skill.js");
+      const targets = (["claude", "codex", "hermes"] as const).filter((t) => opts[t] === true);
+      for (const f of installSkill({ targets, dir: opts.dir }, process.env)) process.stdout.write(`installed ${f}\n`);
     });
   program
     .command("demo")

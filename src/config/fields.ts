@@ -68,6 +68,11 @@ export const agentCommon = {
    * spend; a seat over its daily budget claims nothing until the next day.
    */
   budget: z.strictObject({ task: budgetLimits.optional(), seatDaily: budgetLimits.optional() }).default({}),
+  /**
+   * Where a task's skills (`create --skill S`) are looked up first (each searched for `<name>/SKILL.md`),
+   * before the board's Hermes home (`$HERMES_HOME/skills`) and the skills bundled with its install.
+   */
+  skillDirs: list(z.string().min(1)).default([]),
   /** Prompt template file; defaults to the bundled prompt for the agent kind. */
   promptFile: z.string().optional(),
   /** Cap of the rendered prompt (stdin, never argv), with a visible marker past it. */

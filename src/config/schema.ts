@@ -119,6 +119,20 @@ export const baseShape = {
   hermes: Hermes.prefault({}),
   claim: Claim.prefault({}),
   heartbeat: z.strictObject({ intervalSeconds: seconds.optional() }).prefault({}),
+  /**
+   * How a successful run ends: `review: when-asked` — a review hand-off (`request-review`) when the agent
+   * asks for one, else `complete`; `always` — every success is handed over for review; `never` — always
+   * `complete`. `reviewer`: the profile a hand-off goes to when the agent names none.
+   */
+  close: z
+    .strictObject({
+      review: z.enum(["never", "when-asked", "always"]).default("when-asked"),
+      reviewer: z
+        .string()
+        .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a Hermes profile name")
+        .optional(),
+    })
+    .prefault({}),
   discovery: z
     .strictObject({
       sweepSeconds: seconds.default(60),

@@ -21,6 +21,7 @@ export const CUT_REASONS = [
   "failed",
   "gate",
   "budget",
+  "review",
 ] as const;
 export type CutReason = (typeof CUT_REASONS)[number];
 

@@ -1,6 +1,7 @@
 // Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
 // closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
 // adapter is loaded on demand).
+import { skillRoots } from "../skills/roots.js";
 import { Jail } from "../jail/jail.js";
 import { forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import { appendFileSync } from "node:fs";
@@ -225,6 +226,7 @@ export async function build(
     gateEnv,
     git,
     cliOnThisHost: sshSplit(c.hermes.command) === null,
+    skillRoots: skillRoots(c, env),
     retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,

@@ -15,6 +15,7 @@ import type { RunReport } from "../run/task-run.js";
 import { ensureStateDir } from "../state/dir.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import { admit } from "./admission.js";
+import { reviewSupported } from "./capability-checks.js";
 import { readCapabilities } from "./claim.js";
 import { DaemonHealth } from "./health.js";
 import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
@@ -162,6 +163,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.d.log.warn({ board, err: describeError(err) }, "could not read the CLI's capabilities: assuming 0.20.0's"),
     );
     for (const [board, k] of this.caps) if (k) this.d.log.info({ board, ...k }, "hermes capabilities");
+    reviewSupported(this.d.config, this.caps);
     this.health.reportQuarantined();
     this.started = true;
     this.scheduler.start();

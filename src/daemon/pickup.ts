@@ -1,7 +1,8 @@
 // Ready → claimed latency, from the board's own events (the last ready-making event before the claim).
+import { READY_EVENT_KINDS } from "../board/parse.js";
 import type { TaskDetail } from "../board/port.js";
 
-const READY_EVENTS = new Set(["created", "promoted", "unblocked", "reclaimed"]);
+const READY_EVENTS = new Set(["created", ...READY_EVENT_KINDS]);
 
 export function pickupLatencySeconds(detail: TaskDetail, claimedAtMs: number): number | null {
   const claimedIdx = detail.events.map((e) => e.kind).lastIndexOf("claimed");

@@ -2,7 +2,8 @@
 //   modes: transient (exit 1 "database is locked", nothing done), hang (never answers),
 //          exit0err (exit 0, empty stdout, error on stderr — like Hermes v0.14),
 //          crash-after (the verb takes effect, then the process dies with a traceback: the answer is lost),
-//          die-after=N (watch only: exits 1 after N lines),
+//          die-after=N (watch only: exits 1 after N lines), usage (exit 2, an argparse error: a verb or
+//          option this CLI does not have — nothing done),
 //          kill-server (under --call-server: the verb takes effect, then the whole server dies before it
 //          answers; as a plain process: crash-after), server-hang (under --call-server: the server stops
 //          answering anything, its event loop blocked; as a plain process: hang).
@@ -13,7 +14,7 @@ import Database from "better-sqlite3";
 
 export interface Fault {
   verb: string;
-  mode: "transient" | "hang" | "exit0err" | "crash-after" | "die-after" | "kill-server" | "server-hang";
+  mode: "transient" | "hang" | "exit0err" | "crash-after" | "die-after" | "kill-server" | "server-hang" | "usage";
   count: number | null;
   prob: number | null;
   arg: number | null;
@@ -29,7 +30,7 @@ export function parseFaults(spec: string | undefined): Fault[] {
     const [verb = "", modeRaw = "", countRaw] = part.split(":");
     const [modeName = "", probRaw] = modeRaw.split("@");
     const [mode, argRaw] = modeName.split("=");
-    if (!["transient", "hang", "exit0err", "crash-after", "die-after", "kill-server", "server-hang"].includes(mode ?? ""))
+    if (!["transient", "hang", "exit0err", "crash-after", "die-after", "kill-server", "server-hang", "usage"].includes(mode ?? ""))
       throw new Error(`HERMES_EMULATOR_FAULTS: unknown mode in '${part}'`);
     out.push({
       verb,

@@ -14,6 +14,7 @@ import { edit } from "./verbs/edit.js";
 import { context } from "./verbs/context.js";
 import { dispatch } from "./verbs/dispatch.js";
 import { claim, comment, heartbeat } from "./verbs/lease.js";
+import { reopenReview, requestReview } from "./verbs/review.js";
 import { schedule } from "./verbs/schedule.js";
 import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
@@ -75,7 +76,22 @@ const VERB_NAMES = [
 ];
 export const VERSION_TEXT = "Hermes Agent v0.20.0 (2026.8.3)\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n";
 const KANBAN_USAGE = `${usageBlock("kanban")}\n`;
-const MUTATING = new Set(["create", "claim", "comment", "attach", "complete", "block", "schedule", "unblock", "reclaim", "archive", "dispatch", "heartbeat"]);
+const MUTATING = new Set([
+  "create",
+  "claim",
+  "comment",
+  "attach",
+  "complete",
+  "block",
+  "schedule",
+  "unblock",
+  "reclaim",
+  "archive",
+  "dispatch",
+  "heartbeat",
+  "request-review",
+  "reopen-review",
+]);
 
 export interface MainResult {
   code: number;
@@ -103,6 +119,8 @@ function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<stri
     edit,
     block: { ...block, spec: blockSpec(env) },
     unblock,
+    "request-review": requestReview,
+    "reopen-review": reopenReview,
     schedule,
     reclaim,
     archive,
@@ -165,6 +183,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
+    if (fault?.mode === "usage") throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments (HERMES_EMULATOR_FAULTS ${verbName}:usage)\n`);
     const inServer = env.HERMES_EMULATOR_CALL_PID !== undefined;
     if (fault?.mode === "server-hang" && inServer) for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
     if (fault?.mode === "hang" || fault?.mode === "server-hang") for (;;) await new Promise((r) => setTimeout(r, 60_000));

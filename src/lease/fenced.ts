@@ -112,6 +112,11 @@ export class FencedBoard {
     return this.close("complete", "completed", (f) => this.board.complete(f, close, signal), signal);
   }
 
+  /** A review hand-off (`request-review`): the task goes to `review`, its run ends `review_requested`. */
+  requestReview(close: { summary: string; metadata: Record<string, unknown>; reviewer: string | null }, signal?: AbortSignal): Promise<CloseOutcome> {
+    return this.close("request-review", "review_requested", (f) => this.board.requestReview(f, close, signal), signal);
+  }
+
   block(close: { reason: string; kind?: CloseBlockKind | undefined }, signal?: AbortSignal): Promise<CloseOutcome> {
     return this.close("block", "blocked", (f) => this.board.block(f, close, signal), signal);
   }

@@ -111,7 +111,7 @@ export function leaseFrom(base: Lease, detail: TaskDetail, now?: number): Lease 
 export type LeaseState = "already_applied" | "owned" | LeaseLost;
 
 /** How a run of ours can end by our own close. */
-export type ClosedOutcome = "completed" | "blocked" | "scheduled" | "reclaimed";
+export type ClosedOutcome = "completed" | "blocked" | "scheduled" | "reclaimed" | "review_requested";
 
 /**
  * Judges a lease against the task: our run already closed the way we wanted (a retry after a lost

@@ -14,6 +14,7 @@ import type { Lease } from "../lease/lease.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CloseIntent, Outbox, OutboxEntry } from "./outbox.js";
+import { contractRefusal } from "../result/contract.js";
 import { isDefinitiveRefusal, refusedCloseBlock } from "./refused.js";
 import type { AlertPayload } from "./webhook.js";
 
@@ -84,7 +85,8 @@ export class Closer implements RunCloser {
       outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
-      const instead = isDefinitiveRefusal(err) ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err))) : null;
+      const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
+      const instead = isDefinitiveRefusal(err) ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain) : null;
       if (instead) return this.refused(entry, lease, instead, err);
       const error = this.d.redactor.redact(describeError(err));
       this.d.log?.("error", "close failed", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, err: error });
@@ -95,6 +97,17 @@ export class Closer implements RunCloser {
     }
     this.d.outbox.mark(entry.id, "done");
     return { result: outcome, landed: entry };
+  }
+
+  /** The task's completion contract and the board's last word on it, when they explain a refusal. */
+  private async contractOf(entry: OutboxEntry): Promise<string | null> {
+    try {
+      const detail = await this.d.board(entry.board).show(entry.taskId);
+      const why = contractRefusal(detail.task);
+      return why ? this.d.redactor.redact(why) : null;
+    } catch {
+      return null; // the refusal itself still says what the board said
+    }
   }
 
   /** The board refused this close for good: a templated block takes its place (the refused entry is kept). */
@@ -169,7 +182,7 @@ export class Closer implements RunCloser {
 
   private redactIntent(intent: CloseIntent): CloseIntent {
     const r = this.d.redactor;
-    if (intent.type === "complete") return { type: "complete", summary: r.redact(intent.summary), metadata: r.redactDeep(intent.metadata) };
+    if (intent.type === "complete") return { ...intent, summary: r.redact(intent.summary), metadata: r.redactDeep(intent.metadata) };
     if (intent.type === "release") return { ...intent, reason: r.redact(intent.reason), comment: r.redact(intent.comment) };
     return { ...intent, reason: r.redact(intent.reason) };
   }
@@ -179,6 +192,7 @@ export class Closer implements RunCloser {
 async function applyIntent(fenced: FencedBoard, intent: CloseIntent): Promise<CloseOutcome> {
   switch (intent.type) {
     case "complete":
+      if (intent.review) return fenced.requestReview({ summary: intent.summary, metadata: intent.metadata, reviewer: intent.review.reviewer });
       return fenced.complete({ summary: intent.summary, metadata: intent.metadata });
     case "block":
       return fenced.block({ reason: intent.reason, kind: intent.kind });

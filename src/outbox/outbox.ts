@@ -8,7 +8,13 @@ import { z } from "zod";
 import { Journal } from "./journal.js";
 
 const CloseIntentSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("complete"), summary: z.string(), metadata: z.record(z.string(), z.unknown()) }),
+  /** `review`: a review hand-off (`request-review`) instead of `complete`. */
+  z.object({
+    type: z.literal("complete"),
+    summary: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    review: z.object({ reviewer: z.string().nullable() }).optional(),
+  }),
   z.object({ type: z.literal("block"), reason: z.string(), kind: z.enum(["needs_input", "capability", "transient"]).optional() }),
   /** A run cut by the seat's usage limit, parked for this seat (seat.onLimit: wait). */
   z.object({ type: z.literal("schedule"), reason: z.string() }),

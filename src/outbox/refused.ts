@@ -22,7 +22,7 @@ export function refusedCloseBlock(intent: CloseIntent, error: string, explain?: 
     kind: "needs_input",
     reason: renderBlock({
       cause: "human decision needed",
-      what_happened: `The agent finished and the bridge asked the board to ${intent.type} the task, but the board refused it: ${error}.${why ? ` ${why}` : ""} The agent's summary was: ${JSON.stringify(summary)}`,
+      what_happened: `The agent finished and the bridge asked the board to ${intent.review ? "hand the task over for review" : "complete the task"}, but the board refused it: ${error}.${why ? ` ${why}` : ""} The agent's summary was: ${JSON.stringify(summary)}`,
       options: [
         "meet what the board asks for (see the refusal above), then unblock so the next run completes it",
         "complete the task by hand if the work is acceptable as it is",

@@ -1,6 +1,7 @@
 // The common result (seed 000): the metadata of every close. `ok` + `status` decide; `items` is
 // what the agent reported, never assumed.
 import { z } from "zod";
+import { PR_URL } from "./contract.js";
 import { capText } from "./text.js";
 
 const num = z.number().finite();
@@ -51,6 +52,8 @@ export const AgentResultSchema = z.object({
     .object({ code: capped(RESULT_CAPS.code), message: capped(RESULT_CAPS.message) })
     .nullable()
     .default(null),
+  /** The pull request that publishes the work (a completion contract's evidence, Hermes 0.21). */
+  published_pr: z.string().regex(PR_URL, "a GitHub pull request URL (https://github.com/OWNER/REPO/pull/N)").optional(),
 });
 
 export type AgentResult = z.output<typeof AgentResultSchema>;
@@ -64,6 +67,8 @@ export interface BridgeInfo {
   usage: "measured" | "unmeasured";
   agent: string;
   model?: string;
+  /** The task's skills the run was given (its pins). */
+  skills?: string[];
   run_id: number | null;
   started_at: string;
   duration_ms: number;

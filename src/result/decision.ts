@@ -5,7 +5,8 @@ import type { BlockTemplate, BlockTemplateInput, Cause } from "./template.js";
 
 /** What an agent asked for at its end (outcome file, task tools), before the bridge checks it. */
 export type OutcomeRequest =
-  | { kind: "complete"; summary: string; result: unknown }
+  /** `review`: the agent asks for a review hand-off instead of done (`reviewer`: a profile it names). */
+  | { kind: "complete"; summary: string; result: unknown; review?: { reviewer: string | null } }
   | { kind: "block"; block: BlockTemplateInput }
   | { kind: "invalid"; error: string }
   | { kind: "unreadable"; error: string };
@@ -19,7 +20,8 @@ export interface GateExtras {
 }
 
 export type Decision =
-  | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras }
+  /** `review`: the close is a review hand-off (`request-review`) to `reviewer` (null: the board's own choice). */
+  | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras; review?: { reviewer: string | null } }
   | { type: "block"; template: BlockTemplate; limit: boolean }
   | { type: "lost" };
 

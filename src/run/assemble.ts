@@ -38,6 +38,8 @@ export interface SeatServices {
   upload?: UploadSpec | undefined;
   /** Where the agent's processes run (agent.isolation). */
   jail?: Jail | undefined;
+  /** Where a task's skills are looked up, in order (skills/roots.ts). */
+  skillRoots: readonly string[];
 }
 
 /** One claim's own part of a run. */
@@ -76,6 +78,8 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
     steering: c.steering,
     jail: s.jail,
+    skillRoots: s.skillRoots,
+    review: { mode: c.close.review, reviewer: c.close.reviewer },
     author: c.author,
     traceId: r.traceId,
     timing: r.timing,

@@ -15,6 +15,8 @@ export interface RunStory {
   seat: string;
   agent: string;
   model?: string | undefined;
+  /** The task's skills the agent was given. */
+  skills?: string[] | undefined;
   startedAt: number;
   now: number;
   workspace: { mode: string; path: string } | null;
@@ -42,6 +44,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   };
   const model = u?.model ?? s.model;
   if (model) info.model = model;
+  if (s.skills?.length) info.skills = s.skills;
   if (u?.turns !== undefined) info.turns = u.turns;
   if (u?.costUsd !== undefined) info.cost_usd = u.costUsd;
   if (u?.tokens) {

@@ -173,7 +173,7 @@ export function decide(f: RunFacts): Decision {
         "Check the workspace: if the work is done, complete by hand.",
         "Inspect the result, then complete by hand or unblock.",
       );
-    if (isSuccess(r.data)) return { type: "complete", summary: o.summary, result: r.data };
+    if (isSuccess(r.data)) return { type: "complete", summary: o.summary, result: r.data, ...(o.review ? { review: o.review } : {}) };
     return block(
       "test failure",
       `The agent reported a result that is not success (ok=${r.data.ok}, status=${r.data.status}${r.data.error ? `, error ${r.data.error.code}: ${r.data.error.message}` : ""}). Summary: ${tail(o.summary, 600)}`,

@@ -2,6 +2,7 @@
 // agent, the closer, the clock and the run's timing, the factories of its keeper, tools and timers,
 // and the services it reads and writes (workspaces, session journal, gate). The working phase takes a
 // subset of the same.
+import type { ReviewPolicy } from "./review.js";
 import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
@@ -43,6 +44,10 @@ export interface TaskRunDeps {
   onLimit?: "handoff" | "wait" | undefined;
   /** Where the agent's processes start (agent.isolation): a bubblewrap jail, or as they are. */
   jail?: Jail | undefined;
+  /** Where a task's skills are looked up, in order. */
+  skillRoots: readonly string[];
+  /** How a successful run ends: complete, or a review hand-off (close.review, close.reviewer). */
+  review: ReviewPolicy;
   /** Which comments reach a running agent as notes, and how many (steering.*). */
   steering?: { authors: readonly string[]; maxNotesPerRun: number } | undefined;
   /** The longest a reported reset time may pause the seat (seat.maxLimitPauseHours); a later one is clamped. */

@@ -11,8 +11,11 @@ import { describeError } from "../errors/index.js";
 import { type Snapshot, dropSnapshot, snapshot } from "../gate/changes.js";
 import { type GateConfig, dirtyBlock } from "../gate/gate.js";
 import type { GitRunner } from "../git/runner.js";
+import { contractBrief } from "../result/contract.js";
 import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
+import { checkPins, stagePins } from "./pins.js";
+import { changesBrief } from "./review.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
 import type { RunRecord } from "./record.js";
 
@@ -27,6 +30,7 @@ export interface PrepareInput {
   continuity: { journal: SessionJournal; enabled: boolean; budget: number };
   gate: { config: GateConfig; env: Record<string, string>; git: GitRunner };
   prompts: { task: string; resume: string };
+  skillRoots: readonly string[];
   author: string;
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
   signal: AbortSignal;
@@ -53,9 +57,11 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   } catch (err) {
     return { decision: workspaceBlock(err) };
   }
+  const pinned = await checkPins(detail.task, i.agent, i.skillRoots);
+  if ("decision" in pinned) return { decision: pinned.decision };
   const session = await TaskSession.open(i.continuity.journal, lease.board, lease.taskId, i.agent.name);
   record.session = session;
-  const input = {
+  const input: Prepared["input"] = {
     taskId: lease.taskId,
     runId: lease.runId,
     workspace: ws.local,
@@ -83,6 +89,12 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     dropSnapshot(before);
     return { decision: exhaustedBlock(plan.resumes, plan.session) };
   }
+  const staged = await stagePins(pinned.pins, i.dir);
+  if ("decision" in staged) {
+    dropSnapshot(before);
+    return { decision: staged.decision };
+  }
+  input.pins = staged.pins;
   session.preparing(i.agent.name, ws.local);
   const last = plan.mode === "resume" ? plan.last : null;
   await writeContextFile(
@@ -93,8 +105,11 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     plan.mode === "resume" ? { session: plan.session, cut_reason: last?.cut ?? "unknown", previous_run_id: last?.runId ?? null } : undefined,
   );
   const p = { detail, contextText: i.context, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
-  input.prompt = renderPrompt(i.prompts.task, p);
-  const resumePrompt = plan.mode === "resume" ? renderPrompt(i.prompts.resume, p, continuationVars(detail, last, i.author)) : null;
+  // Changes a reviewer asked for lead the prompt; what the task's contract needs closes it.
+  const lead = changesBrief(detail);
+  const contract = contractBrief(detail.task.completionContract);
+  input.prompt = lead + renderPrompt(i.prompts.task, p) + contract;
+  const resumePrompt = plan.mode === "resume" ? lead + renderPrompt(i.prompts.resume, p, continuationVars(detail, last, i.author)) + contract : null;
   return { ws, before, plan, input, resumePrompt };
 }
 

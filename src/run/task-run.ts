@@ -28,6 +28,7 @@ import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, work
 import type { RunPhase } from "./hooks.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { RunRecord } from "./record.js";
+import { type ReviewPolicy, handOff } from "./review.js";
 import { workRun } from "./work.js";
 
 export type { RunHooks, RunPhase } from "./hooks.js";
@@ -56,6 +57,8 @@ export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
   private refusedInstead = false;
+  /** The close was a review hand-off that landed: the session stays for requested changes. */
+  private handedForReview = false;
   readonly record: RunRecord;
 
   constructor(private readonly d: TaskRunDeps) {
@@ -95,6 +98,8 @@ export class TaskRun {
         else {
           prep = p;
           record.story.workspace = { mode: p.ws.mode, path: p.ws.local };
+          if (p.input.pins?.model) record.story.model = p.input.pins.model;
+          if (p.input.pins?.skills.length) record.story.skills = p.input.pins.skills.map((s) => s.name);
           this.setPhase("working");
           decision = await workRun({ ...this.d, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
         }
@@ -167,6 +172,7 @@ export class TaskRun {
       continuity: this.d.continuity,
       gate: this.d.gate,
       prompts: this.d.prompts,
+      skillRoots: this.d.skillRoots,
       author: this.d.author,
       adopted: this.d.adopted,
       signal: this.d.shutdown,
@@ -226,13 +232,14 @@ export class TaskRun {
       const limit = decision.type === "block" && decision.limit ? record.facts.limit : undefined;
       const intent: CloseIntent =
         decision.type === "complete"
-          ? { type: "complete", summary: decision.summary, metadata: { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) } }
+          ? completeIntent(decision, { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) }, this.d.review)
           : limit && this.d.onLimit
             ? limitIntent(this.d.onLimit, { seat: this.d.seat, lane: this.d.lane, limit, story: record.story })
             : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
       if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
       const res = await this.d.closer.close(lease, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
+      this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;
     } catch (err) {
@@ -247,10 +254,10 @@ export class TaskRun {
     if (!record.session) return;
     try {
       record.session.ended({
-        completed: decision.type === "complete" && !this.refusedInstead && (close === "applied" || close === "already_applied"),
+        completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
         runId: record.runId,
         traceId: this.d.traceId,
-        cut: cut ?? "failed",
+        cut: this.handedForReview ? "review" : (cut ?? "failed"),
         at: new Date(this.d.clock.now()).toISOString(),
         note: record.story.lastNote ? this.d.redactor.redact(record.story.lastNote) : null,
         changedFiles: record.story.changedFiles ?? [],
@@ -266,4 +273,10 @@ export class TaskRun {
     this.phase = p;
     this.d.hooks?.onPhase?.(p);
   }
+}
+
+/** A complete decision's close: `complete`, or a review hand-off under close.review. */
+function completeIntent(d: Extract<Decision, { type: "complete" }>, metadata: Record<string, unknown>, policy: ReviewPolicy): CloseIntent {
+  const review = handOff(d, policy);
+  return { type: "complete", summary: d.summary, metadata, ...(review ? { review } : {}) };
 }

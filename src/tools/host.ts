@@ -12,7 +12,7 @@ import type { OutcomeRequest } from "../result/decision.js";
 import type { Redactor } from "../result/redact.js";
 import { BlockTemplateSchema } from "../result/template.js";
 
-export const TOOL_NAMES = ["kanban_show", "kanban_heartbeat", "kanban_comment", "kanban_complete", "kanban_block"] as const;
+export const TOOL_NAMES = ["kanban_show", "kanban_heartbeat", "kanban_comment", "kanban_complete", "kanban_request_review", "kanban_block"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 export const TOOL_SCHEMAS = {
@@ -23,6 +23,15 @@ export const TOOL_SCHEMAS = {
     summary: z.string().min(1).describe("for humans: what was done"),
     result: AgentResultSchema.describe("for machines: {ok, status, items, metrics, note, artifacts, error}"),
   }),
+  kanban_request_review: z.object({
+    summary: z.string().min(1).describe("for the reviewer: what was implemented and how it was verified"),
+    result: AgentResultSchema.describe("for machines: {ok, status, items, metrics, note, artifacts, error}"),
+    reviewer: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a profile name")
+      .optional()
+      .describe("the profile to review it (optional: the seat's configured reviewer)"),
+  }),
   kanban_block: BlockTemplateSchema,
 } as const;
 
@@ -31,6 +40,7 @@ export const TOOL_DESCRIPTIONS: Record<ToolName, string> = {
   kanban_heartbeat: "Report progress at a milestone (keeps the claim visibly alive).",
   kanban_comment: "Add a comment with a fact others need. Never secrets.",
   kanban_complete: "Finish: ask to complete the task. Applied after you exit, once the bridge's checks pass.",
+  kanban_request_review: "Finish: hand the task over for review (ready for review, not done). Applied after you exit, once the bridge's checks pass.",
   kanban_block: "Finish: ask to block the task with the five-field template (cause, what_happened, options, recommendation, next_action).",
 };
 
@@ -102,6 +112,14 @@ export class ToolHost {
       case "kanban_complete":
         this.request = { kind: "complete", summary: String(a.summary), result: a.result };
         return { ok: true, text: "completion recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
+      case "kanban_request_review":
+        this.request = {
+          kind: "complete",
+          summary: String(a.summary),
+          result: a.result,
+          review: { reviewer: typeof a.reviewer === "string" ? a.reviewer : null },
+        };
+        return { ok: true, text: "review hand-off recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
       case "kanban_block":
         this.request = { kind: "block", block: a as never };
         return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };

@@ -3,13 +3,16 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import { HermesCliBoard } from "../../src/board/index.js";
 import { splitCommand } from "../../src/config/command.js";
 import { runProcess } from "../../src/process/runner.js";
 import { boardContract } from "./board-contract.js";
 
 const bin = process.env.HERMES_BIN;
+// Every call is a Python process (call server off) while the other real-lane files run theirs: a
+// contract case that takes 13 s alone can take several times that on 2 busy cores.
+vi.setConfig({ testTimeout: 240_000 });
 
 if (bin) {
   for (const callServer of ["off", "on"] as const)

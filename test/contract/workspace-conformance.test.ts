@@ -41,6 +41,9 @@ const task = (id: string): Task => ({
   result: null,
   skills: [],
   maxRuntimeSeconds: null,
+  pins: { model: null, provider: null },
+  completionContract: null,
+  lastFailure: null,
 });
 const lease = (id: string, workspace: string): Lease => ({
   board: "b",

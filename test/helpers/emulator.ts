@@ -65,7 +65,17 @@ export class Emu {
 
   async createTask(
     title: string,
-    o: { assignee?: string; body?: string; priority?: number; parent?: string; workspace?: string; maxRuntime?: string; branch?: string } = {},
+    o: {
+      assignee?: string;
+      body?: string;
+      priority?: number;
+      parent?: string;
+      workspace?: string;
+      maxRuntime?: string;
+      branch?: string;
+      /** More `create` flags as given (`--model m`, `--skill s`). */
+      extra?: string[];
+    } = {},
   ): Promise<string> {
     const args = ["create", title, "--json"];
     if (o.assignee) args.push("--assignee", o.assignee);
@@ -75,6 +85,7 @@ export class Emu {
     if (o.workspace) args.push(`--workspace=${o.workspace}`);
     if (o.maxRuntime) args.push(`--max-runtime=${o.maxRuntime}`);
     if (o.branch) args.push(`--branch=${o.branch}`);
+    if (o.extra) args.push(...o.extra);
     const r = await this.kanban(args);
     if (r.code !== 0) throw new Error(`create failed: ${r.stderr}`);
     return (JSON.parse(r.stdout) as { id: string }).id;

@@ -75,6 +75,9 @@ export class FakeBoard implements Board {
       result: null,
       skills: [],
       maxRuntimeSeconds: null,
+      pins: { model: null, provider: null },
+      completionContract: null,
+      lastFailure: null,
     };
     this.rows.set(id, {
       task,
@@ -159,6 +162,8 @@ export class FakeBoard implements Board {
       reclaimCountsAsFailure: false,
       namedClaims: false,
       expectedStatus: [],
+      review: true,
+      reviewMetadata: false,
     };
   }
 
@@ -250,6 +255,17 @@ export class FakeBoard implements Board {
     this.event(fence.taskId, "completed", { summary: summary.split("\n")[0]?.slice(0, 400) ?? "" });
   }
 
+  async requestReview(fence: Fence, close: { summary: string; metadata: Record<string, unknown>; reviewer: string | null }): Promise<void> {
+    this.calls.push("request-review");
+    const r = this.row(fence.taskId, "request-review", true);
+    if (!r || !["running", "ready"].includes(r.task.status) || r.currentRun !== fence.runId)
+      throw new Rejected(this.err("request-review", fence.taskId, `cannot request review for ${fence.taskId} (not running/ready?)`));
+    const summary = argvText(close.summary, CAP);
+    this.endRun(r, "review_requested", { summary, metadata: escapeControlsDeep(close.metadata) });
+    r.task.status = "review";
+    this.event(fence.taskId, "review_requested", { summary: summary.split("\n")[0]?.slice(0, 400) ?? "", reviewer: close.reviewer });
+  }
+
   async block(fence: Fence, close: { reason: string; kind?: CloseBlockKind | undefined }): Promise<void> {
     this.calls.push("block");
     const r = this.row(fence.taskId, "block", true);
@@ -314,7 +330,7 @@ export class FakeBoard implements Board {
   }
   private endRun(
     r: Row,
-    outcome: "completed" | "blocked" | "reclaimed" | "scheduled",
+    outcome: "completed" | "blocked" | "reclaimed" | "scheduled" | "review_requested",
     o: { summary: string; metadata: Record<string, unknown> | null } | null,
   ): void {
     const run = r.detail.runs.find((x) => x.id === r.currentRun);

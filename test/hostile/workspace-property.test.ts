@@ -94,6 +94,8 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     privateRoot: join(root, "private"),
     cliOnThisHost: true,
     prompts: { task: "t", resume: "r" },
+    skillRoots: [],
+    review: { mode: "when-asked" },
     shutdown: new AbortController().signal,
     continuity: { journal: new SessionJournal(join(root, "sessions")), enabled: true, budget: 5 },
     workspaces: {

@@ -49,7 +49,14 @@ describe("task tools over MCP", () => {
     );
     try {
       const tools = await client.listTools();
-      expect(tools.tools.map((t) => t.name).sort()).toEqual(["kanban_block", "kanban_comment", "kanban_complete", "kanban_heartbeat", "kanban_show"]);
+      expect(tools.tools.map((t) => t.name).sort()).toEqual([
+        "kanban_block",
+        "kanban_comment",
+        "kanban_complete",
+        "kanban_heartbeat",
+        "kanban_request_review",
+        "kanban_show",
+      ]);
       expect(tools.tools.find((t) => t.name === "kanban_show")?.inputSchema.properties ?? {}).not.toHaveProperty("task_id");
       const hb = (await client.callTool({ name: "kanban_heartbeat", arguments: { note: "halfway, token hunter2-secret-value" } })) as Answer;
       expect(hb.content[0]?.text).toBe("recorded");

@@ -16,6 +16,8 @@ const CAPS: Capabilities = {
   reclaimCountsAsFailure: false,
   namedClaims: false,
   expectedStatus: [],
+  review: true,
+  reviewMetadata: false,
 };
 
 /** The in-memory board with one task whose `context` says `maxRuntime`; its claims are recorded (and may be lost). */

@@ -85,6 +85,8 @@ function start(s: Setup) {
       privateRoot: mkdtempSync(join(tmpdir(), "hkb-private-")),
       cliOnThisHost: true,
       prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
+      skillRoots: [],
+      review: { mode: "when-asked" },
       shutdown: shutdown.signal,
       continuity: { journal: new SessionJournal(mkdtempSync(join(tmpdir(), "hkb-sessions-"))), enabled: true, budget: 5 },
       workspaces: ws,

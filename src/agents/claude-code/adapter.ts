@@ -14,7 +14,7 @@ import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
 import { noteIdsIn, renderNote } from "../../tools/notes.js";
-import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
+import type { AgentAdapter, AgentEvent, AgentRunInput, RunPins } from "../port.js";
 import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
 
 export interface ClaudeOptions extends ProcessAgentOptions {
@@ -30,7 +30,7 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   clock: Clock;
 }
 
-export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: string): string[] {
+export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: string, pins?: RunPins): string[] {
   const argv = [
     ...o.command,
     "-p",
@@ -51,7 +51,10 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
     String(o.maxTurns),
   ];
   if (resume) argv.push("--resume", resume);
-  if (o.model) argv.push("--model", o.model);
+  // The task's pinned model over the seat's; its skills as a plugin of this run only (never the workspace).
+  const model = pins?.model ?? o.model;
+  if (model) argv.push("--model", model);
+  if (pins?.staged) argv.push("--plugin-dir", pins.staged.root);
   if (o.appendSystemPrompt) argv.push("--append-system-prompt", o.appendSystemPrompt);
   return argv;
 }
@@ -64,6 +67,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   readonly usesTools = true;
   readonly resumable = true;
   readonly notesVia = "input" as const;
+  readonly providers = ["anthropic", "claude"] as const;
   readonly model: string | undefined;
   constructor(private readonly o: ClaudeOptions) {
     this.model = o.model;
@@ -93,7 +97,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
       (s) => s.resultSeen,
     );
     return runCliAgent({
-      argv: claudeArgv(this.o, mcp, input.resume?.session),
+      argv: claudeArgv(this.o, mcp, input.resume?.session, input.pins),
       env,
       input,
       jailNeeds: seatJailNeeds(this.o.command, this.o.configDir, [mcp]),

@@ -38,7 +38,7 @@ export function codexSandbox(o: Pick<CodexOptions, "sandbox">, jailed: boolean):
 
 export function codexArgv(
   o: CodexOptions,
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail">,
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail" | "pins">,
   tools: { socketPath: string; token: string },
   resume?: string,
 ): string[] {
@@ -62,7 +62,8 @@ export function codexArgv(
     "mcp_servers.task.required=true",
   );
   for (const c of o.extraConfig) argv.push("-c", c);
-  if (o.model) argv.push("-m", o.model);
+  const model = input.pins?.model ?? o.model;
+  if (model) argv.push("-m", model);
   // `-`: the prompt is read from stdin (then closed).
   argv.push("-o", join(input.runDir, "last-message.txt"), "--", "-");
   return argv;
@@ -73,6 +74,7 @@ export class CodexAgent implements AgentAdapter {
   readonly usesTools = true;
   readonly resumable = true;
   readonly notesVia = "tools" as const;
+  readonly providers = ["openai", "openai-codex", "codex"] as const;
   readonly model: string | undefined;
   constructor(private readonly o: CodexOptions) {
     this.model = o.model;
@@ -81,7 +83,9 @@ export class CodexAgent implements AgentAdapter {
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const tools = prepareSeatRun(input, this.o.home, this.name);
     let state: CodexState = initialCodexState();
-    const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}\n\n${input.prompt}`;
+    // The task's skills travel as text with the first prompt (Codex reads skills only from its own home).
+    const skills = input.pins?.staged?.text ? `\n\n${input.pins.staged.text}` : "";
+    const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}${skills}\n\n${input.prompt}`;
     return runCliAgent({
       argv: codexArgv(this.o, input, tools, input.resume?.session),
       stdin: capText(prompt, this.o.promptMaxBytes),

@@ -24,6 +24,11 @@ export const COMMAND_ENV = {
   sessionFile: "HERMES_BRIDGE_SESSION_FILE",
   inbox: "HERMES_BRIDGE_INBOX",
   resumeSession: "HERMES_BRIDGE_RESUME_SESSION",
+  /** The task's pinned model and provider (set only when the task pins them). */
+  model: "HERMES_BRIDGE_MODEL",
+  provider: "HERMES_BRIDGE_PROVIDER",
+  /** The task's skills: a JSON list of SKILL.md paths (set only when the task names skills). */
+  skills: "HERMES_BRIDGE_SKILLS",
 } as const;
 
 export class CommandAgent implements AgentAdapter {
@@ -47,6 +52,10 @@ export class CommandAgent implements AgentAdapter {
       [COMMAND_ENV.inbox]: inboxFile,
     };
     if (input.resume) env[COMMAND_ENV.resumeSession] = input.resume.session;
+    const pins = input.pins;
+    if (pins?.model) env[COMMAND_ENV.model] = pins.model;
+    if (pins?.provider) env[COMMAND_ENV.provider] = pins.provider;
+    if (pins?.skills.length) env[COMMAND_ENV.skills] = JSON.stringify(pins.skills.map((s) => s.file));
     yield* runCliAgent({
       argv: [...this.o.command],
       env,

@@ -81,7 +81,9 @@ export class LocalLlmAgent implements AgentAdapter {
       p.emit({ type: "resume_failed", message: saved.error });
       return null;
     }
-    const system = await readFile(this.o.systemPromptFile, "utf8");
+    const base = await readFile(this.o.systemPromptFile, "utf8");
+    // The task's skills are part of the system prompt (a resumed session keeps the ones it started with).
+    const system = input.pins?.staged?.text ? `${base.trimEnd()}\n\n${input.pins.staged.text}\n` : base;
     return {
       id: newSessionId(input.taskId),
       messages: [
@@ -99,10 +101,12 @@ export class LocalLlmAgent implements AgentAdapter {
     if (!session) return ended("exited");
     const { id, messages } = session;
     p.emit({ type: "session", id });
-    const save = () => saveHistory(input.sessionDir, { id, model: this.o.model, messages }, this.o.redact, this.o.historyMaxChars);
+    // The task's pinned model over the seat's (a `set-model` change applies from the next run).
+    const model = input.pins?.model ?? this.o.model;
+    const save = () => saveHistory(input.sessionDir, { id, model, messages }, this.o.redact, this.o.historyMaxChars);
     save();
     const specs = toolSpecs();
-    const usage: Usage & { tokens: { input: number; output: number } } = { tokens: { input: 0, output: 0 }, turns: 0, model: this.o.model };
+    const usage: Usage & { tokens: { input: number; output: number } } = { tokens: { input: 0, output: 0 }, turns: 0, model };
     try {
       for (let step = 1; step <= this.o.maxSteps; step += 1) {
         if (input.wrapUp.aborted) return ended("aborted", "stopped between steps (wrap-up)");
@@ -118,7 +122,7 @@ export class LocalLlmAgent implements AgentAdapter {
           apiKey: this.o.apiKey,
           signal: p.signal,
           idleTimeoutMs: this.o.idleTimeoutMs,
-          body: { model: this.o.model, messages, tools: specs, tool_choice: "auto", temperature: this.o.temperature },
+          body: { model, messages, tools: specs, tool_choice: "auto", temperature: this.o.temperature },
         });
         usage.turns = step;
         if (turn.usage) {
@@ -149,7 +153,7 @@ export class LocalLlmAgent implements AgentAdapter {
           else if (c.name.startsWith("kanban_")) {
             const a = await tools.call(c.name, c.parsed.value);
             content = a.ok ? a.text : `error: ${a.error}`;
-            if (a.ok && (c.name === "kanban_complete" || c.name === "kanban_block")) finished = true;
+            if (a.ok && (c.name === "kanban_complete" || c.name === "kanban_request_review" || c.name === "kanban_block")) finished = true;
             if (a.ok && c.name === "kanban_heartbeat") p.emit({ type: "progress", note: String(c.parsed.value.note ?? "") });
           } else {
             content = await runWorkspaceTool(c.name, c.parsed.value, {

@@ -57,6 +57,8 @@ export const create: Verb = {
       { flag: "--initial-status", dest: "initial", kind: "value", choices: ["blocked", "running"] },
       { flag: "--max-runtime", dest: "max_runtime", kind: "value", metavar: "MAX_RUNTIME" },
       { flag: "--max-retries", dest: "max_retries", kind: "value", type: "int", metavar: "MAX_RETRIES" },
+      { flag: "--model", dest: "model_override", kind: "value", metavar: "MODEL_OVERRIDE" },
+      { flag: "--provider", dest: "provider_override", kind: "value", metavar: "PROVIDER_OVERRIDE" },
       { flag: "--json", dest: "json", kind: "flag" },
     ],
     positionals: [{ dest: "title", nargs: 1 }],
@@ -71,6 +73,9 @@ export const create: Verb = {
     const maxRetries = num(v, "max_retries");
     if (maxRetries !== null && maxRetries < 1)
       throw new EmuExit(2, "", `kanban: --max-retries must be >= 1 (got ${maxRetries}); use 1 to trip on the first failure.\n`);
+    const model = str(v, "model_override")?.trim() || null;
+    const provider = str(v, "provider_override")?.trim() || null;
+    if (provider && !model) fail(ctx, "kanban: provider_override requires a model_override");
     if (!title) fail(ctx, "kanban: title is required");
     const key = str(v, "key");
     const t = tx(ctx, () => {
@@ -93,7 +98,7 @@ export const create: Verb = {
       const skills = list(v, "skills");
       ctx.db
         .prepare(
-          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries, branch_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries, branch_name, model_override, provider_override) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         )
         .run(
           id,
@@ -112,6 +117,8 @@ export const create: Verb = {
           maxRuntime,
           maxRetries,
           branch,
+          model,
+          provider,
         );
       for (const p of parents) ctx.db.prepare("INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)").run(p, id);
       addEvent(
@@ -129,8 +136,8 @@ export const create: Verb = {
           project_id: null,
           skills: skills.length ? skills : null,
           goal_mode: null,
-          model_override: null,
-          provider_override: null,
+          model_override: model,
+          provider_override: provider,
         },
         ctx.now,
       );

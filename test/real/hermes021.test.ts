@@ -1,0 +1,69 @@
+// What Hermes 0.21 adds, on the real CLI (HERMES_BIN naming a 0.21 install; `npm run test:real` runs
+// this with HERMES_BIN_021): the review hand-off with metadata and a reviewer the task is reassigned
+// to, sent back by `reopen-review --reason` to the implementer, whose next run leads with the changes
+// and resumes its session; and a completion contract the run cannot meet, which ends in a templated
+// block naming the contract — never a retry loop or a task left running. Skipped on 0.20 and without
+// HERMES_BIN.
+import { spawnSync } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { splitCommand } from "../../src/config/command.js";
+import { hasAllFields } from "../../src/result/template.js";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+
+const bin = process.env.HERMES_BIN;
+const command = splitCommand(bin ?? "");
+/** A 0.21 CLI: `create` takes a completion contract. */
+const is021 =
+  !!bin &&
+  /--completion-contract/.test(
+    spawnSync(command[0] ?? "", [...command.slice(1), "kanban", "create", "--help"], {
+      encoding: "utf8",
+      env: { ...process.env, HERMES_HOME: "/nonexistent-hkb" },
+    }).stdout ?? "",
+  );
+
+let board: Emu | undefined;
+afterEach(() => {
+  board?.cleanup();
+  board = undefined;
+});
+
+describe.skipIf(!is021)("Hermes 0.21 on the real CLI", () => {
+  it("review: the task ends in `review` with the summary and metadata, reassigned to the reviewer; sent back, the next run leads with the changes and resumes", async () => {
+    board = await Emu.create("real", { command });
+    const id = await board.createTask("reviewed on 0.21", { assignee: SEAT, body: "MODE:review" });
+    await (await runBridge(board, { base: { close: { reviewer: "qa-bot" } } })).daemon.done;
+    let d = await board.show(id);
+    expect(d.task.status).toBe("review");
+    expect(d.task.assignee).toBe("qa-bot");
+    expect(d.runs[0]).toMatchObject({ outcome: "review_requested", summary: "Implemented; please review." });
+    expect(d.runs[0]?.metadata).toMatchObject({ ok: true, note: "ready for review", bridge: { seat: SEAT } });
+
+    await board.kanban(["reopen-review", id, "--reason", "cover the empty input"]);
+    d = await board.show(id);
+    expect(d.task).toMatchObject({ status: "ready", assignee: SEAT });
+    await (await runBridge(board)).daemon.done;
+    d = await board.show(id);
+    expect(d.task.status).toBe("done");
+    const last = d.runs.at(-1);
+    expect(last?.summary).toBe(`addressed the review in sess-${id}`);
+    expect((last?.metadata as { note?: string } | undefined)?.note).toMatch(/^A reviewer sent this task back with CHANGES REQUESTED: cover the empty input/);
+    expect(last?.metadata).toMatchObject({ bridge: { session: { resumed: true } } });
+  });
+
+  it("a publication contract the run cannot meet: a templated block naming the contract and what is missing", async () => {
+    board = await Emu.create("real", { command });
+    const id = await board.createTask("needs a PR", { assignee: SEAT, body: "MODE:complete", extra: ["--completion-contract", "acme/widgets"] });
+    const b = await runBridge(board);
+    await b.daemon.done;
+    const d = await board.show(id);
+    expect(d.task.status).toBe("blocked");
+    const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+    expect(hasAllFields(reason)).toBe(true);
+    expect(reason).toContain("completion contract is acme/widgets");
+    expect(reason).toContain("published_pr");
+    expect(d.runs.filter((r) => r.outcome === "completed")).toHaveLength(0);
+    expect(b.reports[0]).toMatchObject({ decision: "block" });
+  });
+});
