@@ -249,3 +249,14 @@ export function maxRuntimeFromContext(text: string): number | null {
  * promotion, an unblock, a reclaim, an assignment, a review sent back (0.20 and 0.21 alike).
  */
 export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened"]);
+
+/** The author a watch line's payload names (Python-repr text, either quote style), or null. */
+export function watchPayloadAuthor(payloadText: string | null): string | null {
+  const m = /'author': '((?:[^'\\]|\\.)*)'/.exec(payloadText ?? "") ?? /'author': "((?:[^"\\]|\\.)*)"/.exec(payloadText ?? "");
+  return m ? (m[1] ?? null) : null;
+}
+
+/** A `created` watch line of a task created ready (its payload's status). */
+export function watchCreatedReady(payloadText: string | null): boolean {
+  return /'status': 'ready'/.test(payloadText ?? "");
+}

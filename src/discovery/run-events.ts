@@ -2,20 +2,16 @@
 // made by someone else (reclaim, block, complete, archive, reassign, a new comment by another author)
 // → an ownership check and a read of new comments, at once. The run's own traffic (its heartbeats,
 // its comments, the claim it took) costs nothing.
+import { watchPayloadAuthor } from "../board/parse.js";
 import type { WatchLine } from "../board/port.js";
 
 /** Lines a running task's own work produces on the board. */
 const OWN_KINDS = new Set(["heartbeat", "claimed", "attached"]);
 
-function authorOf(payloadText: string | null): string | null {
-  const m = /'author': '((?:[^'\\]|\\.)*)'/.exec(payloadText ?? "") ?? /'author': "((?:[^"\\]|\\.)*)"/.exec(payloadText ?? "");
-  return m ? (m[1] ?? null) : null;
-}
-
 /** True when the line should reach the run of its task (an ownership check, new notes). */
 export function mattersToRun(line: WatchLine, ownAuthor: string): boolean {
   const e = line.event;
   if (!e || OWN_KINDS.has(e.kind)) return false;
-  if (e.kind === "commented") return authorOf(e.payloadText) !== ownAuthor;
+  if (e.kind === "commented") return watchPayloadAuthor(e.payloadText) !== ownAuthor;
   return true;
 }

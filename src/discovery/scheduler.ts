@@ -4,7 +4,7 @@
 // task named by a ready-making line straight away, and ready tasks that could not be taken for lack
 // of a free slot wait in `pending`, tried first when a slot frees — so while the watch is healthy a
 // finished run costs no `list`, and lines about other tasks cost nothing.
-import { READY_EVENT_KINDS } from "../board/parse.js";
+import { READY_EVENT_KINDS, watchCreatedReady } from "../board/parse.js";
 import type { Board, WatchLine } from "../board/port.js";
 import { describeError } from "../errors/index.js";
 import { BoardNotFound, CliUnavailable, UsageError } from "../errors/board.js";
@@ -40,7 +40,7 @@ export function readyTaskFromLine(line: WatchLine): string | null {
   const e = line.event;
   if (!e) return null;
   if (READY_EVENT_KINDS.has(e.kind)) return e.taskId;
-  if (e.kind === "created" && /'status': 'ready'/.test(e.payloadText ?? "")) return e.taskId;
+  if (e.kind === "created" && watchCreatedReady(e.payloadText)) return e.taskId;
   return null;
 }
 

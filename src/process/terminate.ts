@@ -18,6 +18,16 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
+/** Signals a process group that is still there (never a lone pid: a group gone, its id may be reused). */
+function killOnlyGroup(pgid: number, signal: NodeJS.Signals): void {
+  if (groupMembers(pgid).length === 0) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
 interface ProcStat {
   pid: number;
   ppid: number;
@@ -93,9 +103,22 @@ export interface LadderOptions {
   pollMs?: number;
 }
 
-/** Stops a process group: first signal, wait up to the grace, then SIGKILL. Says how it ended. */
+/**
+ * Stops a process group: first signal, wait up to the grace, then SIGKILL. Says how it ended. The groups
+ * below the leader (a jail's own session) are remembered while the leader lives and count as part of
+ * it: a jail whose leader died first (its --die-with-parent not yet armed) is still stopped, never left
+ * running under init.
+ */
 export async function terminateGroup(pgid: number, o: LadderOptions): Promise<"gone" | "killed" | "survived"> {
-  const gone = o.gone ?? (() => groupMembers(pgid).length === 0);
+  const below = new Set<number>(groupsBelow(pgid));
+  const leaderGone = o.gone ?? (() => groupMembers(pgid).length === 0);
+  const gone = () => {
+    if (!leaderGone()) {
+      for (const g of groupsBelow(pgid)) below.add(g);
+      return false;
+    }
+    return [...below].every((g) => groupMembers(g).length === 0);
+  };
   if (gone()) return "gone";
   if (!(o.firstBelow && signalBelow(pgid, o.first ?? "SIGTERM"))) killGroup(pgid, o.first ?? "SIGTERM");
   const poll = o.pollMs ?? 50;
@@ -103,6 +126,7 @@ export async function terminateGroup(pgid: number, o: LadderOptions): Promise<"g
     await sleep(poll);
     if (gone()) return "gone";
   }
+  for (const g of below) killOnlyGroup(g, "SIGKILL");
   killGroup(pgid, "SIGKILL");
   for (let waited = 0; waited < 2000; waited += poll) {
     if (gone()) return "killed";

@@ -52,6 +52,22 @@ describe.skipIf(!is021)("Hermes 0.21 on the real CLI", () => {
     expect(last?.metadata).toMatchObject({ bridge: { session: { resumed: true } } });
   });
 
+  it("the task's pins: a `set-model` change reaches the next run; its skill from the Hermes home", async () => {
+    board = await Emu.create("real", { command });
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    mkdirSync(join(board.home, "skills", "writing", "house-style"), { recursive: true });
+    writeFileSync(join(board.home, "skills", "writing", "house-style", "SKILL.md"), "---\nname: house-style\ndescription: d\n---\n\nHouse style.\n");
+    const id = await board.createTask("pinned on 0.21", { assignee: SEAT, body: "MODE:pins", extra: ["--model", "first-model", "--skill", "house-style"] });
+    await board.kanban(["set-model", id, "second-model", "--provider", "acme"]);
+    await (await runBridge(board)).daemon.done;
+    const d = await board.show(id);
+    expect(d.task.status).toBe("done");
+    const seen = JSON.parse(String((d.runs.at(-1)?.metadata as { note?: string } | undefined)?.note));
+    expect(seen).toMatchObject({ model: "second-model", provider: "acme" });
+    expect(seen.skills[0].text).toContain("House style.");
+  });
+
   it("a publication contract the run cannot meet: a templated block naming the contract and what is missing", async () => {
     board = await Emu.create("real", { command });
     const id = await board.createTask("needs a PR", { assignee: SEAT, body: "MODE:complete", extra: ["--completion-contract", "acme/widgets"] });
