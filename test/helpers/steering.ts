@@ -22,7 +22,8 @@ export async function waitFor<T>(what: string, cond: () => T | Promise<T>, ms = 
   }
 }
 
-const alive = (pid: number) => {
+/** The process `pid` exists (signal 0). */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

@@ -7,17 +7,9 @@ import { probeBwrap } from "../../src/jail/policy.js";
 import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
-import { waitFor } from "../helpers/steering.js";
+import { alive, waitFor } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());

@@ -3,15 +3,8 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { groupMembers, groupsBelow, terminateGroup } from "../../src/process/terminate.js";
+import { alive } from "../helpers/steering.js";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("terminateGroup", () => {
   it("stops a new-session child whose leader died at SIGTERM", async () => {
