@@ -5,7 +5,6 @@ import { describe, expect, it } from "vitest";
 import { groupMembers, groupsBelow, terminateGroup } from "../../src/process/terminate.js";
 import { alive } from "../helpers/steering.js";
 
-
 describe("terminateGroup", () => {
   it("stops a new-session child whose leader died at SIGTERM", async () => {
     // The leader starts `setsid sleep` (own session and group), says its pid, and dies at SIGTERM.
