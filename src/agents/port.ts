@@ -92,8 +92,9 @@ export interface RunPins {
   /** The task's skills, found on this host and copied into the run; the agent sees exactly these. */
   skills: readonly ResolvedSkill[];
   /**
-   * Where they were staged — a Claude Code plugin root (`skills/<name>/SKILL.md`), for `--plugin-dir` —
-   * and their text as one prompt section (agents that take skills as text); null / "" without skills.
+   * Where they were staged — `<run dir>/home/.agents`: a Claude Code plugin root (`skills/<name>/SKILL.md`,
+   * for `--plugin-dir`) and the `$HOME/.agents` of the run's own HOME (Codex) — and their text as one
+   * prompt section (agents that take skills as text: the local loop); unset without skills.
    */
   staged?: { root: string; text: string };
 }
@@ -113,5 +114,7 @@ export interface AgentAdapter {
    * task-tool call. Absent: not while it runs (the next run's prompt carries them).
    */
   readonly notesVia?: "input" | "tools";
+  /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/pins.ts). */
+  readonly skillsAsPlugin?: boolean;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;
 }

@@ -47,6 +47,8 @@ export interface JailNeeds {
   readOnly?: readonly string[];
   /** Files of the run dir it may read but not change (its MCP config, the note inbox). */
   readOnlyOver?: readonly string[];
+  /** A folder of the run dir that is its HOME (Codex: the run's own skills), instead of the jail's fresh one. */
+  home?: string;
 }
 
 /** A run's jail: wraps each process the agent starts; `needs` are the kind's own (its home, its program). */
@@ -181,9 +183,10 @@ export class Jail {
     };
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, [abs ?? program, ...rest])],
-      env: { ...env, HOME: JAIL_HOME, TMPDIR: "/tmp" },
+      env: { ...env, HOME: extra.home !== undefined && run.runDir !== undefined && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME, TMPDIR: "/tmp" },
     };
   }
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
+const inside = (p: string, dir: string) => resolve(p).startsWith(resolve(dir) + sep);

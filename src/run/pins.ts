@@ -36,15 +36,16 @@ export async function checkPins(task: Task, agent: AgentAdapter, skillRoots: rea
 }
 
 /**
- * The run's own copy of its skills (`<run dir>/task-skills/skills/<name>/`): what the agent is shown,
+ * The run's own copy of its skills (`<run dir>/home/.agents/skills/<name>/`): what the agent is shown,
  * inside its jail, never its host folders. A skill too large to copy blocks like a missing one.
  */
-export async function stagePins(pins: RunPins, runDir: string): Promise<{ pins: RunPins } | { decision: Decision }> {
+export async function stagePins(pins: RunPins, runDir: string, o: { plugin: boolean }): Promise<{ pins: RunPins } | { decision: Decision }> {
   if (pins.skills.length === 0) return { pins };
   try {
     const root = join(runDir, SKILLS_FOLDER);
     const dirs = await stageSkills(pins.skills, join(root, "skills"));
-    await writePluginManifest(root);
+    // Only for a kind that loads it: Codex reads a plugin manifest too, and would rename the skills after it.
+    if (o.plugin) await writePluginManifest(root);
     const skills = pins.skills.map((s, i) => ({ name: s.name, dir: dirs[i] ?? s.dir, file: join(dirs[i] ?? s.dir, "SKILL.md") }));
     return { pins: { ...pins, skills, staged: { root, text: await skillsSection(skills) } } };
   } catch (err) {

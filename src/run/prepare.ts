@@ -89,7 +89,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     dropSnapshot(before);
     return { decision: exhaustedBlock(plan.resumes, plan.session) };
   }
-  const staged = await stagePins(pinned.pins, i.dir);
+  const staged = await stagePins(pinned.pins, i.dir, { plugin: i.agent.skillsAsPlugin === true });
   if ("decision" in staged) {
     dropSnapshot(before);
     return { decision: staged.decision };

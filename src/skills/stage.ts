@@ -1,14 +1,19 @@
 // A run's own view of its task's skills: each resolved skill's folder copied into the run dir (regular
 // files and folders only — links and devices are left out, so nothing in a skill points the agent
 // elsewhere), bounded in depth and bytes; and a skill's text for agents that take it in their prompt.
+// The copies live where the Agent Skills layout puts a user's skills, under the run's own HOME
+// (`<run dir>/home/.agents/skills/<name>/`): Codex finds them there as skills of its user scope, and
+// the same `.agents` folder is a Claude Code plugin root (`skills/<name>/SKILL.md` + its manifest).
 import { constants } from "node:fs";
 import { copyFile, lstat, mkdir, open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { ResolvedSkill } from "./resolve.js";
 
 const MAX_DEPTH = 4;
-/** The run dir's folder of staged skills (a Claude Code plugin root: `skills/<name>/SKILL.md`). */
-export const SKILLS_FOLDER = "task-skills";
+/** The run dir's folder that is the agent's HOME where a kind takes one of the run's own (Codex). */
+export const RUN_HOME = "home";
+/** The run dir's folder of staged skills: `$HOME/.agents` of the run's HOME, a Claude Code plugin root. */
+export const SKILLS_FOLDER = join(RUN_HOME, ".agents");
 /** What one run's skills may copy in total. */
 export const SKILLS_MAX_BYTES = 16 * 1024 * 1024;
 
@@ -64,6 +69,13 @@ export async function skillsSection(skills: readonly ResolvedSkill[], maxBytes =
   if (skills.length === 0) return "";
   const parts = await Promise.all(skills.map(async (s) => `<skill name="${s.name}">\n${(await skillText(s, maxBytes)).trim()}\n</skill>`));
   return `The task asks for these skills; follow them where they apply:\n\n${parts.join("\n\n")}`;
+}
+
+/** The prompt line that names the task's skills for an agent that loads them itself (Codex: `$name` invokes a skill). */
+export function skillsInvocation(skills: readonly Pick<ResolvedSkill, "name">[]): string {
+  if (skills.length === 0) return "";
+  // Each mention on a line of its own: a `$name` followed by punctuation is not read as a mention.
+  return `The task asks for these skills (installed for this run); use them where they apply:\n${skills.map((s) => `- $${s.name}`).join("\n")}\n`;
 }
 
 /** Makes the staged skills folder a Claude Code plugin (`--plugin-dir`): its manifest next to `skills/`. */

@@ -1,6 +1,8 @@
 // A task's pinned model and skills with the real Claude Code and Codex CLIs against the scripted model
 // servers: the model each CLI asks for is the task's, and the skill's text is in what it loads — Claude
-// Code as a skill of a plugin of this run only (`--plugin-dir`), Codex as text with its first prompt.
+// Code as a skill of a plugin of this run only (`--plugin-dir`), Codex as a skill of the run's own HOME
+// (`$HOME/.agents/skills`) that its first prompt invokes: the SKILL.md body reaches the model because
+// Codex loaded it, not because the bridge pasted it.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -65,7 +67,7 @@ describe("the task's model and skills reach the real CLIs", () => {
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ bridge: { skills: ["haiku-style"] } });
   });
 
-  it("Codex: -m is the task's, the skill's text travels with the first prompt", async () => {
+  it("Codex: -m is the task's, the skill is one of the run's own HOME and Codex loads it", async () => {
     const { id, skills } = await pinnedTask(["--model", "gpt-pinned-5"]);
     const turns: ScriptedTurn[] = [
       { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Did the task.", result: RESULT } }] },
@@ -91,7 +93,11 @@ describe("the task's model and skills reach the real CLIs", () => {
     const doc = await emu.show(id);
     expect(doc.task.status).toBe("done");
     expect(m.mainBodies[0]?.model).toBe("gpt-pinned-5");
-    expect(JSON.stringify(m.mainBodies[0])).toContain("Write every summary as a haiku.");
+    const request = JSON.stringify(m.mainBodies[0]);
+    // Listed among the skills Codex found (by its description), invoked by name, its body loaded by Codex.
+    expect(request).toContain(DESCRIPTION);
+    expect(request).toContain("$haiku-style");
+    expect(request).toContain("Write every summary as a haiku.");
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ bridge: { skills: ["haiku-style"] } });
   });
 

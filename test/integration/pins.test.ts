@@ -39,7 +39,7 @@ describe("a task's model and skills", () => {
       "Beta skill: from the Hermes home.",
     ]);
     // The agent read copies in its own run dir, not the host's skill folders.
-    for (const s of seen.skills as { file: string }[]) expect(s.file).toMatch(/\/runs\/[^/]+\/task-skills\/skills\/(alpha|beta)\/SKILL\.md$/);
+    for (const s of seen.skills as { file: string }[]) expect(s.file).toMatch(/\/runs\/[^/]+\/home\/\.agents\/skills\/(alpha|beta)\/SKILL\.md$/);
     expect(run?.metadata).toMatchObject({ bridge: { model: "big-model-9", skills: ["alpha", "beta"] } });
   });
 

@@ -67,6 +67,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   readonly usesTools = true;
   readonly resumable = true;
   readonly notesVia = "input" as const;
+  readonly skillsAsPlugin = true;
   readonly providers = ["anthropic", "claude"] as const;
   readonly model: string | undefined;
   constructor(private readonly o: ClaudeOptions) {

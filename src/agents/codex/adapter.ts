@@ -6,7 +6,9 @@
 // an argv element (its size is not bounded by E2BIG). Codex has no live input: operator notes reach it
 // appended to the answer of its next task-tool call (tools/host.ts).
 import { join } from "node:path";
+import { mkdirSync } from "node:fs";
 import { capText } from "../../result/text.js";
+import { RUN_HOME, skillsInvocation } from "../../skills/stage.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
@@ -69,6 +71,14 @@ export function codexArgv(
   return argv;
 }
 
+/** The run's own HOME for Codex (made here: a run without skills has none yet). */
+function runHome(runDir: string): string {
+  const home = join(runDir, RUN_HOME);
+  // sync-io: a folder of the bridge's own run dir, made before the agent starts
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  return home;
+}
+
 export class CodexAgent implements AgentAdapter {
   readonly name = "codex";
   readonly usesTools = true;
@@ -83,15 +93,17 @@ export class CodexAgent implements AgentAdapter {
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     const tools = prepareSeatRun(input, this.o.home, this.name);
     let state: CodexState = initialCodexState();
-    // The task's skills travel as text with the first prompt (Codex reads skills only from its own home).
-    const skills = input.pins?.staged?.text ? `\n\n${input.pins.staged.text}` : "";
+    // The run's own HOME: Codex finds the task's skills (staged there, run/pins.ts) in its user scope
+    // (`$HOME/.agents/skills`) and no others of the host; the first prompt invokes them by name.
+    const home = runHome(input.runDir);
+    const skills = input.pins?.skills.length ? `\n\n${skillsInvocation(input.pins.skills)}` : "";
     const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}${skills}\n\n${input.prompt}`;
     return runCliAgent({
       argv: codexArgv(this.o, input, tools, input.resume?.session),
       stdin: capText(prompt, this.o.promptMaxBytes),
-      env: { ...this.o.baseEnv, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
+      env: { ...this.o.baseEnv, HOME: home, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
       input,
-      jailNeeds: seatJailNeeds(this.o.command, this.o.home),
+      jailNeeds: { ...seatJailNeeds(this.o.command, this.o.home), home },
       o: this.o,
       translate: statefulTranslator(
         initialCodexState(),
