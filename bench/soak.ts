@@ -1,4 +1,4 @@
-// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep --compat upstream --call-server on|on,on,off]`
+// `npm run soak [-- --tasks 200 --daemons 3 --seed N --minutes 20 --keep --compat named-claims --call-server on|on,on,off]`
 import { runSoak } from "./soak/run.js";
 
 const arg = (name: string, dflt: number) => {

@@ -22,7 +22,7 @@ export interface SoakOptions {
   timeoutMs: number;
   keep?: boolean;
   log?: (s: string) => void;
-  /** HERMES_EMULATOR_COMPAT for the board (e.g. "upstream": named claims, renewal, guards, gave_up). */
+  /** HERMES_EMULATOR_COMPAT for the board (e.g. "named-claims": named claims, renewal, guards, gave_up). */
   compat?: string;
   /** hermes.callServer of every seat (default auto), or one per seat in turn (a mixed fleet: e.g. ["on", "off"]). */
   callServer?: CallServerMode | CallServerMode[];

@@ -26,10 +26,10 @@ export function legacyExitCodes(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * HERMES_EMULATOR_COMPAT=upstream: the Hermes users run next, modelled from the upstream source and
- * its tests (verbs/upstream.ts): named claims with renewal and idempotent replay, the live-claim fence
- * on closes, compare-and-set guards, reclaims counted as failures (gave_up), lease fields in show --json.
+ * HERMES_EMULATOR_COMPAT=named-claims: the upstream line after 0.21.3, modelled from its public source and
+ * tests (verbs/named-claims.ts): named claims with renewal and idempotent replay, the live-claim fence on
+ * closes, compare-and-set guards, reclaims counted as failures (gave_up), lease fields in show --json.
  */
-export function upstream(env: NodeJS.ProcessEnv): boolean {
-  return env.HERMES_EMULATOR_COMPAT === "upstream";
+export function namedClaims(env: NodeJS.ProcessEnv): boolean {
+  return env.HERMES_EMULATOR_COMPAT === "named-claims";
 }

@@ -3,7 +3,7 @@
 import { mkdirSync } from "node:fs";
 import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
 import { HELP, usageBlock } from "./help-text.js";
-import { EmuExit, legacyExitCodes, upstream } from "./io.js";
+import { EmuExit, legacyExitCodes, namedClaims } from "./io.js";
 import { parseFaults, pickFault } from "./faults.js";
 import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
 import { boardsCommand } from "./verbs/boards.js";
@@ -19,7 +19,7 @@ import { schedule } from "./verbs/schedule.js";
 import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
-import { UPSTREAM_HELP, upstreamTable } from "./verbs/upstream.js";
+import { NAMED_CLAIMS_HELP, namedClaimsTable } from "./verbs/named-claims.js";
 import { watchVerb } from "./verbs/watch.js";
 
 export const TOP_USAGE = `${usageBlock("top")}\n`;
@@ -100,7 +100,7 @@ export interface MainResult {
 }
 
 function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
-  return upstreamTable(baseVerbs(env, dieAfter), env);
+  return namedClaimsTable(baseVerbs(env, dieAfter), env);
 }
 
 function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
@@ -178,7 +178,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       );
     const parsed = parseVerbArgs(verb.spec, args);
     // The recorded help is 0.20.0's; a compat switch with other options prints help from the spec.
-    const ownHelp = legacyExitCodes(env) || (upstream(env) && UPSTREAM_HELP.has(verbName));
+    const ownHelp = legacyExitCodes(env) || (namedClaims(env) && NAMED_CLAIMS_HELP.has(verbName));
     if (parsed.help) return { code: 0, stdout: (ownHelp ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
     if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");

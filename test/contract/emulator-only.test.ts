@@ -35,9 +35,9 @@ describe("emulator and watch", () => {
     expect((await emu.show(id)).task.status).toBe("blocked");
   });
 
-  it("a Hermes whose heartbeat renews named claims (compat upstream): the capability is read from --help, `--claimer --ttl` renews, 0.20.0 refuses it", async () => {
+  it("a Hermes whose heartbeat renews named claims (compat named-claims): the capability is read from --help, `--claimer --ttl` renews, 0.20.0 refuses it", async () => {
     emu = await Emu.create();
-    const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "upstream" }, author: "x" } });
+    const next = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "named-claims" }, author: "x" } });
     expect(await next.capabilities()).toMatchObject({
       heartbeatExtends: true,
       namedClaims: true,

@@ -59,7 +59,9 @@ const normalize = (text: string, home: string, ids: Map<string, string>) => {
     .replace(/\b(just now|\d+[mhd] ago)\b/g, "<AGE>");
 };
 
-export async function replay(file: string) {
+/** Replays one transcript of `dir` (the emulator in the given compat mode: "0.21" for Hermes 0.21's recordings). */
+export async function replay(file: string, o: { dir?: string; compat?: string } = {}) {
+  const dir = o.dir ?? DIR;
   const home = mkdtempSync(join(tmpdir(), "hkb-replay-"));
   const ids = new Map<string, string>(); // actual emulator id → recorded id
   const toActual = new Map<string, string>();
@@ -70,7 +72,7 @@ export async function replay(file: string) {
   /** The recorder waited out short claims before running dispatch ("claim with --ttl 1, wait …"). */
   let wait = 0;
   const started = Date.now();
-  const blocks = readTranscript(join(DIR, file));
+  const blocks = readTranscript(join(dir, file));
   // Before the recording's first timestamp, its clock is extrapolated back from it by wall times.
   const firstTimed = blocks.findIndex((b) => b.recordedNow !== null);
   if (firstTimed >= 0)
@@ -111,7 +113,7 @@ export async function replay(file: string) {
       }
       const argv = b.argv.map(local);
       const env = Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, local(v)]));
-      const out = await main(argv, { PATH: process.env.PATH ?? "", HERMES_HOME: home, TZ: "UTC", ...env });
+      const out = await main(argv, { PATH: process.env.PATH ?? "", HERMES_HOME: home, TZ: "UTC", ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}), ...env });
       const r = { exitCode: out.code, stdout: out.stdout, stderr: out.stderr };
       learnIds(b, r.stdout, ids, toActual);
       const check = (what: string, expected: string, actual: string) => {
@@ -147,6 +149,20 @@ if (!process.env.REPLAY_ONLY)
       "%s",
       async (file) => {
         const { mismatches } = await replay(file);
+        expect(mismatches).toEqual([]);
+      },
+      120_000,
+    );
+  });
+
+const DIR_021 = "test/fixtures/hermes-021/transcripts";
+if (!process.env.REPLAY_ONLY)
+  describe("emulator parity (HERMES_EMULATOR_COMPAT=0.21) with recorded Hermes 0.21.3 transcripts", () => {
+    const files = readdirSync(DIR_021).filter((f) => f.endsWith(".txt"));
+    it.each(files)(
+      "%s",
+      async (file) => {
+        const { mismatches } = await replay(file, { dir: DIR_021, compat: "0.21" });
         expect(mismatches).toEqual([]);
       },
       120_000,

@@ -26,7 +26,7 @@ export class Emu {
     readonly command: string[],
     /** The real Hermes CLI: board time cannot be moved (`advance`), claims are expired by `reclaim`. */
     readonly real: boolean,
-    /** Set for every call (e.g. HERMES_EMULATOR_COMPAT=upstream: the emulator as the Hermes after 0.20). */
+    /** Set for every call (e.g. HERMES_EMULATOR_COMPAT=named-claims: the emulator as the Hermes after 0.20). */
     readonly extraEnv: Record<string, string> = {},
   ) {}
 

@@ -1,5 +1,5 @@
 // Capabilities, not versions, end to end: on a Hermes whose CLI heartbeat renews the claim (the
-// emulator's compat "upstream": named claims, `heartbeat --claimer --ttl`), the bridge reads that from --help at start, renews on every heartbeat,
+// emulator's compat "named-claims": named claims, `heartbeat --claimer --ttl`), the bridge reads that from --help at start, renews on every heartbeat,
 // and a run longer than one TTL completes; on 0.20.0 the same run is cut at its deadline.
 import { describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
@@ -22,7 +22,7 @@ describe.concurrent("a claim the CLI can renew", () => {
   it("is renewed on every heartbeat: a 26 s run under a 30 s TTL completes", () =>
     onBoard(async (emu) => {
       const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
-      const b = await runBridge(emu, { base, hermesEnv: { HERMES_EMULATOR_COMPAT: "upstream" } });
+      const b = await runBridge(emu, { base, hermesEnv: { HERMES_EMULATOR_COMPAT: "named-claims" } });
       await b.daemon.done;
       const d = await emu.show(id);
       expect(d.task.status).toBe("done");

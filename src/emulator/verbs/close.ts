@@ -1,8 +1,8 @@
 // block, unblock, reclaim (hermes-cli-contract.md §2.9–2.10). `complete` is in complete.ts.
-import { EmuExit, fail, legacyExitCodes, upstream } from "../io.js";
+import { EmuExit, fail, legacyExitCodes, namedClaims } from "../io.js";
 import { addComment, addEvent, endRun, fencedOut, getTask, parentsOpen, profileAuthor, synthesizeRun } from "../model.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
-import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./upstream.js";
+import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./named-claims.js";
 
 /** Upstream `--author` (test_guarded_block_and_unblock_forward_explicit_reason_author): it authors the reason, so both must be given (exit 2). */
 function explicitAuthor(reason: string | null, author: string | null): void {
@@ -34,7 +34,7 @@ export const block: Verb = {
     const id = str(v, "task_id") ?? "";
     const reason = ((v.reason as string[] | null) ?? []).join(" ").trim();
     const kind = str(v, "kind");
-    const up = upstream(ctx.env);
+    const up = namedClaims(ctx.env);
     if (up) explicitAuthor(reason, str(v, "author"));
     const author = str(v, "author")?.trim() || profileAuthor(ctx.env);
     const res = tx(ctx, () => {
@@ -74,7 +74,7 @@ export const unblock: Verb = {
   spec: { prog: prog("unblock"), options: [{ flag: "--reason", dest: "reason", kind: "value" }], positionals: [{ dest: "task_ids", nargs: "+" }] },
   run(ctx, v) {
     const reason = str(v, "reason");
-    if (upstream(ctx.env)) explicitAuthor(reason, str(v, "author"));
+    if (namedClaims(ctx.env)) explicitAuthor(reason, str(v, "author"));
     const author = str(v, "author")?.trim() || profileAuthor(ctx.env);
     const wantKind = str(v, "expected_block_kind");
     const errors: string[] = [];

@@ -5,13 +5,13 @@
 // scratch workspace is deleted (unless the task has open children).
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join, resolve, sep } from "node:path";
-import { EmuExit, legacyExitCodes, upstream } from "../io.js";
+import { EmuExit, legacyExitCodes, namedClaims } from "../io.js";
 import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun } from "../model.js";
 import { boardHostPath, shownPath } from "../remote.js";
 import type { BoardLoc, Db } from "../store.js";
 import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
-import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./upstream.js";
+import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./named-claims.js";
 
 function parseMetadata(raw: string | null): Record<string, unknown> | null {
   if (raw === null || raw === "") return null;
@@ -151,7 +151,7 @@ export const complete: Verb = {
       const outcome = tx(ctx, () => {
         const t = getTask(ctx.db, id);
         if (!t) return `cannot complete ${id} (unknown id or terminal state)`;
-        // Upstream guards first: a refusal writes nothing (verbs/upstream.ts).
+        // Upstream guards first: a refusal writes nothing (verbs/named-claims.ts).
         const refused = expectedStatusRefusal(t, "complete", v) ?? liveClaimRefusal(ctx, t, "complete", v);
         if (refused) return refused;
         if (!["running", "ready", "blocked", "review"].includes(t.status) || fencedOut(ctx.env, t))
@@ -172,7 +172,7 @@ export const complete: Verb = {
         const json = metadata ? JSON.stringify(metadata) : null;
         const runSummary = summary ?? result;
         let synthesizedRun: number | null = null;
-        const closedBy = upstream(ctx.env) ? { closedBy: actorOf(ctx, v) } : {};
+        const closedBy = namedClaims(ctx.env) ? { closedBy: actorOf(ctx, v) } : {};
         if (t.current_run_id !== null) endRun(ctx.db, t, ctx.now, { status: "done", outcome: "completed", summary: runSummary, metadata: json, ...closedBy });
         else if (summary !== null || result !== null || metadata !== null) synthesizedRun = synthesizeRun(ctx, t, "completed", runSummary, json);
         ctx.db

@@ -2,7 +2,7 @@
 // promotes, and reports what it would spawn. The emulator never spawns Hermes workers.
 import { type TaskRow, addEvent, endRun, recomputeReady } from "../model.js";
 import { isProfile } from "../store.js";
-import { upstream } from "../io.js";
+import { namedClaims } from "../io.js";
 import { type Verb, num, prog, tx } from "./types.js";
 
 /** DEFAULT_FAILURE_LIMIT */
@@ -21,9 +21,9 @@ export const dispatch: Verb = {
     const result = tx(ctx, () => {
       let reclaimed = 0;
       const autoBlocked: string[] = [];
-      // Upstream (#111446, verbs/upstream.ts): every automatic reclaim counts as a failure; at the limit
+      // Upstream (#111446, verbs/named-claims.ts): every automatic reclaim counts as a failure; at the limit
       // (the task's max_retries, else --failure-limit, default 2) the task gives up: blocked, `gave_up`.
-      const counts = upstream(ctx.env);
+      const counts = namedClaims(ctx.env);
       if (!v.dry) {
         const stale = ctx.db
           .prepare("SELECT * FROM tasks WHERE status = 'running' AND claim_expires IS NOT NULL AND claim_expires < ?")

@@ -2,20 +2,20 @@
 import { mkdirSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { EmuExit, fail, upstream } from "../io.js";
+import { EmuExit, fail, namedClaims } from "../io.js";
 import { shownPath } from "../remote.js";
 import { addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
 import { type Verb, num, prog, str, tx } from "./types.js";
-import { DEFAULT_CLAIM_TTL, claimerOf, expectedStatusRefusal } from "./upstream.js";
+import { DEFAULT_CLAIM_TTL, claimerOf, expectedStatusRefusal } from "./named-claims.js";
 
 export const claim: Verb = {
   spec: { prog: prog("claim"), options: [{ flag: "--ttl", dest: "ttl", kind: "value", type: "int" }], positionals: [{ dest: "task_id", nargs: 1 }] },
   run(ctx, v) {
     const id = str(v, "task_id") ?? "";
     const ttl = Math.max(1, num(v, "ttl") ?? DEFAULT_CLAIM_TTL);
-    // Upstream: a named claimer is the lock (verbs/upstream.ts); else the claiming process's pid — under
+    // Upstream: a named claimer is the lock (verbs/named-claims.ts); else the claiming process's pid — under
     // --call-server each call has a pid of its own (serve.ts).
-    const claimer = upstream(ctx.env) ? claimerOf(ctx, v) : null;
+    const claimer = namedClaims(ctx.env) ? claimerOf(ctx, v) : null;
     const lock = claimer ?? `${hostname()}:${ctx.env.HERMES_EMULATOR_CALL_PID ?? process.pid}`;
     const res = tx(ctx, () => {
       const t = getTask(ctx.db, id);
@@ -40,7 +40,7 @@ export const claim: Verb = {
           "UPDATE tasks SET status = 'running', claim_lock = ?, claim_expires = ?, current_run_id = ?, started_at = COALESCE(started_at, ?), workspace_path = ? WHERE id = ?",
         )
         .run(lock, expires, runId, ctx.now, ws, id);
-      addEvent(ctx.db, id, "claimed", { lock, expires, run_id: runId, ...(upstream(ctx.env) ? { actor: lock } : {}) }, ctx.now, runId);
+      addEvent(ctx.db, id, "claimed", { lock, expires, run_id: runId, ...(namedClaims(ctx.env) ? { actor: lock } : {}) }, ctx.now, runId);
       if (t.workspace_kind === "worktree" && !t.workspace_path) {
         ctx.db.prepare("UPDATE tasks SET workspace_path = NULL WHERE id = ?").run(id);
         return { ws, worktreeWithoutPath: true };
@@ -62,7 +62,7 @@ export const claim: Verb = {
 };
 
 /**
- * `heartbeat`. Upstream (verbs/upstream.ts): `--claimer` names the holder — anyone else is refused and
+ * `heartbeat`. Upstream (verbs/named-claims.ts): `--claimer` names the holder — anyone else is refused and
  * nothing changes; the holder's heartbeat renews the claim to now + `--ttl` (default 900), never
  * shortening it; `--ttl` without a claimer is refused (exit 2).
  */
@@ -71,7 +71,7 @@ export const heartbeat: Verb = {
   run(ctx, v) {
     const id = str(v, "task_id") ?? "";
     const note = str(v, "note");
-    const up = upstream(ctx.env);
+    const up = namedClaims(ctx.env);
     const ttl = up ? num(v, "ttl") : null;
     const claimer = up ? claimerOf(ctx, v) : null;
     if (ttl !== null && claimer === null) throw new EmuExit(2, "", "kanban heartbeat: --ttl requires --claimer: only a named claim can be renewed\n");

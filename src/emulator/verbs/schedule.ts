@@ -6,7 +6,7 @@
 import { EmuExit } from "../io.js";
 import { addComment, addEvent, endRun, fencedOut, getTask, profileAuthor, synthesizeRun } from "../model.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
-import { liveClaimRefusal } from "./upstream.js";
+import { liveClaimRefusal } from "./named-claims.js";
 
 export const schedule: Verb = {
   spec: {

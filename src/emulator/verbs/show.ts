@@ -6,8 +6,8 @@ import { pyRepr } from "../pyrepr.js";
 import { shownPath } from "../remote.js";
 import type { Db } from "../store.js";
 import { type Verb, prog, str } from "./types.js";
-import { upstreamTaskFields } from "./upstream.js";
-import { upstream } from "../io.js";
+import { namedClaimTaskFields } from "./named-claims.js";
+import { namedClaims } from "../io.js";
 
 /** DEFAULT_FAILURE_LIMIT */
 const DEFAULT_FAILURE_LIMIT = 2;
@@ -24,7 +24,7 @@ export function showJson(ctx: { db: Db; env: NodeJS.ProcessEnv }, t: TaskRow): R
   const latest = [...runs].reverse().find((r) => r.summary !== null);
   const ids = (sql: string) => (ctx.db.prepare(sql).all(t.id) as { id: string }[]).map((r) => r.id);
   return {
-    task: { ...taskJson(t, ctx.env), ...upstreamTaskFields(ctx.env, t) },
+    task: { ...taskJson(t, ctx.env), ...namedClaimTaskFields(ctx.env, t) },
     latest_summary: latest?.summary ?? null,
     parents: ids("SELECT parent_id AS id FROM task_links WHERE child_id = ? ORDER BY parent_id"),
     children: ids("SELECT child_id AS id FROM task_links WHERE parent_id = ? ORDER BY child_id"),
@@ -37,7 +37,7 @@ export function showJson(ctx: { db: Db; env: NodeJS.ProcessEnv }, t: TaskRow): R
         run_id: number | null;
       }[]
     ).map((e) => ({ kind: e.kind, payload: e.payload ? (JSON.parse(e.payload) as unknown) : null, created_at: e.created_at, run_id: e.run_id })),
-    runs: runs.map((r) => runJson(r, { closedBy: upstream(ctx.env) })),
+    runs: runs.map((r) => runJson(r, { closedBy: namedClaims(ctx.env) })),
   };
 }
 

@@ -1,7 +1,7 @@
-// The emulator as upstream Hermes (HERMES_EMULATOR_COMPAT=upstream), verb by verb, against what the
-// upstream tests assert (named in src/emulator/verbs/upstream.ts): exit codes, messages, and that a
+// The emulator as a Hermes line with named claims (HERMES_EMULATOR_COMPAT=named-claims), verb by verb,
+// against what the named-claim tests assert (named in src/emulator/verbs/named-claims.ts): exit codes, messages, and that a
 // refused call leaves no trace. The bridge's side of these is in the Board contract (capability branches)
-// and test/integration/upstream.test.ts.
+// and test/integration/named-claims.test.ts.
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
@@ -11,10 +11,10 @@ afterEach(() => emu?.cleanup());
 
 const OWNER = "claude:905f3fd6";
 const OTHER = "codex:01a10973";
-const up = () => Emu.create("bridge", { env: { HERMES_EMULATOR_COMPAT: "upstream" } });
+const up = () => Emu.create("bridge", { env: { HERMES_EMULATOR_COMPAT: "named-claims" } });
 const trace = (d: ShowDoc) => ({ status: d.task.status, comments: d.comments, events: d.events.map((e) => e.kind), runs: d.runs.length });
 
-describe("emulator as upstream Hermes", () => {
+describe("emulator as a Hermes with named claims", () => {
   it("help advertises exactly the new flags; 0.20.0 keeps its recorded help", async () => {
     emu = await up();
     const help = async (verb: string) => (await emu.kanban([verb, "--help"])).stdout;

@@ -1,18 +1,24 @@
-// HERMES_EMULATOR_COMPAT=upstream: the Hermes after 0.20 that external workers meet, modelled from the
-// public upstream source (NousResearch/hermes-agent) and its tests, never from guesses:
-// - hermes_cli/kanban_claims.py: claim_task(claimer=…) records the claimer as claim_lock;
-//   heartbeat_claim(ttl_seconds, claimer) renews only the holder's claim; release_stale_claims reserves
-//   and reclaims an expired claim with no worker process in one sweep.
-// - the named-claim tests ("Named claims: an external harness … claims a card as <kind>:<id>, renews it
-//   with heartbeat, and is the only caller that can close it"): test_claim_refuses_a_malformed_claimer,
+// HERMES_EMULATOR_COMPAT=named-claims: a Hermes line with named claims — what an external worker meets on
+// the upstream line after 0.21.3 (0.21.3 itself has none of it: no `--claimer`, no `heartbeat --ttl`, no
+// `--expected-status`, no `complete --force`; the 0.21 mode models 0.21.3). Modelled from public sources
+// only, re-checked 2026-12-01 in the public-code index:
+// - NousResearch/hermes-agent hermes_cli/kanban_claims.py (commit 0f9c44d8…, the decomposition line after
+//   0.21.3): claim_task(claimer=…) records the claimer as claim_lock; heartbeat_claim(ttl_seconds,
+//   claimer, expected_run_id) renews only the holder's claim; release_stale_claims reserves and reclaims
+//   an expired claim with no worker process in one sweep.
+// - the named-claim tests (index file 70374298756, its repository not named by the index: "Named claims:
+//   an external harness … claims a card as <kind>:<id>, renews it with heartbeat, and is the only caller
+//   that can close it"): test_claim_refuses_a_malformed_claimer,
 //   test_claim_refuses_a_claimer_that_names_this_host, test_heartbeat_renews_a_named_claim,
 //   test_heartbeat_never_shortens_a_claim, test_heartbeat_by_a_non_holder_fails_and_changes_nothing,
 //   test_heartbeat_ttl_without_a_claimer_is_refused, test_named_claim_fences_completion_by_anyone_else,
 //   test_force_still_overrides_a_named_claim, test_expired_named_claim_no_longer_fences.
-// - the block/schedule fence tests (#112889): test_named_claim_fences_block_and_schedule — "a refused
-//   verb leaves no reason comment on a card someone else holds".
-// - the CLI exit-status regression tests: test_claim_claimer_replay_is_idempotent_and_foreign_safe ("the
-//   CLI must recover a lost acknowledgement without accepting another actor"),
+// - the block/schedule fence tests (#112889; index files 70153056623, 70547862958):
+//   test_named_claim_fences_block_and_schedule — "a refused verb leaves no reason comment on a card
+//   someone else holds".
+// - the CLI exit-status regression tests (index file 57392283297):
+//   test_claim_claimer_replay_is_idempotent_and_foreign_safe ("the CLI must recover a lost
+//   acknowledgement without accepting another actor"),
 //   test_complete_expected_status_mismatch_exits_nonzero_and_preserves_task,
 //   test_comment_expected_status_mismatch_exits_nonzero_and_writes_nothing,
 //   test_block_expected_status_applies_guard_to_every_bulk_id,
@@ -23,7 +29,7 @@
 //   current_run_id, last_heartbeat_at) and runs[].closed_by.
 import { hostname } from "node:os";
 import type { OptSpec, ParserSpec, Values } from "../argparse.js";
-import { EmuExit, upstream } from "../io.js";
+import { EmuExit, namedClaims } from "../io.js";
 import type { TaskRow } from "../model.js";
 import type { Verb, VerbCtx } from "./types.js";
 
@@ -84,11 +90,11 @@ const EXTRA: Record<string, OptSpec[]> = {
 };
 
 /** The verbs whose upstream help differs from 0.20.0's recording (printed from the spec). */
-export const UPSTREAM_HELP = new Set(Object.keys(EXTRA));
+export const NAMED_CLAIMS_HELP = new Set(Object.keys(EXTRA));
 
 /** The verb table upstream: the same verbs with the options upstream added. */
-export function upstreamTable(table: Record<string, Verb>, env: NodeJS.ProcessEnv): Record<string, Verb> {
-  if (!upstream(env)) return table;
+export function namedClaimsTable(table: Record<string, Verb>, env: NodeJS.ProcessEnv): Record<string, Verb> {
+  if (!namedClaims(env)) return table;
   const out: Record<string, Verb> = { ...table };
   for (const [name, extra] of Object.entries(EXTRA)) {
     const v = table[name];
@@ -131,7 +137,7 @@ function ownsRun(env: NodeJS.ProcessEnv, t: TaskRow): boolean {
  * longer fences. Null when the call may proceed.
  */
 export function liveClaimRefusal(ctx: VerbCtx, t: TaskRow, verb: string, v: Values): string | null {
-  if (!upstream(ctx.env) || v.force === true || t.status !== "running" || !isNamed(t.claim_lock)) return null;
+  if (!namedClaims(ctx.env) || v.force === true || t.status !== "running" || !isNamed(t.claim_lock)) return null;
   if (t.claim_expires === null || t.claim_expires <= ctx.now) return null;
   if (claimerOf(ctx, v) === t.claim_lock || ownsRun(ctx.env, t)) return null;
   return `cannot ${verb} ${t.id}: live claim held by another actor (claimed by ${t.claim_lock}); pass --claimer ${t.claim_lock} or --force`;
@@ -150,7 +156,7 @@ export function actorOf(ctx: VerbCtx, v: Values): string {
 }
 
 /** show --json's task object upstream: the claim, named (#113627). */
-export function upstreamTaskFields(env: NodeJS.ProcessEnv, t: TaskRow): Record<string, unknown> {
-  if (!upstream(env)) return {};
+export function namedClaimTaskFields(env: NodeJS.ProcessEnv, t: TaskRow): Record<string, unknown> {
+  if (!namedClaims(env)) return {};
   return { claim_lock: t.claim_lock, claim_expires: t.claim_expires, current_run_id: t.current_run_id, last_heartbeat_at: t.last_heartbeat_at };
 }

@@ -1,4 +1,4 @@
-// The daemon on the Hermes users run next (the emulator as upstream: named claims, renewal, guarded
+// The daemon on the Hermes users run next (the emulator as a Hermes with named claims: named claims, renewal, guarded
 // closes, the live-claim fence, reclaims counted as failures), read from --help like any other board:
 // a 40-minute task on a 15-minute TTL completes in one run through renewals (0.20 loses it to the
 // sweep), a claim whose acknowledgement was lost is replayed and worked once, a foreign actor cannot
@@ -11,7 +11,7 @@ import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { noteToInbox, operatorStops, slotOf, waitFor } from "../helpers/steering.js";
 
-const UPSTREAM = { HERMES_EMULATOR_COMPAT: "upstream" };
+const UPSTREAM = { HERMES_EMULATOR_COMPAT: "named-claims" };
 
 async function onBoard<T>(env: Record<string, string>, fn: (emu: Emu) => Promise<T>): Promise<T> {
   const emu = await Emu.create("bridge", { env });
@@ -49,7 +49,7 @@ async function fortyMinutes(emu: Emu): Promise<{ b: Bridge; id: string }> {
   return { b, id };
 }
 
-describe.concurrent("upstream Hermes: renewals", () => {
+describe.concurrent("named claims: renewals", () => {
   it("a 40-minute task on a 15-minute TTL completes in one run: every heartbeat renews the named claim", () =>
     onBoard(UPSTREAM, async (emu) => {
       const { b, id } = await fortyMinutes(emu);
@@ -74,7 +74,7 @@ describe.concurrent("upstream Hermes: renewals", () => {
     }));
 });
 
-describe("upstream Hermes: named claims and guards", () => {
+describe("named claims: claims and guards", () => {
   it("a claim whose acknowledgement was lost is replayed with its claimer: worked once, one run", () =>
     onBoard(UPSTREAM, async (emu) => {
       const id = await emu.createTask("lost ack", { assignee: SEAT, body: "MODE:complete" });
@@ -129,7 +129,7 @@ describe("upstream Hermes: named claims and guards", () => {
     }));
 });
 
-describe.concurrent("upstream Hermes: the daemon slice", () => {
+describe.concurrent("named claims: the daemon slice", () => {
   it("claim → run → complete with the common result", () =>
     onBoard(UPSTREAM, async (emu) => {
       const id = await emu.createTask("work", { assignee: SEAT, body: "MODE:complete" });
