@@ -84,6 +84,8 @@ for (const file of again) {
 }
 await recordOwn();
 rmSync(root, { recursive: true, force: true });
+// The help texts the 0.21 mode prints (src/emulator/help-text-021.ts).
+spawnSync(process.execPath, ["scripts/record-hermes-help.mjs"], { stdio: "inherit", env: { ...process.env, HERMES_BIN: bin } });
 
 /**
  * What 0.21 has that 0.20's recordings never called, as the bridge and its operators use it: completion

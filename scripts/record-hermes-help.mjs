@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Records the real Hermes CLI's help texts (80 columns, as a pipe sees them) into
-// src/emulator/help-text.ts, so the emulator prints the same usage blocks and help as Hermes 0.20.0.
+// src/emulator/help-text.ts (0.20.0) or, for a 0.21 CLI, src/emulator/help-text-021.ts (the emulator's
+// 0.21 mode), so the emulator prints the same usage blocks and help as that Hermes.
 // Usage: HERMES_BIN="python3 /path/to/hermes" node scripts/record-hermes-help.mjs
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -24,26 +25,29 @@ const run = (args) => {
   }
 };
 run(["kanban", "boards", "create", "b"]);
-const VERBS = ["create", "list", "show", "context", "claim", "heartbeat", "comment", "attach", "attachments", "complete", "block", "unblock", "reclaim", "archive", "dispatch", "watch", "boards"];
+const version = run(["--version"]).split("\n")[0];
+const line021 = /v0\.21\./.test(version);
+const VERBS = ["create", "list", "show", "context", "claim", "heartbeat", "comment", "attach", "attachments", "complete", "block", "schedule", "unblock", "reclaim", "archive", "dispatch", "watch", "boards", "request-review", "reopen-review", "set-model", ...(line021 ? ["request-changes"] : [])];
 const texts = { top: run(["--help"]), kanban: run(["kanban", "--help"]) };
 for (const v of VERBS) texts[v] = run(["kanban", "--board", "b", v, "--help"]);
-const version = run(["--version"]).split("\n")[0];
+const file = line021 ? "src/emulator/help-text-021.ts" : "src/emulator/help-text.ts";
 const body = Object.entries(texts)
   .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v)},`)
   .join("\n");
 writeFileSync(
-  "src/emulator/help-text.ts",
-  `// Recorded from the real CLI (${version}) by scripts/record-hermes-help.mjs: help and usage texts
+  file,
+  line021
+    ? `// Recorded from the real CLI (${version}) by scripts/record-hermes-help.mjs: help and usage texts
+// (80 columns) of the emulator's 0.21 mode (HERMES_EMULATOR_COMPAT=0.21). Data, not code.
+export const HELP_021: Record<string, string> = {
+${body}
+};
+`
+    : `// Recorded from the real CLI (${version}) by scripts/record-hermes-help.mjs: help and usage texts
 // (80 columns), so the emulator's usage errors and --help match Hermes's byte for byte. Data, not code.
 export const HELP: Record<string, string> = {
 ${body}
 };
-
-/** The usage block of a parser's help (what argparse prints above "<prog>: error: …"). */
-export function usageBlock(key: string): string | undefined {
-  const h = HELP[key];
-  return h === undefined ? undefined : h.slice(0, h.indexOf("\\n\\n") === -1 ? h.length : h.indexOf("\\n\\n"));
-}
 `,
 );
-console.log(`recorded ${Object.keys(texts).length} help texts from ${version}`);
+console.log(`recorded ${Object.keys(texts).length} help texts from ${version} into ${file}`);

@@ -21,6 +21,16 @@ export function fail(ctx: Ctx, message: string): never {
   throw new EmuExit(legacyExitCodes(ctx.env) ? 0 : 1, "", `${message}\n`);
 }
 
+/**
+ * HERMES_EMULATOR_COMPAT=0.21: Hermes 0.21.3 (the line users install since 2026-09), replayed byte for
+ * byte against its recordings (test/fixtures/hermes-021/transcripts): its help, completion contracts,
+ * the review hand-off as 0.21 has it (request-review --metadata/--force, reassigning to the reviewer and
+ * back), the worker-scope guard on closes, and 0.21's extra task and event fields.
+ */
+export function v021(env: NodeJS.ProcessEnv): boolean {
+  return env.HERMES_EMULATOR_COMPAT === "0.21";
+}
+
 export function legacyExitCodes(env: NodeJS.ProcessEnv): boolean {
   return env.HERMES_EMULATOR_COMPAT === "0.14";
 }

@@ -2,8 +2,8 @@
 // argv grammar, texts and exit codes. A test double and the demo's board, never a product path.
 import { mkdirSync } from "node:fs";
 import { ArgError, type ParserSpec, help, parseArgs, usage } from "./argparse.js";
-import { HELP, usageBlock } from "./help-text.js";
-import { EmuExit, legacyExitCodes, namedClaims } from "./io.js";
+import { helpTexts, usageBlock } from "./help.js";
+import { EmuExit, legacyExitCodes, namedClaims, v021 } from "./io.js";
 import { parseFaults, pickFault } from "./faults.js";
 import { kanbanRoot, nowSeconds, openDb, resolveBoard } from "./store.js";
 import { boardsCommand } from "./verbs/boards.js";
@@ -16,16 +16,18 @@ import { dispatch } from "./verbs/dispatch.js";
 import { claim, comment, heartbeat } from "./verbs/lease.js";
 import { reopenReview, requestReview } from "./verbs/review.js";
 import { schedule } from "./verbs/schedule.js";
+import { setModel } from "./verbs/set-model.js";
+import { line021Table } from "./verbs/table-021.js";
 import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
 import { NAMED_CLAIMS_HELP, namedClaimsTable } from "./verbs/named-claims.js";
 import { watchVerb } from "./verbs/watch.js";
 
-export const TOP_USAGE = `${usageBlock("top")}\n`;
+const topUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("top", env)}\n`;
 
 /** The verbs of Hermes 0.20.0's `kanban` parser (the emulator implements the ones a bridge and its tests use). */
-const VERB_NAMES = [
+const VERB_NAMES_020 = [
   "init",
   "boards",
   "create",
@@ -74,8 +76,12 @@ const VERB_NAMES = [
   "gc",
   "repair",
 ];
-export const VERSION_TEXT = "Hermes Agent v0.20.0 (2026.8.3)\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n";
-const KANBAN_USAGE = `${usageBlock("kanban")}\n`;
+/** 0.21.3's: `request-changes` after `request-review`, no `unguard`. */
+const VERB_NAMES_021 = VERB_NAMES_020.flatMap((v) => (v === "unguard" ? [] : v === "request-review" ? [v, "request-changes"] : [v]));
+const verbNames = (env: NodeJS.ProcessEnv) => (v021(env) ? VERB_NAMES_021 : VERB_NAMES_020);
+const versionText = (env: NodeJS.ProcessEnv) =>
+  `${v021(env) ? "Hermes Agent v0.21.3 (2026.9.14)" : "Hermes Agent v0.20.0 (2026.8.3)"}\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n`;
+const kanbanUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("kanban", env)}\n`;
 const MUTATING = new Set([
   "create",
   "claim",
@@ -91,6 +97,8 @@ const MUTATING = new Set([
   "heartbeat",
   "request-review",
   "reopen-review",
+  "request-changes",
+  "set-model",
 ]);
 
 export interface MainResult {
@@ -100,7 +108,7 @@ export interface MainResult {
 }
 
 function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
-  return namedClaimsTable(baseVerbs(env, dieAfter), env);
+  return line021Table(namedClaimsTable(baseVerbs(env, dieAfter), env), env);
 }
 
 function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
@@ -121,6 +129,7 @@ function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<stri
     unblock,
     "request-review": requestReview,
     "reopen-review": reopenReview,
+    "set-model": setModel,
     schedule,
     reclaim,
     archive,
@@ -133,8 +142,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   let stdout = "";
   let stderr = "";
   try {
-    if (argv[0] === "--version" || argv[0] === "version") return { code: 0, stdout: VERSION_TEXT, stderr: "" };
-    if (argv[0] !== "kanban") throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: the emulator only implements \`hermes kanban\`\n`);
+    const HELP = helpTexts(env);
+    if (argv[0] === "--version" || argv[0] === "version") return { code: 0, stdout: versionText(env), stderr: "" };
+    if (argv[0] !== "kanban") throw new EmuExit(2, "", `${topUsage(env)}hermes: error: the emulator only implements \`hermes kanban\`\n`);
     const rest = argv.slice(1);
     let boardArg: string | null = null;
     let i = 0;
@@ -142,12 +152,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       const t = rest[i] ?? "";
       if (t === "--board") boardArg = rest[++i] ?? null;
       else if (t.startsWith("--board=")) boardArg = t.slice("--board=".length);
-      else if (t === "-h" || t === "--help") return { code: 0, stdout: HELP.kanban ?? KANBAN_USAGE, stderr: "" };
+      else if (t === "-h" || t === "--help") return { code: 0, stdout: HELP.kanban ?? kanbanUsage(env), stderr: "" };
       else break;
     }
     const verbName = rest[i];
     const args = rest.slice(i + 1);
-    if (verbName === undefined) return { code: 0, stdout: HELP.kanban ?? KANBAN_USAGE, stderr: "" };
+    if (verbName === undefined) return { code: 0, stdout: HELP.kanban ?? kanbanUsage(env), stderr: "" };
     if (verbName === "boards") {
       const r = boardsCommand(env, args);
       return { code: r.code, stdout: r.out, stderr: r.err };
@@ -168,28 +178,34 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
     const dieAfter = faults.find((f) => f.mode === "die-after" && f.verb === verbName)?.arg ?? null;
     const table = verbs(env, dieAfter);
     const verb = table[verbName];
-    if (!verb && VERB_NAMES.includes(verbName))
-      throw new EmuExit(2, "", `hermes kanban: error: the emulator does not implement '${verbName}' (a real Hermes 0.20.0 verb)\n`);
-    if (!verb)
+    const names = verbNames(env);
+    if (!verb && names.includes(verbName))
+      throw new EmuExit(2, "", `hermes kanban: error: the emulator does not implement '${verbName}' (a real Hermes verb)\n`);
+    if (!verb || !names.includes(verbName))
       throw new EmuExit(
         2,
         "",
-        `${KANBAN_USAGE}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${VERB_NAMES.map((v) => `'${v}'`).join(", ")})\n`,
+        `${kanbanUsage(env)}hermes kanban: error: argument kanban_action: invalid choice: '${verbName}' (choose from ${names.map((v) => `'${v}'`).join(", ")})\n`,
       );
-    const parsed = parseVerbArgs(verb.spec, args);
+    const parsed = parseVerbArgs(verb.spec, args, env);
     // The recorded help is 0.20.0's; a compat switch with other options prints help from the spec.
     const ownHelp = legacyExitCodes(env) || (namedClaims(env) && NAMED_CLAIMS_HELP.has(verbName));
     if (parsed.help) return { code: 0, stdout: (ownHelp ? undefined : HELP[verbName]) ?? help(verb.spec), stderr: "" };
-    if (parsed.extras.length > 0) throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
+    if (parsed.extras.length > 0) throw new EmuExit(2, "", `${topUsage(env)}hermes: error: unrecognized arguments: ${parsed.extras.join(" ")}\n`);
     if (fault?.mode === "transient") throw new EmuExit(1, "", "kanban: database is locked\n");
     if (fault?.mode === "exit0err") throw new EmuExit(0, "", "kanban: database is locked\n");
-    if (fault?.mode === "usage") throw new EmuExit(2, "", `${TOP_USAGE}hermes: error: unrecognized arguments (HERMES_EMULATOR_FAULTS ${verbName}:usage)\n`);
+    if (fault?.mode === "usage") throw new EmuExit(2, "", `${topUsage(env)}hermes: error: unrecognized arguments (HERMES_EMULATOR_FAULTS ${verbName}:usage)\n`);
     const inServer = env.HERMES_EMULATOR_CALL_PID !== undefined;
     if (fault?.mode === "server-hang" && inServer) for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);
     if (fault?.mode === "hang" || fault?.mode === "server-hang") for (;;) await new Promise((r) => setTimeout(r, 60_000));
     if (env.HERMES_DELEGATED_CHILD_CONTEXT) {
       if (MUTATING.has(verbName)) throw new EmuExit(1, "", "kanban: delegate_task child contexts cannot mutate Kanban tasks via the CLI\n");
-      throw new EmuExit(1, "", "kanban: could not initialize database: delegate_task child contexts cannot mutate Kanban tasks or boards\n");
+      // 0.21 no longer wraps the fence's refusal in the database-init message.
+      throw new EmuExit(
+        1,
+        "",
+        `kanban: ${v021(env) ? "" : "could not initialize database: "}delegate_task child contexts cannot mutate Kanban tasks or boards\n`,
+      );
     }
     const loc = resolveBoard(env, boardArg);
     const db = openDb(loc, env);
@@ -222,12 +238,12 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
 }
 
-function parseVerbArgs(spec: ParserSpec, args: string[]) {
+function parseVerbArgs(spec: ParserSpec, args: string[], env: NodeJS.ProcessEnv) {
   try {
     return parseArgs(spec, args);
   } catch (err) {
     if (err instanceof ArgError)
-      throw new EmuExit(2, "", `${usageBlock(spec.prog.replace(/^hermes kanban /, "")) ?? usage(spec)}\n${spec.prog}: error: ${err.message}\n`);
+      throw new EmuExit(2, "", `${usageBlock(spec.prog.replace(/^hermes kanban /, ""), env) ?? usage(spec)}\n${spec.prog}: error: ${err.message}\n`);
     throw err;
   }
 }

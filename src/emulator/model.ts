@@ -1,4 +1,5 @@
 // Row ↔ JSON shapes and the shared state transitions of the emulator (events, runs, promotion).
+import { v021 } from "./io.js";
 import { shownPath } from "./remote.js";
 import type { Db } from "./store.js";
 
@@ -36,6 +37,8 @@ export interface TaskRow {
   block_kind: string | null;
   block_recurrences: number;
   idempotency_key: string | null;
+  last_failure_error: string | null;
+  completion_contract: string | null;
 }
 
 export interface RunRow {
@@ -55,8 +58,12 @@ export interface RunRow {
   closed_by: string | null;
 }
 
-/** The task object of `list/show/create --json` (0.20.0 keys; no max runtime, no lease fields). */
+/**
+ * The task object of `list/show/create --json`: 0.20.0's keys (no max runtime, no lease fields); 0.21
+ * adds the max runtime, the completion contract and the last failure (kanban_db._TASK_JSON_FIELDS).
+ */
 export function taskJson(t: TaskRow, env: NodeJS.ProcessEnv = {}): Record<string, unknown> {
+  const line021 = v021(env);
   return {
     id: t.id,
     title: t.title,
@@ -75,12 +82,14 @@ export function taskJson(t: TaskRow, env: NodeJS.ProcessEnv = {}): Record<string
     completed_at: t.completed_at,
     result: t.result,
     skills: t.skills ? (JSON.parse(t.skills) as unknown) : [],
+    ...(line021 ? { max_runtime_seconds: t.max_runtime_seconds } : {}),
     max_retries: t.max_retries,
     model_override: t.model_override,
     provider_override: t.provider_override,
     session_id: t.session_id,
     workflow_template_id: t.workflow_template_id,
     current_step_key: t.current_step_key,
+    ...(line021 ? { completion_contract: t.completion_contract ?? "local-only", last_failure_error: t.last_failure_error } : {}),
   };
 }
 

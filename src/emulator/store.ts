@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   last_failure_error TEXT, max_runtime_seconds INTEGER, last_heartbeat_at INTEGER, current_run_id INTEGER,
   workflow_template_id TEXT, current_step_key TEXT, skills TEXT, model_override TEXT, provider_override TEXT,
   reasoning_effort TEXT, max_retries INTEGER, goal_mode INTEGER NOT NULL DEFAULT 0, goal_max_turns INTEGER,
-  session_id TEXT, block_kind TEXT, block_recurrences INTEGER NOT NULL DEFAULT 0
+  session_id TEXT, block_kind TEXT, block_recurrences INTEGER NOT NULL DEFAULT 0, completion_contract TEXT
 );
 CREATE TABLE IF NOT EXISTS task_runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT NOT NULL, profile TEXT, step_key TEXT,
@@ -107,6 +107,8 @@ export function openDb(loc: BoardLoc, env: NodeJS.ProcessEnv): Db {
   // A board made by an older emulator: the columns added since.
   const runCols = (db.prepare("PRAGMA table_info(task_runs)").all() as { name: string }[]).map((c) => c.name);
   if (!runCols.includes("closed_by")) db.exec("ALTER TABLE task_runs ADD COLUMN closed_by TEXT");
+  const taskCols = (db.prepare("PRAGMA table_info(tasks)").all() as { name: string }[]).map((c) => c.name);
+  if (!taskCols.includes("completion_contract")) db.exec("ALTER TABLE tasks ADD COLUMN completion_contract TEXT");
   return db;
 }
 

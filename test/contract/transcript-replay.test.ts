@@ -113,7 +113,13 @@ export async function replay(file: string, o: { dir?: string; compat?: string } 
       }
       const argv = b.argv.map(local);
       const env = Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, local(v)]));
-      const out = await main(argv, { PATH: process.env.PATH ?? "", HERMES_HOME: home, TZ: "UTC", ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}), ...env });
+      const out = await main(argv, {
+        PATH: process.env.PATH ?? "",
+        HERMES_HOME: home,
+        TZ: "UTC",
+        ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}),
+        ...env,
+      });
       const r = { exitCode: out.code, stdout: out.stdout, stderr: out.stderr };
       learnIds(b, r.stdout, ids, toActual);
       const check = (what: string, expected: string, actual: string) => {

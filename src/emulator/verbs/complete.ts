@@ -5,15 +5,16 @@
 // scratch workspace is deleted (unless the task has open children).
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join, resolve, sep } from "node:path";
-import { EmuExit, legacyExitCodes, namedClaims } from "../io.js";
+import { EmuExit, legacyExitCodes, namedClaims, v021 } from "../io.js";
 import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun } from "../model.js";
 import { boardHostPath, shownPath } from "../remote.js";
 import type { BoardLoc, Db } from "../store.js";
 import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach.js";
-import { type Verb, list, prog, str, tx } from "./types.js";
+import { acceptCompletion, scopeGuard } from "./line021.js";
+import { type Verb, type VerbCtx, list, prog, str, tx } from "./types.js";
 import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./named-claims.js";
 
-function parseMetadata(raw: string | null): Record<string, unknown> | null {
+export function parseMetadata(raw: string | null): Record<string, unknown> | null {
   if (raw === null || raw === "") return null;
   let parsed: unknown;
   try {
@@ -121,6 +122,17 @@ function persistArtifacts(env: NodeJS.ProcessEnv, loc: BoardLoc, t: TaskRow, met
   return { staged };
 }
 
+const REVIEW_APPROVED = "Review approved without additional evidence.";
+
+/** A close's deliverables (metadata.artifacts) copied to the task's attachments and recorded; or why not. */
+export function stageArtifacts(ctx: VerbCtx, t: TaskRow, metadata: Record<string, unknown>, by: string): { staged: string[] } | { error: string } {
+  const kept = persistArtifacts(ctx.env, ctx.loc, t, metadata);
+  if ("error" in kept) return kept;
+  for (const path of kept.staged)
+    recordAttachment(ctx.db, t.id, { filename: basename(path), storedPath: path, size: statSync(path).size, contentType: null, by, now: ctx.now });
+  return kept;
+}
+
 export const complete: Verb = {
   spec: {
     prog: prog("complete"),
@@ -144,6 +156,8 @@ export const complete: Verb = {
     const given = parseMetadata(str(v, "metadata"));
     const errors: string[] = [];
     for (const id of ids) {
+      scopeGuard(ctx, id);
+      const expectedRun = ctx.env.HERMES_KANBAN_TASK === id && /^\d+$/.test(ctx.env.HERMES_KANBAN_RUN_ID ?? "") ? Number(ctx.env.HERMES_KANBAN_RUN_ID) : null;
       const before = getTask(ctx.db, id);
       let metadata = before
         ? mergeProseArtifacts(ctx.env, ctx.loc, before, given === null ? null : structuredClone(given), [summary, result].filter(Boolean).join("\n"))
@@ -156,25 +170,20 @@ export const complete: Verb = {
         if (refused) return refused;
         if (!["running", "ready", "blocked", "review"].includes(t.status) || fencedOut(ctx.env, t))
           return `cannot complete ${id} (unknown id or terminal state)`;
+        // 0.21: a contract that needs publication evidence is checked first (its refusal stays on the task).
+        if (acceptCompletion(ctx, t, metadata, expectedRun) === false) return `cannot complete ${id} (unknown id or terminal state)`;
         if (metadata) {
-          const kept = persistArtifacts(ctx.env, ctx.loc, t, metadata);
+          const kept = stageArtifacts(ctx, t, metadata, "kanban_complete");
           if ("error" in kept) return kept.error;
-          for (const path of kept.staged)
-            recordAttachment(ctx.db, id, {
-              filename: basename(path),
-              storedPath: path,
-              size: statSync(path).size,
-              contentType: null,
-              by: "kanban_complete",
-              now: ctx.now,
-            });
         }
-        const json = metadata ? JSON.stringify(metadata) : null;
-        const runSummary = summary ?? result;
+        // 0.21: approving a review with no evidence of its own still leaves a run saying so.
+        const approval = v021(ctx.env) && t.status === "review" && !summary && !result && !metadata;
+        const json = metadata ? JSON.stringify(metadata) : approval ? JSON.stringify({ source_status: "review", approval: "manual" }) : null;
+        const runSummary = summary ?? result ?? (approval ? REVIEW_APPROVED : null);
         let synthesizedRun: number | null = null;
         const closedBy = namedClaims(ctx.env) ? { closedBy: actorOf(ctx, v) } : {};
         if (t.current_run_id !== null) endRun(ctx.db, t, ctx.now, { status: "done", outcome: "completed", summary: runSummary, metadata: json, ...closedBy });
-        else if (summary !== null || result !== null || metadata !== null) synthesizedRun = synthesizeRun(ctx, t, "completed", runSummary, json);
+        else if (runSummary !== null || metadata !== null || approval) synthesizedRun = synthesizeRun(ctx, t, "completed", runSummary, json);
         ctx.db
           .prepare(
             "UPDATE tasks SET status = 'done', completed_at = ?, result = ?, block_kind = NULL, block_recurrences = 0, consecutive_failures = 0, claim_lock = NULL, claim_expires = NULL, current_run_id = NULL WHERE id = ?",

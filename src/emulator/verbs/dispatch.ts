@@ -2,7 +2,7 @@
 // promotes, and reports what it would spawn. The emulator never spawns Hermes workers.
 import { type TaskRow, addEvent, endRun, recomputeReady } from "../model.js";
 import { isProfile } from "../store.js";
-import { namedClaims } from "../io.js";
+import { namedClaims, v021 } from "../io.js";
 import { type Verb, num, prog, tx } from "./types.js";
 
 /** DEFAULT_FAILURE_LIMIT */
@@ -53,6 +53,7 @@ export const dispatch: Verb = {
               now: ctx.now,
               host_local: false,
               heartbeat_stale: false,
+              ...(v021(ctx.env) ? { retry_status: "ready" } : {}),
               prev_pid: null,
               termination_attempted: false,
               terminated: false,

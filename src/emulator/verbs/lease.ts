@@ -7,6 +7,7 @@ import { shownPath } from "../remote.js";
 import { addComment, addEvent, fencedOut, getTask, parentsOpen, profileAuthor } from "../model.js";
 import { type Verb, num, prog, str, tx } from "./types.js";
 import { DEFAULT_CLAIM_TTL, claimerOf, expectedStatusRefusal } from "./named-claims.js";
+import { scopeGuard } from "./line021.js";
 
 export const claim: Verb = {
   spec: { prog: prog("claim"), options: [{ flag: "--ttl", dest: "ttl", kind: "value", type: "int" }], positionals: [{ dest: "task_id", nargs: 1 }] },
@@ -75,6 +76,7 @@ export const heartbeat: Verb = {
     const ttl = up ? num(v, "ttl") : null;
     const claimer = up ? claimerOf(ctx, v) : null;
     if (ttl !== null && claimer === null) throw new EmuExit(2, "", "kanban heartbeat: --ttl requires --claimer: only a named claim can be renewed\n");
+    scopeGuard(ctx, id);
     const ok = tx(ctx, () => {
       const t = getTask(ctx.db, id);
       if (!t || t.status !== "running" || fencedOut(ctx.env, t)) return `cannot heartbeat ${id} (not running?)`;
@@ -118,7 +120,7 @@ export const comment: Verb = {
     if (!body) fail(ctx, "kanban: comment body is required");
     if (maxLen !== null && body.length > maxLen) {
       const marker = `\n\n[trimmed to ${maxLen} chars by --max-len]`;
-      body = body.slice(0, Math.max(0, maxLen - marker.length)) + marker;
+      body = body.slice(0, Math.max(0, maxLen - marker.length)).trimEnd() + marker;
     }
     const ok = tx(ctx, () => {
       const t = getTask(ctx.db, id);

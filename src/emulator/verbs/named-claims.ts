@@ -103,7 +103,7 @@ export function namedClaimsTable(table: Record<string, Verb>, env: NodeJS.Proces
   return out;
 }
 
-function withOptions(spec: ParserSpec, extra: readonly OptSpec[]): ParserSpec {
+export function withOptions(spec: ParserSpec, extra: readonly OptSpec[]): ParserSpec {
   return { ...spec, options: [...spec.options, ...extra.filter((e) => !spec.options.some((o) => o.flag === e.flag))] };
 }
 

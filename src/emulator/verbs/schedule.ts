@@ -7,6 +7,7 @@ import { EmuExit } from "../io.js";
 import { addComment, addEvent, endRun, fencedOut, getTask, profileAuthor, synthesizeRun } from "../model.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
 import { liveClaimRefusal } from "./named-claims.js";
+import { scopeRefusal } from "./line021.js";
 
 export const schedule: Verb = {
   spec: {
@@ -28,6 +29,8 @@ export const schedule: Verb = {
         const refused = liveClaimRefusal(ctx, t, "schedule", v);
         if (refused) return refused;
         if (reason) addComment(ctx.db, id, profileAuthor(ctx.env), `SCHEDULED: ${reason}`, ctx.now);
+        const outOfScope = scopeRefusal(ctx.env, id);
+        if (outOfScope) return outOfScope;
         if (!["running", "ready", "blocked"].includes(t.status) || fencedOut(ctx.env, t)) return `cannot schedule ${id}`;
         let runId = endRun(ctx.db, t, ctx.now, { status: "scheduled", outcome: "scheduled", summary: reason || null });
         if (runId === null && reason) runId = synthesizeRun(ctx, t, "scheduled", reason);

@@ -1,8 +1,9 @@
 // create, list, show, context, archive.
-import { EmuExit, fail } from "../io.js";
+import { EmuExit, fail, v021 } from "../io.js";
 import { type TaskRow, addEvent, getTask, recomputeReady, taskJson } from "../model.js";
 import { newTaskId } from "../store.js";
 import { boardCount } from "./boards.js";
+import { validateContract } from "./line021.js";
 import { type Verb, list, num, prog, str, tx } from "./types.js";
 
 const ICONS: Record<string, string> = { todo: "◻", ready: "▶", running: "●", scheduled: "⏱", blocked: "⊘", done: "✓", archived: "—" };
@@ -77,6 +78,8 @@ export const create: Verb = {
     const provider = str(v, "provider_override")?.trim() || null;
     if (provider && !model) fail(ctx, "kanban: provider_override requires a model_override");
     if (!title) fail(ctx, "kanban: title is required");
+    const line021 = v021(ctx.env);
+    const contract = line021 ? validateContract(str(v, "completion_contract")) : null;
     const key = str(v, "key");
     const t = tx(ctx, () => {
       if (key) {
@@ -90,15 +93,16 @@ export const create: Verb = {
       if (unknown.length > 0) fail(ctx, `kanban: unknown parent task(s): ${unknown.join(", ")}`);
       const id = newTaskId();
       const assignee = str(v, "assignee")?.toLowerCase() || null;
+      // create_task: only `--initial-status blocked` parks a task (`running` is the default, not a status).
       let status = "ready";
-      if (v.triage) status = "triage";
-      else if (str(v, "initial")) status = str(v, "initial") ?? "ready";
+      if (str(v, "initial") === "blocked") status = "blocked";
+      else if (v.triage) status = "triage";
       else if (parents.some((p) => getTask(ctx.db, p)?.status !== "done" && getTask(ctx.db, p)?.status !== "archived")) status = "todo";
       const [kind, path] = ws.includes(":") ? [ws.slice(0, ws.indexOf(":")), ws.slice(ws.indexOf(":") + 1)] : [ws, null];
       const skills = list(v, "skills");
       ctx.db
         .prepare(
-          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries, branch_name, model_override, provider_override) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+          "INSERT INTO tasks (id, title, body, assignee, status, priority, created_by, created_at, workspace_kind, workspace_path, tenant, idempotency_key, skills, max_runtime_seconds, max_retries, branch_name, model_override, provider_override, completion_contract) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         )
         .run(
           id,
@@ -119,6 +123,7 @@ export const create: Verb = {
           branch,
           model,
           provider,
+          contract,
         );
       for (const p of parents) ctx.db.prepare("INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)").run(p, id);
       addEvent(
@@ -129,6 +134,7 @@ export const create: Verb = {
           assignee,
           status,
           parents,
+          ...(line021 ? { creator_task_id: null } : {}),
           tenant: str(v, "tenant"),
           workspace_kind: kind,
           workspace_path: path,
@@ -141,6 +147,9 @@ export const create: Verb = {
         },
         ctx.now,
       );
+      // 0.21 records why a task is born blocked (a human's block: recompute_ready leaves it there).
+      if (line021 && status === "blocked")
+        addEvent(ctx.db, id, "blocked", { reason: "initial_status", status: "blocked", actor: str(v, "created_by") ?? "user" }, ctx.now);
       return getTask(ctx.db, id) as TaskRow;
     });
     if (v.json) {
