@@ -1,8 +1,3 @@
-// `hermes-bridge status [--json]`: the seat, runs in flight, outbox backlog, last errors — from the
-// running daemon's HTTP endpoint when http.port is set, else from <stateDir>/status.json, which says
-// "not running" when its daemon is gone. Needs no agent settings. Text from tasks and agents is
-// shown with control characters escaped.
-import { join } from "node:path";
 import { loadOpsConfig } from "../config/load.js";
 import { httpToken } from "../config/http-token.js";
 import { spendText } from "../observe/fleet.js";
@@ -11,6 +6,7 @@ import { ExitError } from "../errors/index.js";
 import { processStartTime } from "../process/liveness.js";
 import { termSafe } from "../result/text.js";
 import { readSmallFile } from "../state/read.js";
+import { statePath } from "../state/layout.js";
 
 export interface StatusOptions {
   config?: string;
@@ -36,7 +32,7 @@ async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ 
       // daemon not answering: fall back to the last written file
     }
   }
-  const f = join(c.stateDir, "status.json");
+  const f = statePath(c.stateDir, "status");
   const r = await readSmallFile(f, 4 * 1024 * 1024);
   if ("error" in r) throw new ExitError(1, `cannot read ${f}: ${r.error}`);
   if (r.text === null) throw new ExitError(1, `no status: the daemon is not answering and ${f} does not exist (has it ever run with this state dir?)`);

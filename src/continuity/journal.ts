@@ -2,11 +2,12 @@
 // — the agent's session handle, why and when the last run ended, what it saw and changed. Durable
 // (state dir, 0600, atomic writes), parsed with zod on read (a bad file is quarantined, never trusted).
 // Removed when the task completes.
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
 import { quarantine } from "../state/quarantine.js";
+import { writeStateFile } from "../state/atomic.js";
 
 export const CUT_REASONS = [
   "deadline",
@@ -93,8 +94,7 @@ export class SessionJournal {
   put(rec: SessionRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const f = this.file(rec.board, rec.task);
-    writeFileSync(`${f}.tmp`, `${JSON.stringify(rec)}\n`, { mode: 0o600 });
-    renameSync(`${f}.tmp`, f);
+    writeStateFile(f, `${JSON.stringify(rec)}\n`);
   }
 
   /** The task completed: nothing is left to continue. */

@@ -2,13 +2,14 @@
 // atomically when the agent starts, removed after the close. Parsed with zod on read, and an entry
 // whose paths lead outside the state dir (or whose tools socket is not one the bridge makes) is
 // quarantined: recovery reads and removes only what the bridge itself wrote.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
 import { isInside } from "../sandbox/contain.js";
 import { quarantine } from "../state/quarantine.js";
 import { isRunSocketPath } from "../tools/socket-path.js";
+import { writeStateFile } from "../state/atomic.js";
 
 const ActiveRunSchema = z.object({
   board: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/),
@@ -54,8 +55,7 @@ export class ActiveRuns {
   write(r: ActiveRun): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const f = this.file(r.board, r.task);
-    writeFileSync(`${f}.tmp`, `${JSON.stringify(r)}\n`, { mode: 0o600 });
-    renameSync(`${f}.tmp`, f);
+    writeStateFile(f, `${JSON.stringify(r)}\n`);
     this.written.set(f, r);
   }
 

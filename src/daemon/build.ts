@@ -7,7 +7,6 @@ import { forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, promptFileFor } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
@@ -34,6 +33,7 @@ import { type GitRunner, hardenedGit } from "../git/runner.js";
 import { LocalWorkspaces, workspaceSettings } from "../workspace/resolve.js";
 import { ActiveRuns } from "./active-runs.js";
 import type { RunServices } from "./launcher.js";
+import { statePath } from "../state/layout.js";
 
 export interface Ops {
   /** Every board behind the redacting boundary (board/redacting.ts). */
@@ -185,7 +185,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
 export function gitRunner(c: Pick<Config, "stateDir" | "workspace">, env: NodeJS.ProcessEnv): GitRunner {
   const g = c.workspace.git;
   return hardenedGit(env, {
-    globalConfig: join(c.stateDir, "git", "config"),
+    globalConfig: statePath(c.stateDir, "gitConfig"),
     sshCommand: g.sshCommand,
     hooksPath: g.hooksPath,
     credentialHelper: g.credentialHelper,
@@ -206,7 +206,7 @@ export async function build(
   const git = gitRunner(c, env);
   const settings = workspaceSettings(c, env);
   const forbidden = forbiddenRoots({ stateDir: c.stateDir, localRoot: settings.localRoot, hermesHomes: settings.hermesHomes });
-  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, stateDir: c.stateDir, forbidden }));
+  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden }));
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
     : undefined;
@@ -218,8 +218,8 @@ export async function build(
     kinds,
     agent: await createAgent(c, env, clock, ops.redactor, kinds),
     prompts: { task: loadTemplate(promptFileFor(c, kinds)), resume: loadTemplate(bundledFile("prompts", "continue.md")) },
-    active: new ActiveRuns(join(c.stateDir, "active"), join(c.stateDir, "runs")),
-    journal: new SessionJournal(join(c.stateDir, "sessions")),
+    active: new ActiveRuns(statePath(c.stateDir, "active"), statePath(c.stateDir, "runs")),
+    journal: new SessionJournal(statePath(c.stateDir, "sessions")),
     ledger: new UsageLedger(c.stateDir, clock),
     workspaces: new LocalWorkspaces(settings, git),
     jail,

@@ -93,13 +93,14 @@ export async function probeBwrap(bwrap: string, env: NodeJS.ProcessEnv): Promise
 }
 
 /** The seat's jail policy: mode resolved with the probe; `bwrap` without a working bubblewrap is a config error. */
-export async function resolvePolicy(iso: IsolationConfig, o: { env: NodeJS.ProcessEnv; stateDir: string; forbidden: ForbiddenRoots }): Promise<JailPolicy> {
+/** `dir`: where the jail keeps its passwd/group files (the state dir's `jail`, state/layout.ts). */
+export async function resolvePolicy(iso: IsolationConfig, o: { env: NodeJS.ProcessEnv; dir: string; forbidden: ForbiddenRoots }): Promise<JailPolicy> {
   checkExtras(iso, o.forbidden);
   const base = {
     network: iso.network,
     readOnly: iso.readOnly.map(realPathOf),
     readWrite: iso.readWrite.map(realPathOf),
-    dir: join(o.stateDir, "jail"),
+    dir: o.dir,
     bwrap: iso.bwrap,
   };
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };

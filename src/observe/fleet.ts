@@ -10,6 +10,7 @@ import type { Spend } from "../state/ledger.js";
 import { readSmallFile } from "../state/read.js";
 import { isoOrNull } from "../time/clock.js";
 import { type FleetSnapshot, parseSnapshot } from "./snapshot.js";
+import { statePath } from "../state/layout.js";
 
 export interface FleetRun {
   task: string;
@@ -104,7 +105,7 @@ export async function localSeats(root: string, now: number): Promise<FleetSeat[]
   const rows = await Promise.all(
     names.sort().map(async (name) => {
       const dir = join(root, name);
-      const file = join(dir, "status.json");
+      const file = statePath(dir, "status");
       const r = await readSmallFile(file, SNAPSHOT_MAX_BYTES);
       if ("error" in r) return broken(dir, "unreadable", r.error);
       if (r.text === null) return null;

@@ -3,11 +3,11 @@
 // alert delivered or dead (the close's outbox entry becomes a dead letter). A full queue drops its
 // oldest alert to dead. Pending alerts survive a restart (the journal is re-read at start).
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { describeError } from "../errors/index.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import { Journal } from "./journal.js";
 import type { AlertPayload, Alerter } from "./webhook.js";
+import { statePath } from "../state/layout.js";
 
 type AlertRecord =
   | { op: "queued"; id: string; payload: AlertPayload; at: string }
@@ -32,7 +32,7 @@ export class AlertSender {
   private settleIdle: (() => void) | undefined;
 
   constructor(private readonly d: AlertSenderDeps) {
-    this.journal = new Journal(join(d.dir, "alerts.jsonl"));
+    this.journal = new Journal(statePath(d.dir, "alerts"));
   }
 
   get backlog(): number {

@@ -1,10 +1,11 @@
 // Append-only JSON-lines journal with fsync per record. Reading tolerates a torn last line (a crash
 // mid-write), which a strict JSON-lines parser would reject — hence plain split + JSON.parse here —
 // and checks every record against its schema: state files are parsed, never trusted.
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { z } from "zod";
 import { reportBadState } from "../state/quarantine.js";
+import { writeStateFile } from "../state/atomic.js";
 
 export class Journal<T> {
   constructor(
@@ -51,17 +52,9 @@ export class Journal<T> {
     return out;
   }
 
-  /** Atomically replaces the journal with `records` (write temp, fsync, rename). */
+  /** Atomically replaces the journal with `records` (state/atomic.ts: temp, fsync, rename, dir fsync). */
   rewrite(records: readonly T[]): void {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, "w", 0o600);
-    try {
-      for (const r of records) writeSync(fd, `${JSON.stringify(r)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.path);
+    writeStateFile(this.path, records.map((r) => `${JSON.stringify(r)}\n`).join(""));
   }
 }

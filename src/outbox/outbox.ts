@@ -3,9 +3,9 @@
 //   pending → done | lease_lost | failed (close did not land; alert queued or delivered) | dead (alert not delivered)
 //           | refused (the board refused this close for good: a templated block was journaled in its place)
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { z } from "zod";
 import { Journal } from "./journal.js";
+import { statePath } from "../state/layout.js";
 
 const CloseIntentSchema = z.discriminatedUnion("type", [
   /** `review`: a review hand-off (`request-review`) instead of `complete`. */
@@ -64,7 +64,7 @@ export class Outbox {
     readonly dir: string,
     private readonly now: () => Date = () => new Date(),
   ) {
-    this.journal = new Journal(join(dir, "outbox.jsonl"), RecordSchema);
+    this.journal = new Journal(statePath(dir, "outbox"), RecordSchema);
   }
 
   get path(): string {

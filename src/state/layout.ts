@@ -1,5 +1,7 @@
 // The state dir's layout: every file and folder the bridge keeps there, named once. Every module that
-// reads or writes state takes its path from here (a gate test checks that no other file spells one).
+// reads or writes state takes its path from here (test/unit/state-layout.test.ts checks that no other
+// file spells one); what lies inside an entry (a session per task, an active run per task) is named by
+// the entry's owner.
 import { join } from "node:path";
 
 export const STATE_LAYOUT = {

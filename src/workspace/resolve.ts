@@ -11,6 +11,7 @@ import { lexicallyUnder, realPathOf, underReal } from "../sandbox/contain.js";
 import { type BranchPolicy, pushTarget } from "./branch.js";
 import { prepareCheckout } from "./checkout.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceMode, type WorkspaceProvider, WorkspaceRefused } from "./port.js";
+import { statePath } from "../state/layout.js";
 
 export interface WorkspaceSettings {
   mode: Config["workspace"]["mode"];
@@ -38,7 +39,7 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
     mode: c.workspace.mode,
     allowedRoots: c.workspace.allowedRoots,
     pathMap: c.workspace.pathMap,
-    localRoot: c.workspace.localRoot ?? join(c.stateDir, "checkouts"),
+    localRoot: c.workspace.localRoot ?? statePath(c.stateDir, "checkouts"),
     repos: c.workspace.repos,
     push: c.workspace.push,
     branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },

@@ -1,12 +1,12 @@
 // The Claude Code agent kind: its config part, per-seat CLAUDE_CONFIG_DIR, `claude auth status`.
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
 import { processOptions, toolsCommand } from "../cli-agent.js";
 import { loginStatus } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { statePath } from "../../state/layout.js";
 
 const schema = z.strictObject({
   kind: z.literal("claude-code"),
@@ -21,7 +21,7 @@ const schema = z.strictObject({
   ...agentCommon,
 });
 
-const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? join(stateDir, "claude");
+const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? statePath(stateDir, "claude");
 
 export const claudeCodeKind = defineKind({
   kind: "claude-code",

@@ -1,13 +1,13 @@
 // The Codex agent kind: its config part, per-seat CODEX_HOME, `codex login status` (not checked with
 // a custom model provider, whose auth it does not know).
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
 import { processOptions, toolsCommand } from "../cli-agent.js";
 import { loginStatus } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { statePath } from "../../state/layout.js";
 
 const schema = z.strictObject({
   kind: z.literal("codex"),
@@ -21,7 +21,7 @@ const schema = z.strictObject({
   ...agentCommon,
 });
 
-const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? join(stateDir, "codex");
+const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? statePath(stateDir, "codex");
 
 export const codexKind = defineKind({
   kind: "codex",

@@ -2,10 +2,10 @@
 // directory (bounded, redacted, 0600), so a cut run resumes where it stopped. The handle is the id
 // stored in the file: a file with another id, or none, cannot be resumed.
 import { randomUUID } from "node:crypto";
-import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../../state/read.js";
+import { writeStateFile } from "../../state/atomic.js";
 
 export type Msg = Record<string, unknown>;
 
@@ -39,8 +39,7 @@ export function boundHistory(messages: readonly Msg[], maxChars: number): Msg[] 
 
 export function saveHistory(dir: string, doc: { id: string; model: string; messages: Msg[] }, redact: (v: Msg[]) => Msg[], maxChars: number): void {
   const f = join(dir, HISTORY_FILE);
-  writeFileSync(`${f}.tmp`, JSON.stringify({ ...doc, messages: redact(boundHistory(doc.messages, maxChars)) }), { mode: 0o600 });
-  renameSync(`${f}.tmp`, f);
+  writeStateFile(f, JSON.stringify({ ...doc, messages: redact(boundHistory(doc.messages, maxChars)) }));
 }
 
 /** The saved history of session `id`, or why it cannot be resumed. */
