@@ -33,6 +33,14 @@ module.exports = {
     ...forbidden,
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
     {
+      name: "wire-read-in-board",
+      comment:
+        "the board's wire (show/list/claim output, event payloads, Python-repr watch lines) is parsed only in board/ (parse.ts, events.ts): the rest of the bridge gets typed values",
+      severity: "error",
+      from: { path: "^src/(?!board/)" },
+      to: { path: "^src/board/(parse|events)\\.ts$" },
+    },
+    {
       name: "emulator-apart",
       comment: "the emulator is a test double: production code never imports it, it imports nothing of the bridge",
       severity: "error",

@@ -11,9 +11,9 @@ export type { OutcomeRequest } from "../result/decision.js";
 /** How the agent's process (or loop) ended. `stalled`: stopped by the silence watchdog. */
 export type TerminationReason = ProcessEnd | "stalled";
 
-import type { Usage } from "../result/usage-text.js";
+import type { Usage } from "../board/card.js";
 
-export type { Usage } from "../result/usage-text.js";
+export type { Usage } from "../board/card.js";
 
 export type AgentEvent =
   | { type: "started"; pid?: number }

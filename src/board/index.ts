@@ -3,5 +3,5 @@ export * from "../errors/board.js";
 export { HermesCliBoard, type HermesCliBoardOptions, type CliCallRecord } from "./hermes-cli-board.js";
 export { buildArgv } from "./argv.js";
 export { buildCliEnv, type CliEnvOptions } from "./env.js";
-export { parseShow, parseTaskList, parseWatchLine, parseClaim, parseAttach, maxRuntimeFromContext } from "./parse.js";
+export { maxRuntimeFromContext } from "./parse.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";

@@ -1,7 +1,8 @@
 // Output parsers (zod): tolerant of unknown keys; unknown statuses/outcomes map to "unknown".
 import { z } from "zod";
 import { BridgeError } from "../errors/index.js";
-import type { Attachment, RunOutcome, Task, TaskDetail, TaskStatus, WatchLine } from "./port.js";
+import { taskEventOf } from "./events.js";
+import type { Attachment, RunOutcome, Task, TaskDetail, TaskStatus } from "./port.js";
 
 const STATUSES = new Set<TaskStatus>(["triage", "todo", "scheduled", "ready", "running", "blocked", "review", "done", "archived"]);
 const OUTCOMES = new Set<RunOutcome>([
@@ -190,7 +191,7 @@ export function parseShow(text: string): TaskDetail {
     parents: s.parents,
     children: s.children,
     comments: s.comments.map((c) => ({ author: c.author, body: c.body, createdAt: c.created_at })),
-    events: s.events.map((e) => ({ kind: e.kind, payload: e.payload, createdAt: e.created_at, runId: e.run_id })),
+    events: s.events.map((e) => taskEventOf({ kind: e.kind, payload: e.payload, createdAt: e.created_at, runId: e.run_id })),
     runs: s.runs.map((r) => ({
       id: r.id,
       profile: r.profile,
@@ -214,23 +215,6 @@ export function parseClaim(text: string, taskId: string): { workspace: string } 
   return { workspace: ws.slice("Workspace:".length).trim() };
 }
 
-const WATCH_RE = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (t_[0-9a-f]+)\s+(\S+)\s+\(@([^)]*)\)(?: (.*))?$/;
-
-export function parseWatchLine(raw: string): WatchLine {
-  const m = WATCH_RE.exec(raw);
-  if (!m) return { raw, event: null };
-  return {
-    raw,
-    event: {
-      at: m[1] ?? "",
-      taskId: m[2] ?? "",
-      kind: m[3] ?? "",
-      assignee: m[4] === "-" || m[4] === undefined ? null : m[4],
-      payloadText: m[5] ?? null,
-    },
-  };
-}
-
 /** `Attached <name> to <id> (attachment <n>, <bytes> bytes)`. */
 export function parseAttach(text: string, taskId: string): Attachment {
   const m = /^Attached (.+) to (\S+) \(attachment (\d+), (\d+) bytes\)\s*$/m.exec(text);
@@ -242,21 +226,4 @@ export function parseAttach(text: string, taskId: string): Attachment {
 export function maxRuntimeFromContext(text: string): number | null {
   const m = /^Max runtime:\s*(\d+)s\s*$/m.exec(text);
   return m ? Number(m[1]) : null;
-}
-
-/**
- * The one list of board events after which a task may be claimable (besides `created` as ready): a
- * promotion, an unblock, a reclaim, an assignment, a review sent back (0.20 and 0.21 alike).
- */
-export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened"]);
-
-/** The author a watch line's payload names (Python-repr text, either quote style), or null. */
-export function watchPayloadAuthor(payloadText: string | null): string | null {
-  const m = /'author': '((?:[^'\\]|\\.)*)'/.exec(payloadText ?? "") ?? /'author': "((?:[^"\\]|\\.)*)"/.exec(payloadText ?? "");
-  return m ? (m[1] ?? null) : null;
-}
-
-/** A `created` watch line of a task created ready (its payload's status). */
-export function watchCreatedReady(payloadText: string | null): boolean {
-  return /'status': 'ready'/.test(payloadText ?? "");
 }

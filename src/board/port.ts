@@ -35,11 +35,24 @@ export interface Task {
   claim?: { runId: number | null; lock: string | null; expires: number | null };
 }
 
+/** A claim as its `claimed` event records it: the lock, the run it opened, its expiry (epoch s). */
+export interface ClaimFacts {
+  lock: string | null;
+  runId: number | null;
+  expires: number | null;
+}
+
+/** One event of a task, typed off the wire (board/events.ts). */
 export interface TaskEvent {
   kind: string;
-  payload: Record<string, unknown> | null;
   createdAt: number;
   runId: number | null;
+  /** After it the task may be claimable: created ready, promoted, unblocked, reclaimed, assigned, a review sent back. */
+  readyMaking: boolean;
+  /** The reason the event gives (a block, a schedule, a reclaim), or null. */
+  reason: string | null;
+  /** A `claimed` event's claim; null for every other kind. */
+  claim: ClaimFacts | null;
 }
 
 export type RunOutcome =
@@ -81,7 +94,19 @@ export interface TaskDetail {
 export interface WatchLine {
   raw: string;
   /** Parsed fields when the line has the documented shape; null for banners and noise. */
-  event: { at: string; taskId: string; kind: string; assignee: string | null; payloadText: string | null } | null;
+  event: WatchEvent | null;
+}
+
+/** A `watch` line's event, typed off its Python-repr text (board/events.ts). */
+export interface WatchEvent {
+  at: string;
+  taskId: string;
+  kind: string;
+  assignee: string | null;
+  /** After it the task may be claimable (as TaskEvent.readyMaking). */
+  readyMaking: boolean;
+  /** A `commented` line's author; null otherwise. */
+  author: string | null;
 }
 
 export type { BlockKind, CloseBlockKind } from "../result/template.js";

@@ -4,7 +4,7 @@ import { Transient } from "../errors/board.js";
 import { AsyncQueue } from "../process/queue.js";
 import { runProcess } from "../process/runner.js";
 import { classify } from "./classify.js";
-import { parseWatchLine } from "./parse.js";
+import { parseWatchLine } from "./events.js";
 import type { WatchLine } from "./port.js";
 
 export async function* watchLines(o: { argv: string[]; env: Record<string, string>; signal: AbortSignal; board: string }): AsyncGenerator<WatchLine> {

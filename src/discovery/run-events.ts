@@ -2,7 +2,6 @@
 // made by someone else (reclaim, block, complete, archive, reassign, a new comment by another author)
 // → an ownership check and a read of new comments, at once. The run's own traffic (its heartbeats,
 // its comments, the claim it took) costs nothing.
-import { watchPayloadAuthor } from "../board/parse.js";
 import type { WatchLine } from "../board/port.js";
 
 /** Lines a running task's own work produces on the board. */
@@ -12,6 +11,6 @@ const OWN_KINDS = new Set(["heartbeat", "claimed", "attached"]);
 export function mattersToRun(line: WatchLine, ownAuthor: string): boolean {
   const e = line.event;
   if (!e || OWN_KINDS.has(e.kind)) return false;
-  if (e.kind === "commented") return watchPayloadAuthor(e.payloadText) !== ownAuthor;
+  if (e.kind === "commented") return e.author !== ownAuthor;
   return true;
 }

@@ -4,7 +4,6 @@
 // task named by a ready-making line straight away, and ready tasks that could not be taken for lack
 // of a free slot wait in `pending`, tried first when a slot frees — so while the watch is healthy a
 // finished run costs no `list`, and lines about other tasks cost nothing.
-import { READY_EVENT_KINDS, watchCreatedReady } from "../board/parse.js";
 import type { Board, WatchLine } from "../board/port.js";
 import { describeError } from "../errors/index.js";
 import { BoardNotFound, CliUnavailable, UsageError } from "../errors/board.js";
@@ -39,9 +38,7 @@ export interface SchedulerDeps {
 export function readyTaskFromLine(line: WatchLine): string | null {
   const e = line.event;
   if (!e) return null;
-  if (READY_EVENT_KINDS.has(e.kind)) return e.taskId;
-  if (e.kind === "created" && watchCreatedReady(e.payloadText)) return e.taskId;
-  return null;
+  return e.readyMaking ? e.taskId : null;
 }
 
 export class Scheduler {

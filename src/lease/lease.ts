@@ -64,12 +64,9 @@ export function openRun(detail: TaskDetail): { runId: number | null; lock: strin
   const named = detail.task.claim;
   if (named) return detail.task.status === "running" && named.runId !== null ? named : { runId: null, lock: null, expires: null };
   const running = [...detail.runs].reverse().find((r) => r.status === "running" && r.endedAt === null);
-  const claimed = [...detail.events].reverse().find((e) => e.kind === "claimed");
-  const payload = claimed?.payload ?? null;
-  const payloadRun = typeof payload?.run_id === "number" ? payload.run_id : null;
-  const lock = typeof payload?.lock === "string" ? payload.lock : null;
-  const expires = typeof payload?.expires === "number" ? payload.expires : null;
-  if (running) return { runId: running.id, lock: payloadRun === running.id ? lock : null, expires: payloadRun === running.id ? expires : null };
+  const claim = [...detail.events].reverse().find((e) => e.claim !== null)?.claim ?? null;
+  const same = claim !== null && running !== undefined && claim.runId === running.id;
+  if (running) return { runId: running.id, lock: same ? claim.lock : null, expires: same ? claim.expires : null };
   return { runId: null, lock: null, expires: null };
 }
 
@@ -83,12 +80,8 @@ export function claimedRun(
   claimLock?: string,
   o: { openRunFallback: boolean } = { openRunFallback: true },
 ): { runId: number | null; lock: string | null; expires: number | null } {
-  const own = claimLock === undefined ? undefined : [...detail.events].reverse().find((e) => e.kind === "claimed" && e.payload?.lock === claimLock);
-  const runId = own?.payload?.run_id;
-  if (typeof runId === "number") {
-    const expires = own?.payload?.expires;
-    return { runId, lock: claimLock ?? null, expires: typeof expires === "number" ? expires : null };
-  }
+  const own = claimLock === undefined ? undefined : [...detail.events].reverse().find((e) => e.claim !== null && e.claim.lock === claimLock)?.claim;
+  if (own && own.runId !== null) return { runId: own.runId, lock: claimLock ?? null, expires: own.expires };
   return o.openRunFallback ? openRun(detail) : { runId: null, lock: null, expires: null };
 }
 

@@ -4,7 +4,7 @@
 // the board. Runs whose agent reported nothing are counted as unmeasured, never as free; runs no bridge
 // closed (Hermes's own workers, manual closes) are counted apart.
 import type { Board, TaskDetail, TaskRunRecord } from "../board/port.js";
-import { type RunCost, badUsageValue, runCost } from "../result/usage-text.js";
+import { type RunCost, cardRecordProblem, runCost } from "../board/card.js";
 
 export type UsageKey = "task" | "seat" | "board" | "day";
 
@@ -49,15 +49,9 @@ function distrustOf(d: TaskDetail, run: TaskRunRecord, cost: RunCost | null): st
   if (!cost) return null;
   const edited = d.events.find((e) => e.runId === run.id && e.kind === "edited");
   if (edited) return "its record was edited after the close (kanban edit)";
-  const lock = d.events.find((e) => e.runId === run.id && e.kind === "claimed")?.payload?.lock;
+  const lock = d.events.find((e) => e.runId === run.id && e.claim !== null)?.claim?.lock;
   if (typeof lock === "string" && foreignClaimer(lock)) return `its claim (${lock.slice(0, 80)}) was not a bridge's`;
-  const bridge = run.metadata?.bridge;
-  if (bridge && typeof bridge === "object") {
-    const b = bridge as Record<string, unknown>;
-    if (b.run_id !== undefined && b.run_id !== run.id) return `its metadata names run ${JSON.stringify(b.run_id)?.slice(0, 20)}, not ${run.id}`;
-    return badUsageValue(b);
-  }
-  return null;
+  return cardRecordProblem(run);
 }
 
 /** The run's record: its summary/error and the reasons of the events that closed it (a reclaim keeps its reason only there). */
@@ -65,7 +59,7 @@ export function cardRuns(board: string, d: TaskDetail): CardRun[] {
   return d.runs.map((run) => {
     const reasons = d.events
       .filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind))
-      .map((e) => (typeof e.payload?.reason === "string" ? e.payload.reason : ""))
+      .map((e) => e.reason ?? "")
       .join("\n");
     const cost = runCost({ ...run, error: [run.error ?? "", reasons].join("\n") });
     return { board, task: d.task.id, run, cost, distrust: distrustOf(d, run, cost) };

@@ -1,10 +1,10 @@
 // Budgets (agent.budget): per task — tokens and/or cost summed over the task's runs as its cards record
-// them (result/usage-text.ts) plus this run so far — and per seat per day (the seat's ledger plus this
+// them (board/card.ts) plus this run so far — and per seat per day (the seat's ledger plus this
 // run). A run that crosses one is stopped politely and the task blocked naming the spend and the budget.
 // Runs whose agent reported no usage are counted as unmeasured, never as free: the block says so.
 import type { Usage } from "../agents/port.js";
 import type { TaskRunRecord } from "../board/port.js";
-import { runCost } from "../result/usage-text.js";
+import { runCost } from "../board/card.js";
 import type { Spend } from "../state/ledger.js";
 
 export interface BudgetLimits {

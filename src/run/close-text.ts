@@ -6,7 +6,7 @@ import type { FinishedEvent, Usage } from "../agents/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import type { BridgeInfo } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
-import { usageLine } from "../result/usage-text.js";
+import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
 import type { RunFacts } from "./decide.js";
 
@@ -57,7 +57,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   return info;
 }
 
-/** The run's usage line (result/usage-text.ts): every close that has no metadata carries one. */
+/** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */

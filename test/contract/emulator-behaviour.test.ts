@@ -1,7 +1,7 @@
 // The emulator's state machine against the contract (hermes-cli-contract.md §2, §8): the cases the
 // Board contract suite does not reach through the bridge's own verbs.
 import { afterEach, describe, expect, it } from "vitest";
-import { parseWatchLine } from "../../src/board/parse.js";
+import { parseWatchLine } from "../../src/board/events.js";
 import { formatWatchLine } from "../../src/emulator/verbs/watch.js";
 import { Emu } from "../helpers/emulator.js";
 

@@ -22,6 +22,7 @@ import { pyRepr } from "../../src/emulator/pyrepr.js";
 import { BoardNotFound, ClaimUncertain, NotClaimable, Rejected, TaskNotFound } from "../../src/errors/board.js";
 import { AsyncQueue } from "../../src/process/queue.js";
 import { argvText, escapeControlsDeep } from "../../src/result/text.js";
+import { parseWatchLine, taskEventOf } from "../../src/board/events.js";
 
 interface Row {
   task: Task;
@@ -341,11 +342,9 @@ export class FakeBoard implements Board {
   private event(id: string, kind: string, payload: Record<string, unknown> | null, runId: number | null = null): void {
     const r = this.rows.get(id);
     if (!r) return;
-    r.detail.events.push({ kind, payload, createdAt: this.now, runId });
-    const line: WatchLine = {
-      raw: `[fake] ${id} ${kind}`,
-      event: { at: "", taskId: id, kind, assignee: r.task.assignee, payloadText: payload ? pyRepr(payload) : null },
-    };
+    r.detail.events.push(taskEventOf({ kind, payload, createdAt: this.now, runId }));
+    // The line as `watch` prints it, read by the board's own parser.
+    const line: WatchLine = parseWatchLine(`[2026-01-01 00:00] ${id} ${kind.padEnd(18)} (@${r.task.assignee ?? "-"})${payload ? ` ${pyRepr(payload)}` : ""}`);
     for (const l of this.listeners) l(line);
   }
 }

@@ -1,6 +1,7 @@
 // In-memory collaborators for TaskRun unit tests (the board is fake-board.ts: it runs the Board
 // contract): a closer that records intents, a workspace provider on a temp dir, scripted agents, and
 // factories whose keeper, tools and timers the test drives by hand (no real waits, no processes).
+import { taskEventOf } from "../../src/board/events.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,7 +43,7 @@ export function detailOf(id: string, o: { runId?: number; body?: string } = {}):
     parents: [],
     children: [],
     comments: [],
-    events: [{ kind: "claimed", payload: { run_id: runId, lock: "h:1", expires: 9e9 }, createdAt: 0, runId }],
+    events: [taskEventOf({ kind: "claimed", payload: { run_id: runId, lock: "h:1", expires: 9e9 }, createdAt: 0, runId })],
     runs: [{ id: runId, profile: "seat", status: "running", outcome: null, summary: null, error: null, metadata: null, startedAt: 0, endedAt: null }],
   };
 }

@@ -10,7 +10,7 @@ import { seatFromText } from "../../src/observe/fleet.js";
 import { fleetHtml } from "../../src/observe/fleet-html.js";
 import { cardRuns, usageReport } from "../../src/observe/usage-report.js";
 import { boundReset } from "../../src/result/limits.js";
-import { runCost } from "../../src/result/usage-text.js";
+import { runCost } from "../../src/board/card.js";
 import { noteIdsIn, renderNote } from "../../src/tools/notes.js";
 
 const NOW = Date.UTC(2026, 11, 1);

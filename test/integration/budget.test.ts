@@ -3,7 +3,7 @@
 // count (read from its card); a seat over its daily budget claims nothing more.
 import { afterEach, describe, expect, it } from "vitest";
 import { hasAllFields } from "../../src/result/template.js";
-import { runCost } from "../../src/result/usage-text.js";
+import { runCost } from "../../src/board/card.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { OpenAiMock, type Reply, call, finish, usage } from "../helpers/openai-mock.js";

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskRunRecord } from "../../src/board/port.js";
-import { parseUsageLine, runCost, usageLine } from "../../src/result/usage-text.js";
+import { parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
 import { overrun, overrunText, priorSpend } from "../../src/run/budget.js";
 import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
+import { taskEventOf } from "../../src/board/events.js";
 
 const run = (id: number, o: Partial<TaskRunRecord>): TaskRunRecord => ({
   id,
@@ -99,8 +100,13 @@ describe("usage report from cards", () => {
       task: { id: "t_1" },
       runs: [run(1, { outcome: "reclaimed", error: "manual_reclaim", endedAt: 2000 }), run(2, { outcome: "completed", summary: "by hand", endedAt: 2100 })],
       events: [
-        { kind: "reclaimed", runId: 1, createdAt: 2000, payload: { reason: "usage limit of seat a …\nusage: 70 input / 7 output tokens · seat a" } },
-        { kind: "completed", runId: 2, createdAt: 2100, payload: null },
+        taskEventOf({
+          kind: "reclaimed",
+          runId: 1,
+          createdAt: 2000,
+          payload: { reason: "usage limit of seat a …\nusage: 70 input / 7 output tokens · seat a" },
+        }),
+        taskEventOf({ kind: "completed", runId: 2, createdAt: 2100, payload: null }),
       ],
     } as unknown as import("../../src/board/port.js").TaskDetail;
     const runs = cardRuns("b", detail);

@@ -2,7 +2,7 @@
 // the seat's own never; the watermark is the first comment the agent has not seen.
 import { describe, expect, it } from "vitest";
 import { mattersToRun } from "../../src/discovery/run-events.js";
-import { parseWatchLine } from "../../src/board/parse.js";
+import { parseWatchLine } from "../../src/board/events.js";
 import { NoteInbox } from "../../src/run/inbox.js";
 import { noteIdsIn, noteLine, renderNote } from "../../src/tools/notes.js";
 

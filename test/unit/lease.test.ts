@@ -1,5 +1,6 @@
 // Which run a claim created, read from show --json: by the claim's own lock when the CLI runs on this
 // host (exact after a reclaim and a new claim), else the open run; a known run id is never swapped.
+import { taskEventOf } from "../../src/board/events.js";
 import { describe, expect, it } from "vitest";
 import type { TaskDetail } from "../../src/board/port.js";
 import { type Lease, claimedRun, judge, leaseFrom, leaseOf } from "../../src/lease/lease.js";
@@ -18,9 +19,9 @@ function reclaimedAndTakenOver(): TaskDetail {
     ...d,
     runs: [ended, theirs],
     events: [
-      { kind: "claimed", payload: { run_id: 3, lock: "h:100", expires: 900 }, createdAt: 0, runId: 3 },
-      { kind: "reclaimed", payload: {}, createdAt: 1, runId: 3 },
-      { kind: "claimed", payload: { run_id: 4, lock: "h:200", expires: 950 }, createdAt: 2, runId: 4 },
+      taskEventOf({ kind: "claimed", payload: { run_id: 3, lock: "h:100", expires: 900 }, createdAt: 0, runId: 3 }),
+      taskEventOf({ kind: "reclaimed", payload: {}, createdAt: 1, runId: 3 }),
+      taskEventOf({ kind: "claimed", payload: { run_id: 4, lock: "h:200", expires: 950 }, createdAt: 2, runId: 4 }),
     ],
   };
 }

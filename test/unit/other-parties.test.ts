@@ -2,6 +2,7 @@
 // bounded, results capped, metadata fitted, a refused close becomes a block, card usage is trusted only
 // when it is the bridge's own, a comment cannot forge a note header, the notes inbox honours its
 // allow-list and cap, and the usage CSV never carries a formula.
+import { taskEventOf } from "../../src/board/events.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -130,7 +131,7 @@ describe("row 7: an agent's result is capped, metadata fitted, a refused close b
       expect(res.entry.intent.type).toBe("block");
       const d = await board.show(id);
       expect(d.task.status).toBe("blocked");
-      const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+      const reason = String(d.events.findLast((e) => e.kind === "blocked")?.reason ?? "");
       expect(hasAllFields(reason)).toBe(true);
       expect(reason).toMatch(/the board refused it/);
       expect(reason).toMatch(/did the thing/);
@@ -163,11 +164,15 @@ describe("row 8: card usage counts only when it is the bridge's own record", () 
         "edited",
         detail(
           [run(1, { bridge: { ...mine.bridge, seat: "other", tokens: { input: -5_000_000, output: 0 }, cost_usd: -999.5 } })],
-          [{ kind: "edited", runId: 1, createdAt: 3, payload: { fields: ["result", "summary", "metadata"] } }],
+          [taskEventOf({ kind: "edited", runId: 1, createdAt: 3, payload: { fields: ["result", "summary", "metadata"] } })],
         ),
         /edited after the close/,
       ],
-      ["foreign", detail([run(1, mine)], [{ kind: "claimed", runId: 1, createdAt: 1, payload: { lock: "hermes-worker:someone:1" } }]), /was not a bridge's/],
+      [
+        "foreign",
+        detail([run(1, mine)], [taskEventOf({ kind: "claimed", runId: 1, createdAt: 1, payload: { lock: "hermes-worker:someone:1" } })]),
+        /was not a bridge's/,
+      ],
       ["other run", detail([run(1, { bridge: { ...mine.bridge, run_id: 7 } })], []), /names run 7, not 1/],
       ["negative", detail([run(1, { bridge: { ...mine.bridge, cost_usd: -3 } })], []), /cost_usd is -3, not a usage/],
     ];
@@ -177,7 +182,7 @@ describe("row 8: card usage counts only when it is the bridge's own record", () 
       expect(r.total.costUsd, name).toBe(0);
       expect(r.untrusted[0]?.why, name).toMatch(why);
     }
-    const ok = usageReport(cardRuns("b", detail([run(1, mine)], [{ kind: "claimed", runId: 1, createdAt: 1, payload: { lock: "host:123" } }])), {
+    const ok = usageReport(cardRuns("b", detail([run(1, mine)], [taskEventOf({ kind: "claimed", runId: 1, createdAt: 1, payload: { lock: "host:123" } })])), {
       since: 0,
       by: "seat",
       boards: ["b"],

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseClaim, parseShow, parseTaskList, parseWatchLine } from "../../src/board/parse.js";
+import { parseWatchLine } from "../../src/board/events.js";
+import { parseClaim, parseShow, parseTaskList } from "../../src/board/parse.js";
 import { readyTaskFromLine } from "../../src/discovery/scheduler.js";
 import { openRun } from "../../src/lease/lease.js";
 

@@ -1,8 +1,8 @@
-// The one list of ready-making board events (board/parse.ts), checked against what real Hermes prints
+// The one list of ready-making board events (board/events.ts), checked against what real Hermes prints
 // on `watch`: 0.20.0 (hermes-transcripts/08_watch_output.txt) and 0.21.3 (hermes-021/watch-review.txt).
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { READY_EVENT_KINDS, parseWatchLine } from "../../src/board/parse.js";
+import { READY_EVENT_KINDS, parseWatchLine } from "../../src/board/events.js";
 import { readyTaskFromLine } from "../../src/discovery/scheduler.js";
 
 const lines = (f: string) => readFileSync(f, "utf8").split("\n").map(parseWatchLine);

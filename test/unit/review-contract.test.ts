@@ -8,6 +8,7 @@ import { ConfigError } from "../../src/errors/index.js";
 import { contractNeeds, contractRefusal } from "../../src/result/contract.js";
 import type { AgentResult } from "../../src/result/common.js";
 import { changesRequested, handOff } from "../../src/run/review.js";
+import { taskEventOf } from "../../src/board/events.js";
 
 const result = { ok: true, status: "ok", items: 1, metrics: {}, note: "", artifacts: [], error: null } as AgentResult;
 const done = { type: "complete" as const, summary: "s", result };
@@ -37,7 +38,7 @@ describe("close.review", () => {
     const detail = (comments: [number, string][], reviewAt: number) =>
       ({
         comments: comments.map(([createdAt, body]) => ({ author: "rev", body, createdAt })),
-        events: [{ kind: "review_requested", payload: null, createdAt: reviewAt, runId: 1 }],
+        events: [taskEventOf({ kind: "review_requested", payload: null, createdAt: reviewAt, runId: 1 })],
       }) as unknown as TaskDetail;
     expect(
       changesRequested(

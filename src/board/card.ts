@@ -1,7 +1,8 @@
-// Usage on the card, both ways, in one place: the `usage:` line every close writes where the CLI has no
-// metadata (a block reason, a schedule or hand-back reason) and the one that reads it back, and what one
-// run of a task cost as the board records it — `metadata.bridge` of a complete, else that line. A run
-// whose agent reported nothing is "unmeasured", never free.
+// The card's formats, both ways, in one place (the board's wire, like its events): the `usage:` line every
+// close writes where the CLI has no metadata (a block reason, a schedule or hand-back reason) and the one
+// that reads it back, and what one run of a task cost as the board records it — `metadata.bridge` of a
+// complete, else that line — and whether that record is the run's own. A run whose agent reported
+// nothing is "unmeasured", never free.
 
 /** Usage of a run as absolute totals so far (each agent event replaces the last). */
 export interface Usage {
@@ -100,4 +101,13 @@ export function runCost(run: { metadata: Record<string, unknown> | null; summary
     };
   }
   return parseUsageLine(`${run.summary ?? ""}\n${run.error ?? ""}`);
+}
+
+/** Why a run's `metadata.bridge` is not that run's own usage record (it names another run, a number no usage has), or null. */
+export function cardRecordProblem(run: { id: number; metadata: Record<string, unknown> | null }): string | null {
+  const b = run.metadata?.bridge;
+  if (!b || typeof b !== "object") return null;
+  const bridge = b as Record<string, unknown>;
+  if (bridge.run_id !== undefined && bridge.run_id !== run.id) return `its metadata names run ${JSON.stringify(bridge.run_id)?.slice(0, 20)}, not ${run.id}`;
+  return badUsageValue(bridge);
 }
