@@ -20,8 +20,8 @@ export interface AdoptedProcess {
   name: string;
   /** The agent talks to the task tools (they are served again for it). */
   usesTools?: boolean;
-  /** The agent's polite stop (SIGINT for the CLIs, SIGTERM for a command). */
-  politeSignal?: NodeJS.Signals;
+  /** The agent's polite stop: its kind's `stopSignal`. */
+  politeSignal: NodeJS.Signals;
 }
 
 export class AdoptedAgent implements AgentAdapter {
@@ -58,7 +58,7 @@ export class AdoptedAgent implements AgentAdapter {
         ),
         new FileTailer(join(proc.runDir, "stderr.log"), (t) => err.push(t), 8 * 1024 * 1024, "tail"),
       ];
-      const onWrapUp = () => killGroup(proc.pid, proc.politeSignal ?? "SIGINT");
+      const onWrapUp = () => killGroup(proc.pid, proc.politeSignal);
       input.wrapUp.addEventListener("abort", onWrapUp, { once: true });
       try {
         for (const t of tailers) t.start(250);

@@ -12,6 +12,7 @@ import { type JailNeeds, nodeMounts } from "../jail/jail.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { agentEnv } from "./env.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
+import type { KindContext } from "./kind.js";
 
 /** What every process-based adapter shares (from config `agent.*`). */
 export interface ProcessAgentOptions {
@@ -23,11 +24,15 @@ export interface ProcessAgentOptions {
   afterResultMs: number;
   /** Cap of the prompt (stdin, never argv), with a visible marker past it. */
   promptMaxBytes: number;
+  /** The polite stop (the kind's `stopSignal`: SIGINT for the CLIs, which persist their session on it; SIGTERM for a command). */
+  politeSignal: NodeJS.Signals;
 }
 
 /** The process options every process-based kind takes from its config's common keys. */
-export function processOptions(a: AgentConfig, env: NodeJS.ProcessEnv): ProcessAgentOptions {
+export function processOptions(a: AgentConfig, ctx: Pick<KindContext, "env" | "stopSignal">): ProcessAgentOptions {
+  const env = ctx.env;
   return {
+    politeSignal: ctx.stopSignal,
     baseEnv: agentEnv(env, a.passEnv, a.env),
     killGraceMs: a.killGraceSeconds * 1000,
     outputCapBytes: a.outputCapBytes,
@@ -67,8 +72,6 @@ export interface CliAgentRun {
   o: ProcessAgentOptions;
   /** Text on stdin (then closed), or a channel held open by the adapter; without it stdin is /dev/null. */
   stdin?: string | StdinChannel;
-  /** The polite stop (default SIGINT: Claude Code and Codex persist their session on it). */
-  politeSignal?: NodeJS.Signals;
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
   translate: (line: string) => { events: AgentEvent[]; terminal: boolean };
   /** After the exit: more events (e.g. from an outcome file). */
@@ -113,7 +116,7 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,
-      ...(r.politeSignal ? { politeSignal: r.politeSignal } : {}),
+      politeSignal: r.o.politeSignal,
       captureLimit: r.o.outputCapBytes,
       killGraceMs: r.o.killGraceMs,
       cleanup: false,

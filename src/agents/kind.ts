@@ -20,6 +20,8 @@ export interface KindContext {
   env: NodeJS.ProcessEnv;
   clock: Clock;
   redactor: Redactor;
+  /** The kind's own polite stop (its `stopSignal`), handed to the adapter it creates. */
+  stopSignal: NodeJS.Signals;
 }
 
 export interface AgentKind<C extends AgentConfig = AgentConfig> {
@@ -30,7 +32,7 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   readonly stopSignal: NodeJS.Signals;
   create(a: C, ctx: KindContext): Promise<AgentAdapter>;
   /** Logged in / reachable? A failure pauses the seat before anything is claimed. */
-  preflight(a: C, ctx: Omit<KindContext, "clock" | "redactor">): Promise<PreflightResult>;
+  preflight(a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<PreflightResult>;
   /** The prompt template of a first run. */
   promptFile(a: C): string;
   /** The per-seat home (login and sessions), if the kind keeps one. */

@@ -34,7 +34,8 @@ export function kindOf(c: Pick<Config, "agent">, kinds: readonly AgentKind[] = A
 }
 
 export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, redactor: Redactor, kinds?: readonly AgentKind[]): Promise<AgentAdapter> {
-  return kindOf(c, kinds).create(c.agent, { config: c, env, clock, redactor });
+  const k = kindOf(c, kinds);
+  return k.create(c.agent, { config: c, env, clock, redactor, stopSignal: k.stopSignal });
 }
 
 export function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {

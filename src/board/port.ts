@@ -182,6 +182,9 @@ export interface ClaimReceipt {
   claimLock?: string;
 }
 
+/** What a run may do with its board besides its fenced writes: read its task. */
+export type BoardReader = Pick<Board, "slug" | "show" | "context">;
+
 export interface Board {
   readonly slug: string;
   listReady(q: { assignee: string }, signal?: AbortSignal): Promise<Task[]>;

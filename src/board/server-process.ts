@@ -7,10 +7,6 @@ import type { RunResult } from "../process/runner.js";
 import { startChild } from "../process/spawn.js";
 import { killGroup } from "../process/terminate.js";
 
-export interface ServerEvents {
-  started(pid: number): void;
-}
-
 interface Pending {
   args: readonly string[];
   started: number;

@@ -291,4 +291,3 @@ export interface Provenance {
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };
 /** A seat's Config is an OpsConfig too (its seat is always named). */
 export type OpsConfig = Omit<z.output<typeof OpsConfigSchema>, "seatNamed"> & { seatNamed?: boolean; provenance?: Provenance };
-export type ConfigInput = z.input<typeof ConfigSchema>;

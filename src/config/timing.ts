@@ -35,21 +35,6 @@ export function timingFor(c: TimingConfig, ttl: number): Timing {
   return { ttlSeconds: ttl, safetySeconds: safety, heartbeatSeconds: heartbeat, wrapUpSeconds: wrapUp, runSeconds };
 }
 
-/** The one rule for a run's deadline: the claim's expiry (its start + TTL, or a renewal's) minus the safety margin. */
-export function deadlineFor(expiresAt: number, t: Pick<Timing, "safetySeconds">): number {
-  return expiresAt - t.safetySeconds * 1000;
-}
-
-/** The deadline of a claim taken at `claimedAt` with this timing. */
-export function claimDeadline(claimedAt: number, t: Pick<Timing, "ttlSeconds" | "safetySeconds">): number {
-  return deadlineFor(claimedAt + t.ttlSeconds * 1000, t);
-}
-
-/** The deadline after a renewal to `expiresAt`, never past `latest`. */
-export function renewedDeadline(expiresAt: number, t: Pick<Timing, "safetySeconds">, latest: number): number {
-  return Math.min(deadlineFor(expiresAt, t), latest);
-}
-
 /** The TTL to claim a task with: its max runtime plus safety (so the run gets the full max runtime), bounded. */
 export function ttlForTask(c: TimingConfig, maxRuntimeSeconds: number | null): number {
   if (maxRuntimeSeconds === null || maxRuntimeSeconds <= 0) return c.claim.ttlSeconds;

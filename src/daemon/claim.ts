@@ -19,8 +19,9 @@ import {
   maxRuntimeFromContext,
 } from "../board/index.js";
 import type { Config } from "../config/schema.js";
-import { type Timing, claimDeadline, deadlineFor, timingFor, ttlForTask } from "../config/timing.js";
-import { type Acquired, acquire } from "../lease/acquire.js";
+import { timingFor, ttlForTask } from "../config/timing.js";
+import { type Acquired, acquire, reacquire } from "../lease/acquire.js";
+import { LeaseClock } from "../lease/clock.js";
 import { type Lease, newClaimer } from "../lease/lease.js";
 
 export interface Claimed {
@@ -31,9 +32,8 @@ export interface Claimed {
   contextText: string | null;
   /** The TTL the run is timed by (at most the claim's). */
   ttl: number;
-  timing: Timing;
-  deadline: number;
-  extend: Renewal | undefined;
+  /** The run's deadline, polite stop, heartbeat and renewals. */
+  leaseClock: LeaseClock;
   /** The claim was given back and taken again with the task's max runtime. */
   reclaimed: boolean;
 }
@@ -46,15 +46,6 @@ const readContext = (board: Board, taskId: string, signal: AbortSignal) =>
   });
 
 const notOurs = (err: unknown) => err instanceof NotClaimable || err instanceof TaskNotFound;
-
-/** How far a renewable claim may be renewed: each heartbeat asks for min(ttl, limitAt − now); the deadline stops at `latest`. */
-export interface Renewal {
-  ttlSeconds: number;
-  /** Epoch ms: the claim never reaches past this (claim + max runtime + safety, else claim.maxTtlSeconds). */
-  limitAt: number;
-  /** Epoch ms: the run's deadline never moves past this. */
-  latest: number;
-}
 
 /** Null when the task was not ours to take (a lost race, gone); other failures throw. */
 export async function claimTask(board: Board, taskId: string, c: Config, caps: Capabilities | null, signal: AbortSignal): Promise<Claimed | null> {
@@ -77,8 +68,8 @@ export async function claimTask(board: Board, taskId: string, c: Config, caps: C
     const needed = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
     if (caps?.heartbeatExtends) return renewable(claim, contextText, needed, c);
     if (needed <= c.claim.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, c, caps, false);
-    await board.release(taskId, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
-    return timed(await acquire(board, taskId, needed, signal, named), contextText, needed, c, caps, true);
+    const again = await reacquire(board, taskId, needed, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal, named);
+    return timed(again, contextText, needed, c, caps, true);
   } catch (err) {
     if (notOurs(err)) return null;
     throw err;
@@ -87,9 +78,7 @@ export async function claimTask(board: Board, taskId: string, c: Config, caps: C
 
 function timed(claim: Acquired, contextText: string | null, ttl: number, c: Config, _caps: Capabilities | null, reclaimed: boolean): Claimed {
   const { lease, detail, claimFailure } = claim;
-  const timing = timingFor(c, ttl);
-  const deadline = claimDeadline(lease.claimedAt, timing);
-  return { lease, detail, contextText, ttl, timing, deadline, extend: undefined, reclaimed, claimFailure };
+  return { lease, detail, contextText, ttl, leaseClock: LeaseClock.of(lease.claimedAt, timingFor(c, ttl)), reclaimed, claimFailure };
 }
 
 /**
@@ -99,12 +88,9 @@ function timed(claim: Acquired, contextText: string | null, ttl: number, c: Conf
 function renewable(claim: Acquired, contextText: string | null, needed: number, c: Config): Claimed {
   const { lease, detail, claimFailure } = claim;
   const ttl = Math.min(c.claim.ttlSeconds, needed);
-  const timing = timingFor(c, ttl);
-  const deadline = claimDeadline(lease.claimedAt, timing);
   const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
   const limitAt = lease.claimedAt + (maxRuntime !== null ? needed : c.claim.maxTtlSeconds) * 1000;
-  const extend: Renewal = { ttlSeconds: ttl, limitAt, latest: Math.max(deadline, deadlineFor(limitAt, timing)) };
-  return { lease, detail, contextText, ttl, timing, deadline, extend, reclaimed: false, claimFailure };
+  return { lease, detail, contextText, ttl, leaseClock: LeaseClock.renewable(lease.claimedAt, timingFor(c, ttl), limitAt), reclaimed: false, claimFailure };
 }
 
 /** Each board's capabilities, read once at start; a board that cannot say is left at null (read again on use). */

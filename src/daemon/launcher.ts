@@ -1,38 +1,33 @@
-// RunLauncher: starts TaskRuns with the seat's shared services, keeps the in-flight table, the
-// active-run journal (restart recovery) and the run metrics. A run that fails outside its protocol is
-// still reported (and its slot freed).
+// RunLauncher: starts TaskRuns with the seat's shared services, keeps the in-flight table (a slot per
+// task: taken before the claim, holding its run once there is one — the run's state is its own record),
+// the active-run journal (restart recovery) and the run metrics. A run that fails outside its protocol
+// is still reported (and its slot freed).
 import { rm } from "node:fs/promises";
-import type { AgentAdapter, Note } from "../agents/port.js";
+import type { AgentAdapter } from "../agents/port.js";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
-import type { Timing } from "../config/timing.js";
 import type { Rejected, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { FencedBoard } from "../lease/fenced.js";
+import type { LeaseClock } from "../lease/clock.js";
 import type { Lease } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
 import { processStartTime } from "../process/liveness.js";
 import { type SeatServices, taskRunDeps } from "../run/assemble.js";
-import { type RunPhase, type RunReport, TaskRun } from "../run/task-run.js";
+import { type RunReport, TaskRun } from "../run/task-run.js";
 import type { Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { account, dailyBudgetSpent, spentSince, spentToday } from "./accounting.js";
 
-export interface InFlight {
+/** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
+export interface RunSlot {
   board: string;
   taskId: string;
-  runId: number | null;
-  traceId: string;
-  run: TaskRun | null;
   startedAt: number;
-  deadline: number;
-  lastHeartbeat: number | null;
-  phase: RunPhase | "claiming";
   adopted: boolean;
-  /** The last operator note handed to the agent (status). */
-  operatorNote: (Note & { deliveredAt: number }) | null;
+  run: TaskRun | null;
 }
 
 /** What every run of the seat shares: the run's own services, and the seat's books, journal and log. */
@@ -54,10 +49,8 @@ export interface LaunchInput {
   claimFailure?: Transient | Rejected | undefined;
   agent: AgentAdapter;
   traceId: string;
-  timing: Timing;
-  deadline: number;
-  /** The CLI renews claims on heartbeat: the run's deadline follows, up to `latest`. */
-  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
+  /** The run's deadline, polite stop, heartbeat and renewals. */
+  leaseClock: LeaseClock;
   /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
   adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
 }
@@ -69,7 +62,7 @@ export interface LauncherHooks {
 }
 
 export class RunLauncher {
-  readonly inflight = new Map<string, InFlight>();
+  readonly inflight = new Map<string, RunSlot>();
   readonly promises = new Set<Promise<void>>();
   private readonly drainWaiters: Array<() => void> = [];
 
@@ -84,20 +77,8 @@ export class RunLauncher {
   }
 
   /** Reserves a slot before the claim call so concurrent claims cannot exceed the seat limit. */
-  reserve(board: string, taskId: string): InFlight {
-    const slot: InFlight = {
-      board,
-      taskId,
-      runId: null,
-      traceId: "",
-      run: null,
-      startedAt: this.s.clock.now(),
-      deadline: 0,
-      lastHeartbeat: null,
-      phase: "claiming",
-      adopted: false,
-      operatorNote: null,
-    };
+  reserve(board: string, taskId: string): RunSlot {
+    const slot: RunSlot = { board, taskId, startedAt: this.s.clock.now(), adopted: false, run: null };
     this.inflight.set(RunLauncher.key(board, taskId), slot);
     return slot;
   }
@@ -132,7 +113,7 @@ export class RunLauncher {
     const slot = this.inflight.get(RunLauncher.key(board, taskId));
     const live = slot?.run?.record.live;
     if (!live) return;
-    this.s.log.debug({ board, task_id: taskId, run_id: slot?.runId ?? null, event: kind }, "board event for a running task: checking");
+    this.s.log.debug({ board, task_id: taskId, run_id: slot?.run?.record.runId ?? null, event: kind }, "board event for a running task: checking");
     live.checkNow();
   }
 
@@ -142,18 +123,15 @@ export class RunLauncher {
     const taskId = o.lease.taskId;
     const key = RunLauncher.key(board.slug, taskId);
     const slot = this.inflight.get(key) ?? this.reserve(board.slug, taskId);
-    Object.assign(slot, { runId: o.lease.runId, traceId, deadline: o.deadline, adopted: o.adopted !== undefined });
-    const ids = () => ({ board: board.slug, task_id: taskId, run_id: slot.runId, trace_id: traceId });
-    // The run's fenced view owns its lease; a run id read late reaches the slot (and so the events) here.
+    slot.adopted = o.adopted !== undefined;
+    // The run's fenced view owns its lease (a run id read late is on it at once): logs read it there.
     const fenced = new FencedBoard(board, o.lease, {
       retry: this.s.retry,
       clock: this.s.clock,
       author: c.author,
       onRetry: (verb, err, attempt) => this.s.log.warn({ ...ids(), verb, attempt, err: err.message }, "board call failed; retrying"),
-      onSettled: (lease) => {
-        slot.runId = lease.runId;
-      },
     });
+    const ids = () => ({ board: board.slug, task_id: taskId, run_id: fenced.lease.runId, trace_id: traceId });
     const run = new TaskRun(
       taskRunDeps(this.s, {
         board,
@@ -163,24 +141,15 @@ export class RunLauncher {
         claimFailure: o.claimFailure,
         agent: o.agent,
         traceId,
-        timing: o.timing,
-        deadline: o.deadline,
-        extend: o.extend,
+        leaseClock: o.leaseClock,
         shutdown: this.shutdown,
         seatToday: () => spentToday(this.s),
         ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
         hooks: {
-          onPhase: (phase) => {
-            slot.phase = phase;
-            this.s.log.debug({ ...ids(), phase }, "phase");
-          },
-          onHeartbeat: () => {
-            slot.lastHeartbeat = this.s.clock.now();
-            this.hooks.onHeartbeat(taskId, slot.runId);
-          },
+          onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),
+          onHeartbeat: () => this.hooks.onHeartbeat(taskId, fenced.lease.runId),
           onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
           onDeadline: (deadline) => {
-            slot.deadline = deadline;
             this.s.active.moveDeadline(board.slug, taskId, deadline);
             this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
           },
@@ -189,7 +158,6 @@ export class RunLauncher {
             for (const n of notes) {
               this.s.metrics?.notesDelivered.inc({ board: board.slug, agent: o.agent.name });
               this.s.metrics?.noteLatency.observe({ board: board.slug, agent: o.agent.name }, Math.max(0, at - n.postedAt) / 1000);
-              slot.operatorNote = { ...n, deliveredAt: at };
             }
             this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
           },
@@ -207,7 +175,7 @@ export class RunLauncher {
                 pgid: pid,
                 workspace: lease.workspace,
                 localWorkspace: workspace,
-                deadline: slot.deadline,
+                deadline: run.record.deadline,
                 claimedAt: lease.claimedAt,
                 ttlSeconds: lease.ttlSeconds,
                 resultFile,
@@ -231,7 +199,7 @@ export class RunLauncher {
         return {
           taskId,
           agent: o.agent.name,
-          runId: slot.runId,
+          runId: fenced.lease.runId,
           traceId,
           decision: "block",
           close: "not_attempted",

@@ -5,7 +5,7 @@
 // with no journal entry are only reported.
 import { rm } from "node:fs/promises";
 import { AdoptedAgent } from "../agents/adopted.js";
-import { type AgentKind, kindNamed } from "../agents/kinds.js";
+import { type AgentKind, kindNamed, kindOf } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
@@ -23,6 +23,7 @@ import { readSmallFile } from "../state/read.js";
 import type { Clock } from "../time/clock.js";
 import type { ActiveRuns } from "./active-runs.js";
 import type { RunLauncher } from "./launcher.js";
+import { LeaseClock } from "../lease/clock.js";
 
 export interface RecoveryDeps {
   active: ActiveRuns;
@@ -73,13 +74,14 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
             runDir: r.runDir,
             name: r.agent,
             usesTools: Boolean(r.tools),
-            politeSignal: kindNamed(r.agent, d.kinds)?.stopSignal ?? "SIGINT",
+            // The kind that started it (an agent of a kind this seat no longer runs: the seat's own kind's).
+            politeSignal: (kindNamed(r.agent, d.kinds) ?? kindOf(c, d.kinds)).stopSignal,
           },
           { killGraceMs: c.agent.killGraceSeconds * 1000, stallMs: c.agent.stallSeconds * 1000 },
         ),
         traceId: r.traceId,
-        timing: timingFor(c, r.ttlSeconds),
-        deadline: r.deadline,
+        // The journal keeps the deadline the run last had (renewals moved it).
+        leaseClock: new LeaseClock(timingFor(c, r.ttlSeconds), r.deadline),
         adopted: { runDir: r.runDir, workspace: r.localWorkspace, tools: r.tools ?? null },
       });
       report.adopted.push(r.task);
@@ -98,7 +100,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       next_action: `Inspect ${r.localWorkspace}, then unblock or complete this task.`,
     });
     try {
-      const res = await d.closer.close(leaseOf({ ...r, taskId: r.task }), { type: "block", reason, kind: "capability" }, r.traceId);
+      const res = await d.closer.close(d.closer.fenced(leaseOf({ ...r, taskId: r.task })), { type: "block", reason, kind: "capability" }, r.traceId);
       d.log.warn({ ...ids, close: res.result }, "blocked a run interrupted by a bridge restart");
       report.blocked.push(r.task);
       await TaskSession.crashed(d.journal, r.board, r.task, { runId: r.runId, traceId: r.traceId, at: new Date(d.clock.now()).toISOString() });

@@ -5,7 +5,7 @@ import type { Metrics } from "../observe/metrics.js";
 import type { StatusSnapshot } from "../observe/snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Spend } from "../state/ledger.js";
-import type { InFlight } from "./launcher.js";
+import type { RunSlot } from "./launcher.js";
 import type { SeatState } from "./seat.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
@@ -28,7 +28,7 @@ export interface SnapshotInput {
   config: Config;
   seat: SeatState;
   metrics: Metrics | undefined;
-  inflight: InFlight[];
+  inflight: RunSlot[];
   outbox: Outbox;
   healthy: boolean;
   stopping: boolean;
@@ -58,7 +58,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.outboxBacklog.set(backlog);
   i.metrics?.seatAuthFailed.set(i.seat.authFailed() ? 1 : 0);
   i.metrics?.alertsQueued.set(i.alertsBacklog);
-  i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.lastHeartbeat ?? r.startedAt)) / 1000)));
+  i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.run?.record.lastHeartbeat ?? r.startedAt)) / 1000)));
   i.metrics?.heartbeatInterval.set(timingFor(i.config, i.config.claim.ttlSeconds).heartbeatSeconds);
   return {
     at: isoOrNull(i.now) ?? new Date(0).toISOString(),
@@ -79,30 +79,31 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
     transports: Object.fromEntries(i.transports),
     healthy: i.healthy,
     stopping: i.stopping,
-    runs: i.inflight.map((r) => ({
-      board: r.board,
-      task: r.taskId,
-      runId: r.runId,
-      traceId: r.traceId,
-      phase: r.phase,
-      ageSeconds: Math.round((i.now - r.startedAt) / 1000),
-      lastHeartbeat: iso(r.lastHeartbeat),
-      deadline: iso(r.deadline || null),
-      adopted: r.adopted,
-      lastNote: r.run?.lastNote ? i.redact(r.run.lastNote) : null,
-      lastOperatorNote: r.operatorNote
-        ? {
-            id: r.operatorNote.id,
-            author: r.operatorNote.author,
-            postedAt: iso(r.operatorNote.postedAt),
-            deliveredAt: iso(r.operatorNote.deliveredAt),
-            text: i.redact(r.operatorNote.body).slice(0, 500),
-          }
-        : null,
-    })),
+    runs: i.inflight.map((slot) => runRow(slot, i)),
     outbox: { backlog, path: i.outbox.path, alertsQueued: i.alertsBacklog },
     orphans: i.orphans,
     quarantined: [...i.quarantined],
     lastErrors: [...i.lastErrors],
+  };
+}
+
+/** One run of the snapshot, read from the run's own record (a slot without a run is still claiming). */
+function runRow(slot: RunSlot, i: SnapshotInput): StatusSnapshot["runs"][number] {
+  const r = slot.run?.record;
+  const note = r?.operatorNote ?? null;
+  return {
+    board: slot.board,
+    task: slot.taskId,
+    runId: r?.runId ?? null,
+    traceId: r?.traceId ?? "",
+    phase: r?.phase ?? "claiming",
+    ageSeconds: Math.round((i.now - slot.startedAt) / 1000),
+    lastHeartbeat: iso(r?.lastHeartbeat ?? null),
+    deadline: iso(r?.deadline ?? null),
+    adopted: slot.adopted,
+    lastNote: r?.story.lastNote ? i.redact(r.story.lastNote) : null,
+    lastOperatorNote: note
+      ? { id: note.id, author: note.author, postedAt: iso(note.postedAt), deliveredAt: iso(note.deliveredAt), text: i.redact(note.body).slice(0, 500) }
+      : null,
   };
 }

@@ -137,16 +137,3 @@ export class ClaimUncertain extends BridgeError {
 }
 
 export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected | CliUnavailable;
-
-export function isBoardError(e: unknown): e is BoardError {
-  return (
-    e instanceof Transient ||
-    e instanceof NotClaimable ||
-    e instanceof TaskNotFound ||
-    e instanceof LeaseLost ||
-    e instanceof BoardNotFound ||
-    e instanceof UsageError ||
-    e instanceof Rejected ||
-    e instanceof CliUnavailable
-  );
-}

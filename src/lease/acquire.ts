@@ -48,6 +48,23 @@ export async function acquire(
 }
 
 /**
+ * Gives a claim back (`reclaim` with the reason: the task is ready again, its run ends `reclaimed`) and
+ * claims the task anew with another TTL — the only way to change a claim's TTL where the CLI cannot renew.
+ * The old lease is fenced out by the new run.
+ */
+export async function reacquire(
+  board: Board,
+  taskId: string,
+  ttlSeconds: number,
+  reason: string,
+  signal?: AbortSignal,
+  o: { claimer?: string | undefined } = {},
+): Promise<Acquired> {
+  await board.release(taskId, reason, signal);
+  return acquire(board, taskId, ttlSeconds, signal, o);
+}
+
+/**
  * The same named claim again: the receipt when Hermes says it is ours, NotClaimable/TaskNotFound when it
  * is not (thrown), null when every replay was uncertain too (the task is then read).
  */

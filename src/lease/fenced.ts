@@ -18,15 +18,13 @@ export interface FencedOptions {
   clock: Clock;
   author: string;
   onRetry?: (verb: string, err: Error, attempt: number) => void;
-  /** The run id was settled (read late): the run's record takes it from here. */
-  onSettled?: (lease: Lease) => void;
 }
 
 export class FencedBoard {
   private current: Lease;
 
   constructor(
-    readonly board: Board,
+    private readonly board: Board,
     lease: Lease,
     private readonly o: FencedOptions,
   ) {
@@ -65,7 +63,6 @@ export class FencedBoard {
       const state = judge(read, detail, null);
       if (state instanceof LeaseLost) throw state;
       this.current = read;
-      this.o.onSettled?.(read);
     }
     return this.fenceOf(this.current.runId as number);
   }

@@ -39,9 +39,9 @@ export interface CloserDeps {
   log?: (level: "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
 }
 
-/** What a TaskRun needs of the closer (tests inject their own). */
+/** What a TaskRun needs of the closer (tests inject their own): a run closes through its own fenced view. */
 export interface RunCloser {
-  close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }>;
+  close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }>;
   recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry>;
 }
 
@@ -52,9 +52,14 @@ export class Closer implements RunCloser {
     return this.d.outbox;
   }
 
-  async close(lease: Lease, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
-    const entry = this.journal(lease, traceId, this.redactIntent(intent));
-    const r = await this.applyEntry(entry, lease);
+  /** A fenced view for a lease no run holds (a restart's recovery, an outbox replay). */
+  fenced(lease: Lease): FencedBoard {
+    return new FencedBoard(this.d.board(lease.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
+  }
+
+  async close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
+    const entry = this.journal(fenced.lease, traceId, this.redactIntent(intent));
+    const r = await this.applyEntry(entry, fenced);
     return { result: r.result, entry: r.landed };
   }
 
@@ -72,14 +77,13 @@ export class Closer implements RunCloser {
     return entry;
   }
 
-  /** Applies an already journaled entry (first attempt, or `outbox replay`). */
+  /** Applies an already journaled entry again (`outbox replay`). */
   async apply(entry: OutboxEntry, lease: Lease): Promise<CloseResult> {
-    return (await this.applyEntry(entry, lease)).result;
+    return (await this.applyEntry(entry, this.fenced(lease))).result;
   }
 
   /** …and says which entry landed (a refused close is replaced by a block). */
-  private async applyEntry(entry: OutboxEntry, lease: Lease): Promise<{ result: CloseResult; landed: OutboxEntry }> {
-    const fenced = new FencedBoard(this.d.board(entry.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
+  private async applyEntry(entry: OutboxEntry, fenced: FencedBoard): Promise<{ result: CloseResult; landed: OutboxEntry }> {
     let outcome: CloseOutcome;
     try {
       outcome = await applyIntent(fenced, entry.intent);
@@ -87,7 +91,7 @@ export class Closer implements RunCloser {
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
       const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
       const instead = isDefinitiveRefusal(err) ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain) : null;
-      if (instead) return this.refused(entry, lease, instead, err);
+      if (instead) return this.refused(entry, fenced, instead, err);
       const error = this.d.redactor.redact(describeError(err));
       this.d.log?.("error", "close failed", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, err: error });
       const state = this.d.alerts.canDeliver ? "failed" : "dead";
@@ -111,7 +115,7 @@ export class Closer implements RunCloser {
   }
 
   /** The board refused this close for good: a templated block takes its place (the refused entry is kept). */
-  private refused(entry: OutboxEntry, lease: Lease, instead: CloseIntent, err: unknown): Promise<{ result: CloseResult; landed: OutboxEntry }> {
+  private refused(entry: OutboxEntry, fenced: FencedBoard, instead: CloseIntent, err: unknown): Promise<{ result: CloseResult; landed: OutboxEntry }> {
     const error = this.d.redactor.redact(describeError(err));
     this.d.log?.("warn", "the board refused the close: blocking the task with the refusal instead", {
       task_id: entry.taskId,
@@ -120,8 +124,8 @@ export class Closer implements RunCloser {
       err: error,
     });
     this.d.outbox.mark(entry.id, "refused", { error });
-    const block = this.journal(lease, entry.traceId, this.redactIntent(instead));
-    return this.applyEntry(block, lease);
+    const block = this.journal(fenced.lease, entry.traceId, this.redactIntent(instead));
+    return this.applyEntry(block, fenced);
   }
 
   /** Lost at close (`comment`: a result existed and was not applied — the task says where it is kept). */

@@ -2,13 +2,13 @@
 // and one claim's own input (its board, its fenced view, its agent, its timing, its hooks). The
 // settings a run reads from the config are picked here, once.
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, TaskDetail } from "../board/port.js";
+import type { BoardReader, TaskDetail } from "../board/port.js";
 import type { Config } from "../config/schema.js";
-import type { Timing } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import type { Rejected, Transient } from "../errors/board.js";
 import type { GitRunner } from "../git/runner.js";
 import type { Jail } from "../jail/jail.js";
+import type { LeaseClock } from "../lease/clock.js";
 import type { FencedBoard } from "../lease/fenced.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
@@ -44,16 +44,14 @@ export interface SeatServices {
 
 /** One claim's own part of a run. */
 export interface ClaimedRun {
-  board: Board;
+  board: BoardReader;
   fenced: FencedBoard;
   detail: TaskDetail | null;
   contextText: string | null;
   claimFailure?: Transient | Rejected | undefined;
   agent: AgentAdapter;
   traceId: string;
-  timing: Timing;
-  deadline: number;
-  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
+  leaseClock: LeaseClock;
   shutdown: AbortSignal;
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
   /** What this seat spent today (the daily budget). */
@@ -82,9 +80,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     review: { mode: c.close.review, reviewer: c.close.reviewer },
     author: c.author,
     traceId: r.traceId,
-    timing: r.timing,
-    deadline: r.deadline,
-    extend: r.extend,
+    leaseClock: r.leaseClock,
     killGraceMs: c.agent.killGraceSeconds * 1000,
     runsDir: statePath(c.stateDir, "runs"),
     privateRoot: statePath(c.stateDir, "private"),

@@ -47,14 +47,14 @@ export interface DeliverDeps {
 export type Delivered = { ok: true; artifacts: AgentResult["artifacts"] } | { ok: false; file: string; why: string };
 
 /**
- * The staging area for a run. Checkout mode shares no files with the board: the copy is uploaded
+ * The staging area for a run. A workspace that shares no files with the board (checkout) is uploaded
  * (workspace.uploadCommand), or — with no upload configured and the CLI on this host — attached from
  * here. Otherwise the CLI on this host reads the bridge's private dir, and a CLI on the board host reads
  * a bridge dir beside the task's workspace (outside it) through the board or mapped path.
  */
 export function stagingArea(ws: PreparedWorkspace, privateDir: string, o: { cliOnThisHost: boolean; upload: boolean }): StagingArea {
   const own = join(privateDir, "staging");
-  if (ws.mode === "checkout") return { dir: own, boardPathOf: (p) => (o.upload || !o.cliOnThisHost ? null : p) };
+  if (!ws.sharedWithBoard) return { dir: own, boardPathOf: (p) => (o.upload || !o.cliOnThisHost ? null : p) };
   if (o.cliOnThisHost) return { dir: own, boardPathOf: (p) => p };
   return { dir: join(dirname(ws.local), ".hermes-bridge-staging", basename(privateDir)), boardPathOf: (p) => ws.boardPathOf(p) };
 }

@@ -5,12 +5,12 @@
 import type { ReviewPolicy } from "./review.js";
 import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, TaskDetail } from "../board/port.js";
-import type { Timing } from "../config/timing.js";
+import type { BoardReader, TaskDetail } from "../board/port.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import type { Rejected, Transient } from "../errors/board.js";
 import type { GateConfig } from "../gate/gate.js";
 import type { GitRunner } from "../git/runner.js";
+import type { LeaseClock } from "../lease/clock.js";
 import type { FencedBoard } from "../lease/fenced.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
@@ -25,7 +25,8 @@ import type { Prepared } from "./prepare.js";
 import type { RunRecord } from "./record.js";
 
 export interface TaskRunDeps {
-  board: Board;
+  /** Reads only: every write of the run goes through `fenced`. */
+  board: BoardReader;
   /** The only way the run writes to its task; its lease is the run's (the run id settled once). */
   fenced: FencedBoard;
   detail: TaskDetail | null;
@@ -54,11 +55,8 @@ export interface TaskRunDeps {
   maxLimitPauseMs?: number | undefined;
   author: string;
   traceId: string;
-  timing: Timing;
-  /** Epoch ms by which the agent must have finished. */
-  deadline: number;
-  /** The CLI renews claims on heartbeat (capability): the deadline follows, up to `latest` (epoch ms). */
-  extend?: { ttlSeconds: number; latest: number; limitAt?: number } | undefined;
+  /** The run's deadline, polite stop, heartbeat and — where the CLI renews claims — its renewals (lease/clock.ts). */
+  leaseClock: LeaseClock;
   killGraceMs: number;
   /** Where the agent's run directory is made (the agent is told of it). */
   runsDir: string;
@@ -86,16 +84,13 @@ export interface TaskRunDeps {
 /** The run's dependencies the working phase uses, and what the run has so far. */
 export type WorkInput = Pick<
   TaskRunDeps,
-  | "board"
   | "fenced"
   | "agent"
   | "clock"
   | "seat"
   | "author"
   | "traceId"
-  | "timing"
-  | "deadline"
-  | "extend"
+  | "leaseClock"
   | "killGraceMs"
   | "shutdown"
   | "gate"

@@ -1,14 +1,15 @@
 // The one record of a run: its facts (how the agent ended, why it was stopped), its story (what the
-// close says: workspace, session, usage, last note, changed files), its task's continuity record and
-// its lease — the latter read from the run's fenced view, never copied. Everything that reports on
-// the run (the close's metadata, the block text, the report, the session journal, the launcher's slot)
-// reads the run id, the session and the usage from here.
-import type { Usage } from "../agents/port.js";
+// close says: workspace, session, usage, last note, changed files), where it is now (phase, deadline,
+// last heartbeat, last operator note), its task's continuity record and its lease — the latter read from
+// the run's fenced view, never copied. Everything that reports on the run (the close's metadata, the
+// block text, the report, the session journal, the seat's status) reads it from here.
+import type { Note, Usage } from "../agents/port.js";
 import type { TaskSession } from "../continuity/session.js";
 import type { FencedBoard } from "../lease/fenced.js";
 import type { Lease } from "../lease/lease.js";
 import type { RunStory } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
+import type { RunPhase } from "./hooks.js";
 
 export class RunRecord {
   readonly facts: RunFacts;
@@ -16,11 +17,19 @@ export class RunRecord {
   session: TaskSession | null = null;
   /** While the agent works: board events about the task reach the run here (work.ts sets it). */
   live: { checkNow(): void } | null = null;
+  phase: RunPhase = "claimed";
+  /** Epoch ms by which the agent must have finished: the claim's deadline, moved later by each renewal. */
+  deadline: number;
+  /** Epoch ms of the last heartbeat that landed. */
+  lastHeartbeat: number | null = null;
+  /** The last operator note handed to the agent, and when. */
+  operatorNote: (Note & { deliveredAt: number }) | null = null;
 
   constructor(
     readonly fenced: FencedBoard,
     o: { traceId: string; seat: string; agent: string; model?: string | undefined; startedAt: number; deadline: number },
   ) {
+    this.deadline = o.deadline;
     this.facts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(o.deadline).toISOString(), seat: o.seat };
     this.story = {
       traceId: o.traceId,
@@ -58,5 +67,15 @@ export class RunRecord {
 
   note(n: string): void {
     this.story.lastNote = n;
+  }
+
+  get traceId(): string {
+    return this.story.traceId;
+  }
+
+  /** The claim was renewed: the run may work until `deadline`. */
+  deadlineMoved(deadline: number): void {
+    this.deadline = deadline;
+    this.facts.deadlineAt = new Date(deadline).toISOString();
   }
 }

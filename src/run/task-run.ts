@@ -53,7 +53,6 @@ export interface RunReport {
 }
 
 export class TaskRun {
-  phase: RunPhase = "claimed";
   private handedOff: "handoff" | "wait" | undefined;
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
   private refusedInstead = false;
@@ -68,12 +67,8 @@ export class TaskRun {
       agent: d.agent.name,
       model: d.agent.model,
       startedAt: d.clock.now(),
-      deadline: d.deadline,
+      deadline: d.leaseClock.deadline,
     });
-  }
-
-  get lastNote(): string | undefined {
-    return this.record.story.lastNote;
   }
 
   async run(): Promise<RunReport> {
@@ -237,7 +232,7 @@ export class TaskRun {
             ? limitIntent(this.d.onLimit, { seat: this.d.seat, lane: this.d.lane, limit, story: record.story })
             : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
       if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
-      const res = await this.d.closer.close(lease, intent, this.d.traceId);
+      const res = await this.d.closer.close(this.d.fenced, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
@@ -270,7 +265,7 @@ export class TaskRun {
   }
 
   private setPhase(p: RunPhase): void {
-    this.phase = p;
+    this.record.phase = p;
     this.d.hooks?.onPhase?.(p);
   }
 }

@@ -3,7 +3,6 @@
 // CLI renews the claim on each heartbeat, up to the run's latest deadline); then decide, and the gate
 // (verification, changed files) once on a complete — still inside the lease's scope. Cleanup runs in
 // reverse order and keeps going when a step fails. The agent itself runs in agent-run.ts.
-import { renewedDeadline } from "../config/timing.js";
 import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
 import { applyGate } from "../gate/gate.js";
@@ -18,12 +17,6 @@ import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
-
-/** A renewal asks for the TTL, never past the claim's limit (the task's max runtime, else claim.maxTtlSeconds). */
-export function renewalTtl(e: { ttlSeconds: number; limitAt?: number | undefined }, now: number): number {
-  if (e.limitAt === undefined) return e.ttlSeconds;
-  return Math.max(1, Math.min(e.ttlSeconds, Math.floor((e.limitAt - now) / 1000)));
-}
 
 /** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
 function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
@@ -55,14 +48,15 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   };
   const onShutdown = () => stop("shutdown");
   // The graceful cut: the polite stop at deadline − wrap-up (the run is being cut for its deadline), the hard stop at it.
-  let deadline = w.deadline;
+  const lc = w.leaseClock;
+  let deadline = lc.deadline;
   let cut: Timer[] = [];
   const arm = (at: number) => {
     for (const t of cut) t.cancel();
     deadline = at;
-    facts.deadlineAt = new Date(at).toISOString();
+    record.deadlineMoved(at);
     cut = [
-      w.make.timer(at - w.timing.wrapUpSeconds * 1000, () => {
+      w.make.timer(lc.wrapUpAt(at), () => {
         if (facts.stop === null) facts.stop = "deadline";
         wrapAc.abort(new Error("wrap-up before the deadline"));
       }),
@@ -72,9 +66,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       }),
     ];
   };
-  const extend = w.extend;
   const onExtended = (expiresAt: number) => {
-    const next = renewedDeadline(expiresAt, w.timing, extend?.latest ?? expiresAt);
+    const next = lc.deadlineAfterRenewal(expiresAt);
     if (next <= deadline || facts.stop !== null || wrapAc.signal.aborted) return;
     arm(next);
     w.hooks?.onDeadline?.(next);
@@ -89,22 +82,27 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       delivered: (notes, at) => {
         // The journal keeps what the agent has seen: a crash now does not hand the same note over twice.
         record.session?.notesSeen(inbox.watermark());
+        const last = notes.at(-1);
+        if (last) record.operatorNote = { ...last, deliveredAt: at };
         w.hooks?.onNotes?.(notes, at);
       },
     },
   });
   const keeper = w.make.keeper({
     fenced: w.fenced,
-    intervalMs: w.timing.heartbeatSeconds * 1000,
+    intervalMs: lc.heartbeatMs,
     clock: w.clock,
     ...(w.recheck ? { recheckAttempts: w.recheck.attempts, recheckDelayMs: w.recheck.delayMs } : {}),
     note: () => record.story.lastNote,
     onDetail: (d) => inbox.update(d.comments),
     onLost: () => stop("lease_lost"),
     onUnresolved: (err) => stop("unresolved", describeError(err)),
-    ...(w.hooks?.onHeartbeat ? { onHeartbeat: w.hooks.onHeartbeat } : {}),
+    onHeartbeat: () => {
+      record.lastHeartbeat = w.clock.now();
+      w.hooks?.onHeartbeat?.();
+    },
     ...(w.hooks?.onHeartbeatFailure ? { onFailure: w.hooks.onHeartbeatFailure } : {}),
-    ...(extend ? { extend: { ttlSeconds: () => renewalTtl(extend, w.clock.now()), now: () => w.clock.now(), onExtended } } : {}),
+    ...(lc.renewal ? { extend: { ttlSeconds: () => lc.renewalTtl(w.clock.now()), now: () => w.clock.now(), onExtended } } : {}),
   });
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];
@@ -112,7 +110,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     if (w.shutdown.aborted) onShutdown();
     else w.shutdown.addEventListener("abort", onShutdown, { once: true });
     cleanup.push(["shutdown listener", () => w.shutdown.removeEventListener("abort", onShutdown)]);
-    arm(w.deadline);
+    arm(lc.deadline);
     cleanup.push([
       "timers",
       () => {

@@ -91,7 +91,7 @@ async function checkDotGit(local: string, admin: string): Promise<void> {
 }
 
 export async function prepareCheckout(i: CheckoutInput): Promise<PreparedWorkspace> {
-  const base = { mode: "checkout" as const, local: i.local, boardPath: i.boardPath, why: i.why, boardPathOf: () => null };
+  const base = { mode: "checkout" as const, local: i.local, boardPath: i.boardPath, why: i.why, boardPathOf: () => null, sharedWithBoard: false };
   if (!i.repo) {
     mkdirSync(i.local, { recursive: true, mode: 0o700 });
     return { ...base, finish: async () => NOTHING_TO_FINISH };

@@ -26,6 +26,8 @@ export interface PreparedWorkspace {
   why: string;
   /** The path on the board host of a local file (for `attach`), or null when it must be uploaded. */
   boardPathOf(localFile: string): string | null;
+  /** The board sees these very files (board, mapped); false for a local copy (checkout), which shares none. */
+  sharedWithBoard: boolean;
   /** At every close: commit what changed and push (checkout with git), else nothing. */
   finish(o: { kind: "complete" | "cut"; message: string; signal?: AbortSignal }): Promise<WorkspaceFinish>;
 }

@@ -201,7 +201,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
           "workspace.mode",
         );
       checkLocal(this.s, { local: boardPath, boardPath, task, mapped: false });
-      return { mode, local: boardPath, boardPath, why, boardPathOf: (f) => f, finish: async () => NOTHING_TO_FINISH };
+      return { mode, local: boardPath, boardPath, why, boardPathOf: (f) => f, sharedWithBoard: true, finish: async () => NOTHING_TO_FINISH };
     }
     if (mode === "mapped") {
       const m = mapPath(this.s.pathMap, boardPath);
@@ -218,6 +218,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
         boardPath,
         why,
         boardPathOf: (f) => unmapPath(this.s.pathMap, resolve(f)),
+        sharedWithBoard: true,
         finish: async () => NOTHING_TO_FINISH,
       };
     }

@@ -1,66 +1,51 @@
-// Every adapter through the conformance suite: command (fixture agent), claude-code and codex
-// (fixture CLIs over the real MCP task server), local-llm (scripted OpenAI-compatible server).
+// Every agent kind of AGENT_KINDS through the conformance suite, each adapter made the way the daemon
+// makes it — its config part parsed by the kind's own schema, then the kind's `create` — against a
+// fixture: command (the fixture agent), claude-code and codex (fixture CLIs over the real MCP task
+// server), local-llm (a scripted OpenAI-compatible server). A kind added to the list without a fixture
+// here fails the suite.
 import { resolve } from "node:path";
-import { ClaudeCodeAgent } from "../../src/agents/claude-code/adapter.js";
-import { CodexAgent } from "../../src/agents/codex/adapter.js";
-import { CommandAgent } from "../../src/agents/command/adapter.js";
-import { toolsCommand } from "../../src/agents/cli-agent.js";
-import { LocalLlmAgent } from "../../src/agents/local-llm/adapter.js";
-import { bundledFile } from "../../src/config/paths.js";
+import { describe, expect, it } from "vitest";
+import { AGENT_KINDS } from "../../src/agents/kinds.js";
+import type { AgentKind } from "../../src/agents/kind.js";
+import type { Config } from "../../src/config/schema.js";
+import { Redactor } from "../../src/result/redact.js";
 import { systemClock } from "../../src/time/clock.js";
 import { OpenAiMock, call, finish, text } from "../helpers/openai-mock.js";
-import { agentConformance } from "./agent-conformance.js";
+import { type ConformanceHarness, type Scenario, agentConformance } from "./agent-conformance.js";
 
 const AGENT = resolve("test/fixtures/agents/agent.mjs");
 const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
-const proc = (stallMs: number, extraEnv: Record<string, string> = {}) => ({
-  baseEnv: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...extraEnv },
-  killGraceMs: 500,
-  outputCapBytes: 1 << 20,
-  stallMs,
-  afterResultMs: 15_000,
-  promptMaxBytes: 1 << 20,
-});
 const SCRIPT = { success: "complete", block: "block-bad-then-good", crash: "crash", hang: "hang", stall: "stall" } as const;
 
-agentConformance("command", {
-  make: async (_s, _dir, o) => ({ agent: new CommandAgent({ ...proc(o.stallMs), command: [process.execPath, AGENT] }), prompt: "" }),
+/** The config keys every process-based fixture shares. */
+const common = (stallMs: number, env: Record<string, string> = {}) => ({
+  passEnv: ["PATH", "HOME"],
+  env,
+  killGraceSeconds: 0.5,
+  stallSeconds: stallMs / 1000,
+  afterResultSeconds: 15,
 });
 
-agentConformance("claude-code", {
-  make: async (s, dir, o) => ({
-    agent: new ClaudeCodeAgent({
-      ...proc(o.stallMs, { FAKE_CLI: "claude", FAKE_SCRIPT: SCRIPT[s] }),
+/** Each kind's fixture: its config part (and a server to tear down) for a scenario. */
+type Fixture = (s: Scenario, dir: string, stallMs: number) => Promise<{ agent: Record<string, unknown>; prompt: string; cleanup?: () => Promise<void> }>;
+
+const FIXTURES: Record<string, Fixture> = {
+  command: async (_s, _dir, stallMs) => ({ agent: { kind: "command", command: [process.execPath, AGENT], ...common(stallMs) }, prompt: "" }),
+  "claude-code": async (s, dir, stallMs) => ({
+    agent: {
+      kind: "claude-code",
       command: [process.execPath, FAKE],
-      permissionMode: "acceptEdits",
       maxTurns: 10,
-      allowedTools: [],
       configDir: `${dir}/claude`,
-      clock: systemClock,
-      toolsCommand: toolsCommand(),
-    }),
+      ...common(stallMs, { FAKE_CLI: "claude", FAKE_SCRIPT: SCRIPT[s] }),
+    },
     prompt: "work",
   }),
-});
-
-agentConformance("codex", {
-  make: async (s, dir, o) => ({
-    agent: new CodexAgent({
-      ...proc(o.stallMs, { FAKE_CLI: "codex", FAKE_SCRIPT: SCRIPT[s] }),
-      command: [process.execPath, FAKE],
-      sandbox: "workspace-write",
-      home: `${dir}/codex`,
-      extraConfig: [],
-      protocol: "",
-      clock: systemClock,
-      toolsCommand: toolsCommand(),
-    }),
+  codex: async (s, dir, stallMs) => ({
+    agent: { kind: "codex", command: [process.execPath, FAKE], home: `${dir}/codex`, ...common(stallMs, { FAKE_CLI: "codex", FAKE_SCRIPT: SCRIPT[s] }) },
     prompt: "work",
   }),
-});
-
-agentConformance("local-llm", {
-  make: async (s, _dir, o) => {
+  "local-llm": async (s, _dir, stallMs) => {
     const good = '{"summary":"ok","result":{"ok":true,"status":"ok","items":1}}';
     const blockArgs = '{"cause":"spec undecided","what_happened":"x","options":["a"],"recommendation":"a","next_action":"pick"}';
     // "hang": a model that keeps working (a tool call every 100 ms) and never finishes.
@@ -76,23 +61,43 @@ agentConformance("local-llm", {
               ? working
               : [{ hangAfter: [text("thinking")] }],
     );
-    const agent = new LocalLlmAgent({
-      baseUrl: mock.baseUrl,
-      model: "mock-coder",
-      apiKey: undefined,
-      maxSteps: 1000,
-      maxTokens: 100_000,
-      idleTimeoutMs: 60_000,
-      temperature: 0,
-      systemPromptFile: bundledFile("prompts", "local-llm.md"),
-      allowCommands: [],
-      commandTimeoutMs: 1000,
-      outputCap: 10_000,
-      env: {},
-      stallMs: o.stallMs,
-      historyMaxChars: 100_000,
-      redact: (m) => m,
-    });
-    return { agent, prompt: "work", cleanup: () => mock.close() };
+    return {
+      agent: {
+        kind: "local-llm",
+        baseUrl: mock.baseUrl,
+        model: "mock-coder",
+        maxSteps: 1000,
+        maxTokens: 100_000,
+        idleTimeoutSeconds: 60,
+        temperature: 0,
+        ...common(stallMs),
+      },
+      prompt: "work",
+      cleanup: () => mock.close(),
+    };
   },
+};
+
+/** The kind's adapter as the daemon creates it: the kind's schema, then its `create`. */
+function harness(k: AgentKind, fixture: Fixture): ConformanceHarness {
+  return {
+    make: async (s, dir, o) => {
+      const f = await fixture(s, dir, o.stallMs);
+      const a = k.schema.parse(f.agent) as Config["agent"];
+      const config = { stateDir: dir, agent: a } as unknown as Config;
+      const agent = await k.create(a, { config, env: process.env, clock: systemClock, redactor: new Redactor(), stopSignal: k.stopSignal });
+      return { agent, prompt: f.prompt, ...(f.cleanup ? { cleanup: f.cleanup } : {}) };
+    },
+  };
+}
+
+describe("the agent kinds", () => {
+  it("every kind on the list has a conformance fixture", () => {
+    expect(AGENT_KINDS.map((k) => k.kind).filter((k) => !FIXTURES[k])).toEqual([]);
+  });
 });
+
+for (const k of AGENT_KINDS) {
+  const fixture = FIXTURES[k.kind];
+  if (fixture) agentConformance(k.kind, harness(k, fixture));
+}

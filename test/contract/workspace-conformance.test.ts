@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Task } from "../../src/board/port.js";
+import { WORKSPACE_MODES } from "../../src/config/schema.js";
 import { hardenedGit } from "../../src/git/runner.js";
 import type { Lease } from "../../src/lease/lease.js";
 import { WorkspaceRefused } from "../../src/workspace/port.js";
@@ -130,7 +131,13 @@ const MODES: Record<string, ModeHarness> = {
   },
 };
 
-describe.each(Object.entries(MODES))("Workspace conformance: %s", (_mode, h) => {
+describe("the workspace modes", () => {
+  it("every mode of the list has a conformance harness", () => {
+    expect(WORKSPACE_MODES.filter((m) => !MODES[m])).toEqual([]);
+  });
+});
+
+describe.each(WORKSPACE_MODES.flatMap((m) => (MODES[m] ? [[m, MODES[m]] as const] : [])))("Workspace conformance: %s", (_mode, h) => {
   it("a directory inside the allowed roots; the same task gets it again; files named for the CLI; finish records the work", async () => {
     const root = mkdtempSync(join(tmpdir(), "hkb-wsc-"));
     const { provider, boardPath } = h.setup(root);
@@ -138,6 +145,7 @@ describe.each(Object.entries(MODES))("Workspace conformance: %s", (_mode, h) => 
     const ws = await provider.prepare(lease("t_1", bp), task("t_1"));
     expect(statSync(ws.local).isDirectory()).toBe(true);
     expect(ws.boardPath).toBe(bp);
+    expect(ws.sharedWithBoard).toBe(h.shared);
     expect(ws.mode).toBe(_mode);
     writeFileSync(join(ws.local, "out.txt"), "work\n");
     const named = ws.boardPathOf(join(ws.local, "out.txt"));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import type { TaskDetail } from "../../src/board/port.js";
 import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
-import type { Lease } from "../../src/lease/lease.js";
+import type { FencedBoard } from "../../src/lease/fenced.js";
 import type { CloseResult, RunCloser } from "../../src/outbox/closer.js";
 import type { CloseIntent, OutboxEntry } from "../../src/outbox/outbox.js";
 import type { RunFactories } from "../../src/run/factories.js";
@@ -53,7 +53,7 @@ export class FakeCloser implements RunCloser {
   lost = 0;
   result: CloseResult = "applied";
   failWith: Error | null = null;
-  async close(_lease: Lease, intent: CloseIntent) {
+  async close(_fenced: FencedBoard, intent: CloseIntent) {
     if (this.failWith) throw this.failWith;
     this.intents.push(intent);
     return { result: this.result, entry: { intent } as OutboxEntry };
@@ -66,7 +66,15 @@ export class FakeCloser implements RunCloser {
 
 export function fakeWorkspaces(): WorkspaceProvider & { dir: string } {
   const dir = mkdtempSync(join(tmpdir(), "hkb-fake-ws-"));
-  const ws: PreparedWorkspace = { mode: "board", local: dir, boardPath: dir, why: "test", boardPathOf: (f) => f, finish: async () => NOTHING_TO_FINISH };
+  const ws: PreparedWorkspace = {
+    mode: "board",
+    local: dir,
+    boardPath: dir,
+    why: "test",
+    boardPathOf: (f) => f,
+    sharedWithBoard: true,
+    finish: async () => NOTHING_TO_FINISH,
+  };
   return { dir, prepare: async () => ws };
 }
 

@@ -77,7 +77,7 @@ export async function swappedInbox(e: Emu, isolation: Isolation, swap: "link" | 
   });
   try {
     const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    await waitFor("the agent to swap its inbox", () => slotOf(b, id)?.run?.lastNote?.includes("inbox"));
+    await waitFor("the agent to swap its inbox", () => slotOf(b, id)?.run?.record.story.lastNote?.includes("inbox"));
     expect((await e.kanban(["comment", id, "NOTE-FOR-THE-AGENT: please also update the changelog"])).code).toBe(0);
     // The note was handed over (written through the bridge's own descriptor), and the daemon still answers.
     const shown = await waitFor("the note to be handed over", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { InFlight } from "../../src/daemon/launcher.js";
+import type { RunSlot } from "../../src/daemon/launcher.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import { AGENT, type Bridge, runBridge, SEAT } from "./bridge.js";
 import type { Emu, ShowDoc } from "./emulator.js";
@@ -32,7 +32,9 @@ export const alive = (pid: number) => {
   }
 };
 
-export const slotOf = (b: Bridge, taskId: string) => [...b.daemon.inflight.values()].find((s) => (s as InFlight).taskId === taskId) as InFlight | undefined;
+export const slotOf = (b: Bridge, taskId: string) => [...b.daemon.inflight.values()].find((s) => (s as RunSlot).taskId === taskId) as RunSlot | undefined;
+/** The phase of the run of `taskId` (its record's), or undefined before it has one. */
+export const phaseOf = (b: Bridge, taskId: string) => slotOf(b, taskId)?.run?.record.phase;
 
 /** A long-running bridge on `emu` with the fixture agent, at the default TTL and heartbeat unless `base` says otherwise. */
 export async function liveBridge(emu: Emu, o: { watch?: boolean; base?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<Bridge> {
@@ -71,7 +73,7 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
     b.daemon.on("heartbeat", () => {
       beats += 1;
     });
-    await waitFor("the agent to start", () => slotOf(b, id)?.phase === "working" && existsSync(pidFile));
+    await waitFor("the agent to start", () => phaseOf(b, id) === "working" && existsSync(pidFile));
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
     // Where claims are named (upstream), a block of a card another actor holds needs --force.
@@ -110,7 +112,7 @@ export async function noteToInbox(emu: Emu, o: { watch: boolean; base?: Record<s
   const b = await liveBridge(emu, { watch: o.watch, env: { FIXTURE_AWAIT_GO: "1" }, ...(o.base ? { base: o.base } : {}) });
   try {
     const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    await waitFor("the agent to start", () => slotOf(b, id)?.phase === "working");
+    await waitFor("the agent to start", () => phaseOf(b, id) === "working");
     expect((await emu.kanban(["comment", id, "OWN-SEAT-NOTE never for the agent", "--author", SEAT])).code).toBe(0);
     expect((await emu.kanban(["comment", id, "Also update the changelog, please."])).code).toBe(0);
     // `status` names the last note handed to the run.

@@ -18,6 +18,7 @@ import { TaskRun } from "../../src/run/task-run.js";
 import { NOTHING_TO_FINISH } from "../../src/workspace/port.js";
 import { FakeBoard } from "../helpers/fake-board.js";
 import { FakeCloser, ManualFactories, ScriptAgent, finished } from "../helpers/fakes.js";
+import { LeaseClock } from "../../src/lease/clock.js";
 
 const SECRET = "HOST-ONLY-CONTENT-7731";
 const KINDS = ["file", "dir", "linkIn", "linkOut", "linkOutDir", "hardOut", "fifo", "socket"] as const;
@@ -87,8 +88,7 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     lane: "seat",
     author: "seat",
     traceId: "trace-property-0001",
-    timing,
-    deadline: clock.now() + timing.runSeconds * 1000,
+    leaseClock: LeaseClock.of(clock.now(), timing),
     killGraceMs: 1000,
     runsDir: join(root, "runs"),
     privateRoot: join(root, "private"),
@@ -99,7 +99,15 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     shutdown: new AbortController().signal,
     continuity: { journal: new SessionJournal(join(root, "sessions")), enabled: true, budget: 5 },
     workspaces: {
-      prepare: async () => ({ mode: "board", local: ws, boardPath: ws, why: "test", boardPathOf: (f) => f, finish: async () => NOTHING_TO_FINISH }),
+      prepare: async () => ({
+        mode: "board",
+        local: ws,
+        boardPath: ws,
+        why: "test",
+        boardPathOf: (f) => f,
+        sharedWithBoard: true,
+        finish: async () => NOTHING_TO_FINISH,
+      }),
     },
     gate: {
       config: {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { liveBridge, noteToInbox, operatorStops, slotOf, waitFor } from "../helpers/steering.js";
+import { liveBridge, noteToInbox, operatorStops, phaseOf, waitFor } from "../helpers/steering.js";
 
 describe.concurrent("a running agent hears the board", () => {
   it("an operator's reclaim stops the agent (no heartbeat needed) and nothing of its run lands after", async () => {
@@ -55,7 +55,7 @@ describe("notes and continuity", () => {
     try {
       const id = await e.createTask("steered and cut", { assignee: SEAT, body: "MODE:steer-resume" });
       const b = await liveBridge(e, { base: { shutdown: { graceSeconds: 1 } } });
-      await waitFor("the agent to start", () => slotOf(b, id)?.phase === "working");
+      await waitFor("the agent to start", () => phaseOf(b, id) === "working");
       expect((await e.kanban(["comment", id, "FIRST-NOTE seen mid-run"])).code).toBe(0);
       await waitFor("the note handed over", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);
       await b.daemon.stop();

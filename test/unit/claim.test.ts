@@ -60,7 +60,7 @@ describe("sizing a claim", () => {
     const b = new ClaimBoard(120);
     const got = await claimTask(b, b.id, config, CAPS, signal);
     expect(got).toMatchObject({ reclaimed: false, lease: { ttlSeconds: 900 }, ttl: 160 }); // 120 + safety min(60, ttl/4)
-    expect(got?.deadline).toBe((got?.lease.claimedAt ?? 0) + (got?.timing.runSeconds ?? 0) * 1000);
+    expect(got?.leaseClock.deadline).toBe((got?.lease.claimedAt ?? 0) + (got?.leaseClock.timing.runSeconds ?? 0) * 1000);
     expect(b.calls.filter((c) => c.startsWith("release"))).toEqual([]);
   });
 

@@ -55,7 +55,7 @@ describe("closer on a lost lease", () => {
     const { lease } = await acquire(board, id, 600);
     await board.release(id, "operator takes it back");
     const { closer, alerts } = closerOn(board);
-    const res = await closer.close(lease, { type: "complete", summary: "done", metadata: {} }, "tr");
+    const res = await closer.close(closer.fenced(lease), { type: "complete", summary: "done", metadata: {} }, "tr");
     expect(res.result).toBe("lease_lost");
     const comments = (await board.show(id)).comments.filter((c) => c.author === "seat");
     expect(comments.map((c) => c.body).join("\n")).toMatch(/NOT applied.*outbox/s);

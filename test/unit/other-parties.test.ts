@@ -126,7 +126,7 @@ describe("row 7: an agent's result is capped, metadata fitted, a refused close b
         clock: systemClock,
         retry: { retries: 0, minDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
       });
-      const res = await closer.close(lease, { type: "complete", summary: "did the thing", metadata: { ok: true } }, "tr");
+      const res = await closer.close(closer.fenced(lease), { type: "complete", summary: "did the thing", metadata: { ok: true } }, "tr");
       expect(res.result).toBe("applied");
       expect(res.entry.intent.type).toBe("block");
       const d = await board.show(id);

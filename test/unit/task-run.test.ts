@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { renewalTtl } from "../../src/run/work.js";
+import { LeaseClock, type Renewal } from "../../src/lease/clock.js";
 import { describe, expect, it } from "vitest";
 import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import { timingFor } from "../../src/config/timing.js";
@@ -42,7 +42,7 @@ interface Setup {
   closer?: FakeCloser;
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
-  extend?: { ttlSeconds: number; latest: number; limitAt?: number };
+  renewal?: Renewal;
   /** The board (an honest in-memory one) and what happens on it right after the claim. */
   board?: FakeBoard;
   afterClaim?: (board: FakeBoard, id: string) => void;
@@ -77,9 +77,7 @@ function start(s: Setup) {
       lane: "seat",
       author: "seat",
       traceId: "trace-0123456789",
-      timing,
-      deadline: NOW + timing.runSeconds * 1000,
-      extend: s.extend,
+      leaseClock: new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal),
       killGraceMs: 1000,
       runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
       privateRoot: mkdtempSync(join(tmpdir(), "hkb-private-")),
@@ -167,7 +165,7 @@ describe("TaskRun stop paths", () => {
     const first = NOW + (900 - 60) * 1000;
     const latest = first + 600_000;
     // The claim may be renewed up to 1500 s after it was taken: a renewal asks for the TTL until the limit is near.
-    const { report, make, closer } = start({ agent, extend: { ttlSeconds: 900, latest, limitAt: NOW + 1_500_000 } });
+    const { report, make, closer } = start({ agent, renewal: { ttlSeconds: 900, latest, limitAt: NOW + 1_500_000 } });
     await agent.started;
     const ext = keeperOf(make).extend;
     expect(ext?.ttlSeconds()).toBe(900);
@@ -181,12 +179,6 @@ describe("TaskRun stop paths", () => {
     make.fireUntil(latest);
     expect((await report).cut).toBe("deadline");
     expect(block(closer).reason).toContain(`did not finish before its deadline (${new Date(latest).toISOString()}`);
-  });
-
-  it("a renewal asks for the TTL, never past the claim's limit", () => {
-    expect(renewalTtl({ ttlSeconds: 900 }, NOW)).toBe(900);
-    expect(renewalTtl({ ttlSeconds: 900, limitAt: NOW + 1_500_000 }, NOW + 840_000)).toBe(660);
-    expect(renewalTtl({ ttlSeconds: 900, limitAt: NOW + 1_500_000 }, NOW + 1_600_000)).toBe(1);
   });
 
   it("a claim that cannot be renewed: the keeper is not asked to extend it", async () => {

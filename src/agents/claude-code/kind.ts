@@ -30,7 +30,7 @@ export const claudeCodeKind = defineKind({
   async create(a, ctx) {
     const { ClaudeCodeAgent } = await import("./adapter.js");
     return new ClaudeCodeAgent({
-      ...processOptions(a, ctx.env),
+      ...processOptions(a, ctx),
       command: a.command,
       permissionMode: a.permissionMode,
       maxTurns: a.maxTurns,

@@ -30,7 +30,7 @@ export const codexKind = defineKind({
   async create(a, ctx) {
     const { CodexAgent } = await import("./adapter.js");
     return new CodexAgent({
-      ...processOptions(a, ctx.env),
+      ...processOptions(a, ctx),
       command: a.command,
       sandbox: a.sandbox,
       model: a.model,

@@ -62,7 +62,6 @@ export class CommandAgent implements AgentAdapter {
       input,
       // The inbox is the bridge's to write: read-only in the jail (the agent cannot swap it).
       jailNeeds: { readOnlyOver: [inboxFile], readOnly: commandFiles(this.o.command) },
-      politeSignal: "SIGTERM",
       o: this.o,
       stdin: capText(input.resume ? input.resume.prompt : input.prompt, this.o.promptMaxBytes),
       translate: (line) => {

@@ -11,7 +11,7 @@ export const commandKind = defineKind({
   stopSignal: "SIGTERM",
   async create(a, ctx) {
     const { CommandAgent } = await import("./adapter.js");
-    return new CommandAgent({ ...processOptions(a, ctx.env), command: a.command });
+    return new CommandAgent({ ...processOptions(a, ctx), command: a.command });
   },
   preflight: async () => ({ ok: true, detail: "command agent: nothing to check", fix: "" }),
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "command.md"),

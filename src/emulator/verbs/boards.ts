@@ -160,10 +160,6 @@ export function boardCount(root: string): number {
   return listBoards(root).filter((b) => !b.archived).length;
 }
 
-export function currentBoardOf(env: NodeJS.ProcessEnv): string {
-  return currentBoard(kanbanRoot(env));
-}
-
 export function boardsCommand(env: NodeJS.ProcessEnv, args: string[]): { out: string; err: string; code: number } {
   const root = kanbanRoot(env);
   const [sub, ...rest] = args;
