@@ -113,6 +113,7 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
       cwd: workspace,
       env: started.env,
       jailed: jail?.mode === "bwrap",
+      jailMarker: started.marker,
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,

@@ -89,8 +89,11 @@ function renewable(claim: Acquired, contextText: string | null, needed: number, 
   const { lease, detail, claimFailure } = claim;
   const ttl = Math.min(c.claim.ttlSeconds, needed);
   const maxRuntime = contextText === null ? null : maxRuntimeFromContext(contextText);
-  const limitAt = lease.claimedAt + (maxRuntime !== null ? needed : c.claim.maxTtlSeconds) * 1000;
-  return { lease, detail, contextText, ttl, leaseClock: LeaseClock.renewable(lease.claimedAt, timingFor(c, ttl), limitAt), reclaimed: false, claimFailure };
+  const leaseClock = LeaseClock.renewable(lease.claimedAt, timingFor(c, ttl), {
+    taskTtlSeconds: maxRuntime !== null ? needed : null,
+    maxTtlSeconds: c.claim.maxTtlSeconds,
+  });
+  return { lease, detail, contextText, ttl, leaseClock, reclaimed: false, claimFailure };
 }
 
 /** Each board's capabilities, read once at start; a board that cannot say is left at null (read again on use). */

@@ -17,7 +17,7 @@ import { leaseOf } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
-import { terminateGroup } from "../process/terminate.js";
+import { terminateGroup, killJailMarked } from "../process/terminate.js";
 import { renderBlock } from "../result/template.js";
 import { readSmallFile } from "../state/read.js";
 import type { Clock } from "../time/clock.js";
@@ -88,6 +88,10 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       continue;
     }
     if (alive) await terminateGroup(r.pgid, { graceMs: c.agent.killGraceSeconds * 1000, gone: () => !sameProcessAlive(r.pid, r.pidStart) });
+    // What is left of its jail goes too: a namespace init whose outer bwrap died before it armed
+    // --die-with-parent (the bridge was killed while the jail was being set up) runs on under init.
+    const leftovers = killJailMarked(r.runDir);
+    if (leftovers > 0) d.log.warn({ ...ids, processes: leftovers }, "killed what was left of the run's jail");
     const outcome = await readSmallFile(r.resultFile, 64 * 1024);
     const left = "text" in outcome && outcome.text !== null ? ` Its outcome file said: ${outcome.text.slice(0, 600)}` : " It left no outcome file.";
     const rec = await d.journal.get(r.board, r.task);

@@ -75,6 +75,7 @@ export async function runVerification(
       cwd: o.cwd,
       env: started.env,
       jailed: o.jail?.mode === "bwrap",
+      jailMarker: started.marker,
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       captureLimit: o.tailChars * 4,

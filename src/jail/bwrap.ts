@@ -3,6 +3,7 @@
 // (/usr, the /bin /lib… links, a minimal /etc), a fresh /proc (its own pid namespace: the bridge's
 // processes are not there), /dev, /tmp and HOME; then the run's own paths at their real paths. Order
 // matters: later mounts go on top of earlier ones (a read-only file over a read-write run dir).
+import { JAIL_MARKER_VAR } from "../process/terminate.js";
 
 /** What one jailed process may see, each at its real path. */
 export interface JailMounts {
@@ -17,6 +18,12 @@ export interface JailMounts {
   group: string;
   network: "host" | "none";
   cwd: string;
+  /**
+   * What names this jail in its bubblewrap command line (`--setenv HKB_JAIL <marker>`), which the jail's
+   * own processes keep — the outer bwrap and its namespace's init alike: a jail whose outer process died
+   * while it was still being set up (before its namespace init armed --die-with-parent) is found by it.
+   */
+  marker: string;
 }
 
 /** The agent's HOME inside the jail (on the jail's own /tmp: fresh for every run). */
@@ -55,6 +62,7 @@ export const TOP_ENTRIES = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx3
 /** `bwrap` arguments (without the program name) that run `argv` inside the jail. */
 export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly string[]): string[] {
   const a: string[] = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+  a.push("--setenv", JAIL_MARKER_VAR, m.marker);
   if (m.network === "none") a.push("--unshare-net");
   a.push("--ro-bind", "/usr", "/usr");
   for (const [top, kind] of Object.entries(sys.tops)) {

@@ -37,6 +37,8 @@ export interface RunMounts {
 export interface JailedCommand {
   argv: string[];
   env: Record<string, string>;
+  /** Names the jail's processes (bwrap.ts): what is left of it once its process ended is found and killed by it. Unset without a jail. */
+  marker?: string;
 }
 
 /** What one kind's process needs besides the run's own paths. */
@@ -180,13 +182,21 @@ export class Jail {
       group: this.group,
       network: this.policy.network,
       cwd: run.workspace,
+      // The run dir names a run's jails (the journal keeps it for a restart); the gate's, its workspace.
+      marker: jailMarkerOf(run),
     };
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, [abs ?? program, ...rest])],
+      marker: mounts.marker,
       env: { ...env, HOME: extra.home !== undefined && run.runDir !== undefined && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME, TMPDIR: "/tmp" },
     };
   }
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** The marker of a run's jails: its run dir, else (the gate's commands) its workspace. */
+export function jailMarkerOf(run: Pick<RunMounts, "runDir" | "workspace">): string {
+  return run.runDir ?? run.workspace;
+}
 const inside = (p: string, dir: string) => resolve(p).startsWith(resolve(dir) + sep);

@@ -31,8 +31,12 @@ export class LeaseClock {
     return new LeaseClock(timing, deadlineFor(claimedAt + timing.ttlSeconds * 1000, timing));
   }
 
-  /** A claim the heartbeat renews, never past `limitAt` (epoch ms). */
-  static renewable(claimedAt: number, timing: Timing, limitAt: number): LeaseClock {
+  /**
+   * A claim the heartbeat renews, never past its limit: the task's max runtime + safety (`taskTtlSeconds`,
+   * when the task has a max runtime), else claim.maxTtlSeconds — counted from the claim.
+   */
+  static renewable(claimedAt: number, timing: Timing, limit: { taskTtlSeconds: number | null; maxTtlSeconds: number }): LeaseClock {
+    const limitAt = claimedAt + (limit.taskTtlSeconds ?? limit.maxTtlSeconds) * 1000;
     const first = LeaseClock.of(claimedAt, timing);
     return new LeaseClock(timing, first.deadline, { ttlSeconds: timing.ttlSeconds, limitAt, latest: Math.max(first.deadline, deadlineFor(limitAt, timing)) });
   }

@@ -7,7 +7,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { type Exit, startChild } from "./spawn.js";
 import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
-import { groupMembers, killGroup, signalBelow, terminateGroup } from "./terminate.js";
+import { groupMembers, killGroup, killJailMarked, signalBelow, terminateGroup } from "./terminate.js";
 
 /** Why a process ended (the runner's part of the one list; the agent pump adds `stalled`). */
 export const PROCESS_ENDS = ["exited", "timeout", "aborted", "spawn_failed"] as const;
@@ -43,6 +43,11 @@ export interface RunOptions {
    * process groups inside it; the jail itself is killed last (its pid namespace ends with it).
    */
   jailed?: boolean;
+  /**
+   * The jail's marker (jail/jail.ts): once the child is over, whatever still carries it is killed — a
+   * jail stopped while it was being set up can leave its namespace init behind, under init.
+   */
+  jailMarker?: string | undefined;
   /**
    * Send stdout/stderr to these files instead of pipes (followed by a tailer, kept under maxBytes):
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
@@ -182,6 +187,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
       if (reaped > 0) await terminateGroup(pid, { graceMs });
     }
     await ladder;
+    if (opts.jailMarker !== undefined) killJailMarked(opts.jailMarker);
     // Output still in the pipes is read to the end (bounded: a leftover holding a pipe open is not waited for).
     await proc.drained(1000);
     for (const t of tailers) t.stop();

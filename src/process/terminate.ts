@@ -58,6 +58,36 @@ function processes(): ProcStat[] {
   return out;
 }
 
+/** The variable a jail's command line names its marker with (`--setenv HKB_JAIL <marker>`, jail/bwrap.ts). */
+export const JAIL_MARKER_VAR = "HKB_JAIL";
+
+/** Live processes whose command line holds a jail's marker (`--setenv HKB_JAIL <marker>`). */
+export function jailProcesses(marker: string): number[] {
+  const needle = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0${marker}\0`, "utf8");
+  return processes()
+    .filter((p) => {
+      try {
+        return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(needle) !== -1;
+      } catch {
+        return false; // ended while we looked
+      }
+    })
+    .map((p) => p.pid);
+}
+
+/** SIGKILLs every process of a jail (by its marker); says how many. Killing a jail's namespace init ends its namespace. */
+export function killJailMarked(marker: string): number {
+  let killed = 0;
+  for (const pid of jailProcesses(marker))
+    try {
+      process.kill(pid, "SIGKILL");
+      killed += 1;
+    } catch {
+      // gone meanwhile
+    }
+  return killed;
+}
+
 /** Live (non-zombie) members of a process group, from /proc. */
 export function groupMembers(pgid: number): number[] {
   return processes()

@@ -148,27 +148,19 @@ function learnIds(b: TranscriptBlock, actualOut: string, ids: Map<string, string
   });
 }
 
-if (!process.env.REPLAY_ONLY)
-  describe("emulator parity with recorded Hermes 0.20.0 transcripts", () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith(".txt"));
-    it.each(files)(
-      "%s",
-      async (file) => {
-        const { mismatches } = await replay(file);
-        expect(mismatches).toEqual([]);
-      },
-      120_000,
-    );
-  });
+/** Each Hermes line the emulator plays, with its recordings. */
+const LINES = [
+  { name: "Hermes 0.20.0", dir: DIR, compat: undefined },
+  { name: "Hermes 0.21.3 (HERMES_EMULATOR_COMPAT=0.21)", dir: "test/fixtures/hermes-021/transcripts", compat: "0.21" },
+];
 
-const DIR_021 = "test/fixtures/hermes-021/transcripts";
 if (!process.env.REPLAY_ONLY)
-  describe("emulator parity (HERMES_EMULATOR_COMPAT=0.21) with recorded Hermes 0.21.3 transcripts", () => {
-    const files = readdirSync(DIR_021).filter((f) => f.endsWith(".txt"));
+  describe.each(LINES)("emulator parity with the recorded transcripts of $name", (line) => {
+    const files = readdirSync(line.dir).filter((f) => f.endsWith(".txt"));
     it.each(files)(
       "%s",
       async (file) => {
-        const { mismatches } = await replay(file, { dir: DIR_021, compat: "0.21" });
+        const { mismatches } = await replay(file, { dir: line.dir, ...(line.compat ? { compat: line.compat } : {}) });
         expect(mismatches).toEqual([]);
       },
       120_000,

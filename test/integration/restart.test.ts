@@ -1,10 +1,11 @@
 // The real CLI as a long-running process: SIGKILL mid-run then restart (agent alive → adopted,
 // agent dead → blocked), and the signals an operator sends (first drains, second aborts).
-import { writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
+import { jailProcesses } from "../../src/process/terminate.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { alive, waitFor } from "../helpers/steering.js";
@@ -85,6 +86,13 @@ function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv
 }
 
 const started = (l: Record<string, unknown>) => l.msg === "agent started";
+
+/** The run dir of the one run the daemon journals as active (it names the run's jail: jail/jail.ts). */
+function activeRunDir(e: Emu): string {
+  const dir = join(e.dir, "state", "active");
+  const [f] = readdirSync(dir).filter((n) => n.endsWith(".json"));
+  return String((JSON.parse(readFileSync(join(dir, f ?? ""), "utf8")) as { runDir: string }).runDir);
+}
 const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 
 describe("restart recovery and signals (real processes)", () => {
@@ -157,10 +165,14 @@ describe("restart recovery and signals (real processes)", () => {
     writeFileSync(cfg, "agent: {kind: command, isolation: {mode: bwrap}}\n");
     const first = startDaemon(emu, [], cfg);
     const agent = await first.waitFor(started);
+    const runDir = activeRunDir(emu);
     process.kill(first.pid, "SIGKILL");
     await first.result;
     await waitFor("the jail to go with the daemon", () => !alive(Number(agent.agent_pid)), 10_000);
     expect((await startDaemon(emu, ["--once"], cfg).result).exitCode).toBe(0);
+    // Nothing of the run's jail is left: a namespace init that outlived the outer bwrap (a kill during the
+    // jail's set-up) was found by the run dir in its command line and killed by the restart.
+    await waitFor("nothing of the jail left", () => jailProcesses(runDir).length === 0, 10_000);
     const d = await emu.show(id);
     expect(d.task.status).toBe("blocked");
     expect(String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toMatch(/bridge restarted mid-run: run 1 .*had lost its agent process/);
@@ -173,9 +185,12 @@ describe("restart recovery and signals (real processes)", () => {
     const id = await emu.createTask("hung", { assignee: SEAT, body: "MODE:hang" });
     const d1 = startDaemon(emu, [], cfg);
     await d1.waitFor(started);
+    const runDir = activeRunDir(emu);
     process.kill(d1.pid, "SIGTERM");
     const r = await d1.result;
     expect(r.exitCode).toBe(0);
+    // Stopped while its jail may still have been setting up: nothing of it is left either way.
+    await waitFor("nothing of the jail left", () => jailProcesses(runDir).length === 0, 5000);
     const d = await emu.show(id);
     expect(d.task.status).toBe("blocked");
     expect(String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toMatch(/shutting down/);

@@ -17,7 +17,7 @@ describe("the lease clock", () => {
   });
 
   it("a renewable claim: each renewal asks for the TTL until the claim's limit is near; the deadline follows, never past the latest", () => {
-    const c = LeaseClock.renewable(T0, timing, T0 + 1_500_000);
+    const c = LeaseClock.renewable(T0, timing, { taskTtlSeconds: 1500, maxTtlSeconds: 14400 });
     expect(c.renewal).toEqual({ ttlSeconds: 900, limitAt: T0 + 1_500_000, latest: T0 + 1_440_000 });
     expect(c.renewalTtl(T0 + 840_000)).toBe(660);
     expect(c.renewalTtl(T0 + 1_600_000)).toBe(1);
@@ -26,7 +26,12 @@ describe("the lease clock", () => {
   });
 
   it("a limit before the first deadline never pulls the latest deadline in", () => {
-    const c = LeaseClock.renewable(T0, timing, T0 + 60_000);
+    const c = LeaseClock.renewable(T0, timing, { taskTtlSeconds: 60, maxTtlSeconds: 14400 });
     expect(c.renewal?.latest).toBe(c.deadline);
+  });
+
+  it("without a max runtime, a renewable claim is bounded by claim.maxTtlSeconds", () => {
+    const c = LeaseClock.renewable(T0, timing, { taskTtlSeconds: null, maxTtlSeconds: 14400 });
+    expect(c.renewal?.limitAt).toBe(T0 + 14_400_000);
   });
 });

@@ -2,7 +2,7 @@
 // `--new-session`) whose leader dies at the first signal is still stopped, never left under init.
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { groupMembers, groupsBelow, terminateGroup } from "../../src/process/terminate.js";
+import { groupMembers, groupsBelow, jailProcesses, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
 import { alive } from "../helpers/steering.js";
 
 describe("terminateGroup", () => {
@@ -19,5 +19,27 @@ describe("terminateGroup", () => {
     // SIGKILLed: reaped by init shortly after.
     for (let i = 0; i < 40 && alive(child); i += 1) await new Promise((r) => setTimeout(r, 50));
     expect(alive(child)).toBe(false);
+  });
+});
+
+describe("a jail's leftovers, by its marker", () => {
+  it("finds and kills exactly the processes whose command line names the marker, whoever their parent is", async () => {
+    // Stand-ins for a jail's namespace init: the marker is in their command line as bwrap's is.
+    const start = (marker: string) =>
+      spawn("/bin/sh", ["-c", "sleep 300; :", "sh", "--setenv", "HKB_JAIL", marker], { detached: true, stdio: "ignore" }).pid as number;
+    const mine = start("/state/runs/t_1-1-aaaa");
+    const other = start("/state/runs/t_1-1-aaaabbbb");
+    try {
+      for (let i = 0; i < 40 && jailProcesses("/state/runs/t_1-1-aaaa").length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(jailProcesses("/state/runs/t_1-1-aaaa")).toEqual([mine]);
+      expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(1);
+      for (let i = 0; i < 40 && alive(mine); i += 1) await new Promise((r) => setTimeout(r, 25));
+      expect(alive(mine)).toBe(false);
+      // A marker that only starts with it is another jail's.
+      expect(alive(other)).toBe(true);
+      expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(0);
+    } finally {
+      process.kill(-other, "SIGKILL");
+    }
   });
 });

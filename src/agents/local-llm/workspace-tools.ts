@@ -115,6 +115,7 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
         cwd: o.root,
         env: started.env,
         jailed: o.jail?.mode === "bwrap",
+        jailMarker: started.marker,
         timeoutMs: o.commandTimeoutMs,
         signal: o.signal,
         captureLimit: o.outputCap,
