@@ -185,12 +185,16 @@ export function recomputeReady(db: Db, now: number): number {
   return promoted;
 }
 
+/** The worker's run id (HERMES_KANBAN_RUN_ID) when HERMES_KANBAN_TASK names this task and the id is an integer, else null. */
+export function workerRunId(env: NodeJS.ProcessEnv, taskId: string): number | null {
+  const raw = env.HERMES_KANBAN_RUN_ID ?? "";
+  return env.HERMES_KANBAN_TASK === taskId && /^\d+$/.test(raw) ? Number.parseInt(raw, 10) : null;
+}
+
 /** Run-id fencing (contract §1.6): only when HERMES_KANBAN_TASK names this task and the run id is an integer. */
 export function fencedOut(env: NodeJS.ProcessEnv, t: TaskRow): boolean {
-  if (env.HERMES_KANBAN_TASK !== t.id) return false;
-  const raw = env.HERMES_KANBAN_RUN_ID ?? "";
-  if (!/^\d+$/.test(raw)) return false;
-  return t.current_run_id !== Number.parseInt(raw, 10);
+  const run = workerRunId(env, t.id);
+  return run !== null && t.current_run_id !== run;
 }
 
 export function profileAuthor(env: NodeJS.ProcessEnv): string {

@@ -13,6 +13,11 @@ import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/mode
 const CLAUDE = resolve("node_modules/.bin/claude");
 const CODEX = resolve("node_modules/.bin/codex");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: { created: 1 }, note: "done", artifacts: [], error: null };
+/** The model completes the task with one tool call, then says it is done. */
+const COMPLETES: ScriptedTurn[] = [
+  { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Did the task.", result: RESULT } }] },
+  { blocks: [{ text: "Done." }] },
+];
 const DESCRIPTION = "Haiku house style: every summary is a haiku (pinned by the task).";
 
 let emu: Emu;
@@ -38,11 +43,7 @@ async function pinnedTask(extra: string[]): Promise<{ id: string; skills: string
 describe("the task's model and skills reach the real CLIs", () => {
   it("Claude Code: --model is the task's, the skill is loaded from the run's own plugin", async () => {
     const { id, skills } = await pinnedTask(["--model", "claude-pinned-7", "--provider", "anthropic"]);
-    const turns: ScriptedTurn[] = [
-      { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Did the task.", result: RESULT } }] },
-      { blocks: [{ text: "Done." }] },
-    ];
-    const m = await new AnthropicMock(turns).start();
+    const m = await new AnthropicMock(COMPLETES).start();
     mock = m;
     const b = await runBridge(emu, {
       base: {
@@ -69,11 +70,7 @@ describe("the task's model and skills reach the real CLIs", () => {
 
   it("Codex: -m is the task's, the skill is one of the run's own HOME and Codex loads it", async () => {
     const { id, skills } = await pinnedTask(["--model", "gpt-pinned-5"]);
-    const turns: ScriptedTurn[] = [
-      { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Did the task.", result: RESULT } }] },
-      { blocks: [{ text: "Done." }] },
-    ];
-    const m = await new ResponsesMock(turns).start();
+    const m = await new ResponsesMock(COMPLETES).start();
     mock = m;
     const b = await runBridge(emu, {
       base: {

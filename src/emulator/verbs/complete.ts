@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join, resolve, sep } from "node:path";
 import { EmuExit, legacyExitCodes, namedClaims, v021 } from "../io.js";
-import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun } from "../model.js";
+import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun, workerRunId } from "../model.js";
 import { boardHostPath, shownPath } from "../remote.js";
 import type { BoardLoc, Db } from "../store.js";
 import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach.js";
@@ -157,7 +157,7 @@ export const complete: Verb = {
     const errors: string[] = [];
     for (const id of ids) {
       scopeGuard(ctx, id);
-      const expectedRun = ctx.env.HERMES_KANBAN_TASK === id && /^\d+$/.test(ctx.env.HERMES_KANBAN_RUN_ID ?? "") ? Number(ctx.env.HERMES_KANBAN_RUN_ID) : null;
+      const expectedRun = workerRunId(ctx.env, id);
       const before = getTask(ctx.db, id);
       let metadata = before
         ? mergeProseArtifacts(ctx.env, ctx.loc, before, given === null ? null : structuredClone(given), [summary, result].filter(Boolean).join("\n"))

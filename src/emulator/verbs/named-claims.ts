@@ -30,7 +30,7 @@
 import { hostname } from "node:os";
 import type { OptSpec, ParserSpec, Values } from "../argparse.js";
 import { EmuExit, namedClaims } from "../io.js";
-import type { TaskRow } from "../model.js";
+import { type TaskRow, workerRunId } from "../model.js";
 import type { Verb, VerbCtx } from "./types.js";
 
 /** kanban_db.DEFAULT_CLAIM_TTL_SECONDS */
@@ -127,8 +127,8 @@ export function claimerOf(ctx: VerbCtx, v: Values): string | null {
 
 /** The caller's run id is the task's current run (the worker fence, HERMES_KANBAN_TASK + HERMES_KANBAN_RUN_ID). */
 function ownsRun(env: NodeJS.ProcessEnv, t: TaskRow): boolean {
-  const raw = env.HERMES_KANBAN_RUN_ID ?? "";
-  return env.HERMES_KANBAN_TASK === t.id && /^\d+$/.test(raw) && t.current_run_id === Number.parseInt(raw, 10);
+  const run = workerRunId(env, t.id);
+  return run !== null && t.current_run_id === run;
 }
 
 /**

@@ -9,19 +9,13 @@
 // - request-changes closes a reviewer's run — a run claimed from `review`, which only the dispatcher
 //   claims (a CLI `claim` takes `ready` tasks): through the CLI it refuses with the board's reason.
 import { EmuExit, fail } from "../io.js";
-import { addComment, addEvent, endRun, fencedOut, getTask, parentsOpen, profileAuthor, synthesizeRun } from "../model.js";
+import { addComment, addEvent, endRun, fencedOut, getTask, parentsOpen, profileAuthor, synthesizeRun, workerRunId } from "../model.js";
 import { parseMetadata, stageArtifacts } from "./complete.js";
 import { scopeGuard } from "./line021.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
 
 const LIVE_CLAIM =
   "task is running under a live claim; pass expected_run_id (worker ownership) or force=True (explicit operator override) instead of clearing the live run's claim";
-
-/** The worker's run id when HERMES_KANBAN_TASK names this task (expected_run_id), else null. */
-function expectedRun(env: NodeJS.ProcessEnv, id: string): number | null {
-  const raw = env.HERMES_KANBAN_RUN_ID ?? "";
-  return env.HERMES_KANBAN_TASK === id && /^\d+$/.test(raw) ? Number.parseInt(raw, 10) : null;
-}
 
 export const requestReview021: Verb = {
   spec: {
@@ -39,7 +33,7 @@ export const requestReview021: Verb = {
     const summary = str(v, "summary")?.trim() || null;
     const metadata = parseMetadata(str(v, "metadata"));
     scopeGuard(ctx, id);
-    const run = expectedRun(ctx.env, id);
+    const run = workerRunId(ctx.env, id);
     const reviewer = str(v, "reviewer")?.trim().toLowerCase() || null;
     const outcome = tx(ctx, (): { error: string } | { summary: string | null } => {
       const t = getTask(ctx.db, id);
@@ -125,7 +119,7 @@ export const requestChanges: Verb = {
     const id = str(v, "task_id") ?? "";
     scopeGuard(ctx, id);
     const reason = list(v, "reason").join(" ").trim();
-    const run = expectedRun(ctx.env, id);
+    const run = workerRunId(ctx.env, id);
     const t = getTask(ctx.db, id);
     const why = !reason
       ? "reason is required"
