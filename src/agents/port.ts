@@ -66,8 +66,13 @@ export interface AgentRunInput {
   contextFile: string;
   /** Where the agent writes its outcome. */
   resultFile: string;
-  /** The run's private directory (output files live here); removed after the run. */
+  /** The run's directory, shown to the agent (result, session, inbox, its CLI's home); removed after the run. */
   runDir: string;
+  /**
+   * Where the agent's output files are kept (its stdout and stderr): the run's private dir, never shown to
+   * the agent — nothing it can write there is read back as its CLI's word.
+   */
+  outputDir: string;
   /** The task's durable directory in the state dir (saved local-LLM history lives here). */
   sessionDir: string;
   /** The run's task tools, when the adapter asked for them (usesTools). */

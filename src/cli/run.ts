@@ -11,6 +11,7 @@ import { describeError } from "../errors/index.js";
 import { fleetPage } from "../observe/fleet-html.js";
 import { HttpServer } from "../observe/http.js";
 import { ensureStateDir } from "../state/dir.js";
+import { closeInheritedDescriptors } from "../process/descriptors.js";
 
 export interface RunOptions {
   config?: string;
@@ -19,6 +20,8 @@ export interface RunOptions {
 }
 
 export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Only what a child is given reaches it: descriptors inherited without close-on-exec go first.
+  const closed = closeInheritedDescriptors(env);
   const config = loadConfig({ file: o.config, env, flags: o.flags });
   ensureStateDir(config.stateDir);
   const redactor = redactorFor(config, env);
@@ -51,7 +54,13 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   });
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    if (closed.length) log.warn({ descriptors: closed }, "closed descriptors the bridge inherited without close-on-exec: no agent gets them");
     if (b.jail?.mode === "bwrap") log.info({ isolation: "bwrap", why: b.jail.policy.why }, "agents run in a jail of their own");
+    else if (b.jail?.mode === "user")
+      log.warn(
+        { isolation: "user", why: b.jail.policy.why },
+        "AGENTS ARE NOT JAILED: they run as an unprivileged uid of their own, without namespaces (they see the host's files that uid may read, and its network)",
+      );
     else
       log.warn(
         { isolation: "none", why: b.jail?.policy.why },

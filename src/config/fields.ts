@@ -18,14 +18,20 @@ const budgetLimits = z.strictObject({ tokens: z.number().int().positive().option
 
 /**
  * Where the agent runs: `bwrap` — in a bubblewrap jail of its own (refused at start without a working
- * bubblewrap); `auto` — the jail when a probe at start works, else unconfined and said loudly; `none` —
- * unconfined. A string is the mode.
+ * bubblewrap); `auto` — the jail when a probe at start works, else (said loudly) `user` where the bridge
+ * runs as root and `none` where it does not; `user` — as an unprivileged uid without a jail (engines that
+ * cannot relax /proc); `none` — unconfined. A string is the mode.
  */
 export const isolation = z.preprocess(
   (v) => (typeof v === "string" ? { mode: v } : v),
   z
     .strictObject({
-      mode: z.enum(["auto", "bwrap", "none"]).default("auto"),
+      mode: z.enum(["auto", "bwrap", "user", "none"]).default("auto"),
+      /**
+       * Who the agent is on the host when the bridge runs as root (never root): a user name, uid or uid:gid;
+       * `auto` — the host's `hermes-agent` user, else nobody. A bridge that is not root runs agents as itself.
+       */
+      user: z.string().min(1).default("auto"),
       /** host: the agent reaches the network as the bridge does (its API); none: no network at all. */
       network: z.enum(["host", "none"]).default("host"),
       /** Extra paths the agent may read (toolchains, caches), at their real paths. */

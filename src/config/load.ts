@@ -3,7 +3,7 @@
 // file key, and `doctor` can print where each effective value came from.
 import { type HttpTokenConfig, httpToken } from "./http-token.js";
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/index.js";
@@ -210,7 +210,7 @@ export function loadConfigWith(kinds: readonly { schema: z.ZodObject }[], o: Loa
   const c = checked(configSchemaFor(kinds.map((k) => k.schema)), raw, given) as Config;
   const issues = [...timingIssues(c, given), ...envIssues(c, o.env ?? {})];
   if (issues.length > 0) throw new ConfigError(issues);
-  const provenance: Provenance = { given };
+  const provenance: Provenance = { given, ...(o.file ? { file: resolve(o.file) } : {}) };
   return { ...c, provenance };
 }
 

@@ -286,6 +286,8 @@ export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSch
 export interface Provenance {
   /** Config path ("claim.ttlSeconds") → how the user set it ("--ttl 120", "HERMES_BRIDGE_TTL=120", "claim.ttlSeconds in config.yaml"). */
   given: Record<string, string>;
+  /** The config file the seat was loaded from (absolute), if any: no agent may see it. */
+  file?: string;
 }
 
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };

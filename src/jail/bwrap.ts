@@ -17,6 +17,8 @@ export interface JailMounts {
   passwd: string;
   group: string;
   network: "host" | "none";
+  /** Size of the jail's /tmp (a tmpfs in RAM), bytes; unset: the kernel's default (half the RAM). */
+  tmpBytes?: number | undefined;
   cwd: string;
   /**
    * What names this jail in its bubblewrap command line (`--setenv HKB_JAIL <marker>`), which the jail's
@@ -35,6 +37,8 @@ export interface SystemLayout {
   tops: Readonly<Record<string, string>>;
   /** /etc entries that exist on this host (resolver, CA certificates, the loader cache…). */
   etc: readonly string[];
+  /** The /proc entries of PROC_READ_ONLY / PROC_HIDDEN_* this kernel has. */
+  proc: { readOnly: readonly string[]; hiddenFiles: readonly string[]; hiddenDirs: readonly string[] };
 }
 
 /** The /etc entries a program may need to start and to reach its API; nothing else of /etc is shown. */
@@ -59,9 +63,30 @@ export const ETC_ENTRIES = [
 
 export const TOP_ENTRIES = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] as const;
 
+/**
+ * The host-wide knobs of a fresh /proc: read-only (`sys`: every sysctl, the host's own among them; the
+ * sysrq trigger; bus, irq and fs settings) or hidden (the kernel's memory and symbols, its keyrings, its
+ * log, its timers). An unprivileged uid cannot write them anyway; a read-only mount says so to anyone
+ * who tries (EROFS) whatever the uid.
+ */
+export const PROC_READ_ONLY = ["sys", "sysrq-trigger", "bus", "irq", "fs"] as const;
+export const PROC_HIDDEN_FILES = ["kcore", "kallsyms", "keys", "key-users", "kmsg", "timer_list", "sched_debug", "latency_stats", "config.gz"] as const;
+export const PROC_HIDDEN_DIRS = ["acpi", "scsi"] as const;
+
 /** `bwrap` arguments (without the program name) that run `argv` inside the jail. */
 export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly string[]): string[] {
-  const a: string[] = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--new-session", "--die-with-parent", "--cap-drop", "ALL"];
+  // Its own user namespace first: whoever starts it, the agent holds no capability of the host's.
+  const a: string[] = [
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
   a.push("--setenv", JAIL_MARKER_VAR, m.marker);
   if (m.network === "none") a.push("--unshare-net");
   a.push("--ro-bind", "/usr", "/usr");
@@ -71,7 +96,13 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
   }
   for (const e of sys.etc) a.push("--ro-bind", e, e);
   a.push("--ro-bind", m.passwd, "/etc/passwd", "--ro-bind", m.group, "/etc/group");
-  a.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", JAIL_HOME);
+  a.push("--proc", "/proc");
+  for (const e of sys.proc.readOnly) a.push("--ro-bind", `/proc/${e}`, `/proc/${e}`);
+  for (const e of sys.proc.hiddenFiles) a.push("--ro-bind", "/dev/null", `/proc/${e}`);
+  for (const e of sys.proc.hiddenDirs) a.push("--tmpfs", `/proc/${e}`, "--remount-ro", `/proc/${e}`);
+  a.push("--dev", "/dev");
+  if (m.tmpBytes !== undefined) a.push("--size", String(m.tmpBytes));
+  a.push("--tmpfs", "/tmp", "--dir", JAIL_HOME);
   for (const p of m.readOnly) a.push("--ro-bind", p, p);
   for (const p of m.readWrite) a.push("--bind", p, p);
   for (const p of m.readOnlyOver) a.push("--ro-bind", p, p);

@@ -53,6 +53,9 @@ export interface RunOptions {
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
    */
   outputFiles?: { stdout: string; stderr: string; maxBytes: number } | undefined;
+  /** Start the child as this host user (an agent's, jail/identity.ts); unset: the bridge's own. */
+  uid?: number | undefined;
+  gid?: number | undefined;
 }
 
 /** A stdin the caller keeps open: `open` gets the writer once the child runs. */
@@ -126,6 +129,8 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     stdout: outFds ? outFds[0] : "pipe",
     stderr: outFds ? outFds[1] : "pipe",
     cleanup: opts.cleanup ?? true,
+    uid: opts.uid,
+    gid: opts.gid,
   });
   const child = proc.child;
   for (const fd of outFds ?? []) closeSync(fd);

@@ -18,6 +18,9 @@ export interface StartOptions {
   stdout: "pipe" | number;
   stderr: "pipe" | number;
   cleanup: boolean;
+  /** Start it as this host user (the agent's, jail/identity.ts); unset: the bridge's own. */
+  uid?: number | undefined;
+  gid?: number | undefined;
 }
 
 export interface Started {
@@ -40,7 +43,14 @@ function stopLiveOnExit(): void {
 export function startChild(file: string, args: readonly string[], o: StartOptions): Started {
   let child: ChildProcess;
   try {
-    child = spawn(file, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin, o.stdout, o.stderr], detached: true });
+    child = spawn(file, args, {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: [o.stdin, o.stdout, o.stderr],
+      detached: true,
+      ...(o.uid !== undefined ? { uid: o.uid } : {}),
+      ...(o.gid !== undefined ? { gid: o.gid } : {}),
+    });
   } catch (err) {
     // Some failures (a bad argument, E2BIG on some platforms) throw instead of emitting 'error'.
     const e = err as Error & { code?: string };

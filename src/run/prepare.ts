@@ -69,6 +69,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     contextFile: join(i.dir, "context.json"),
     resultFile: join(i.dir, "outcome.json"),
     runDir: i.dir,
+    outputDir: i.privateDir,
     sessionDir: session.dir(),
   };
   if (i.adopted) return { ws, before: null, plan: { mode: "fresh", note: null }, input, resumePrompt: null };

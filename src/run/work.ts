@@ -9,6 +9,7 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
+import { forRun } from "../jail/run-jail.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { boundedLimit } from "./limit.js";
@@ -134,13 +135,18 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
+    // Every process of the run starts through its one jail; the workspace goes back to its owners last.
+    const runJail = w.jail
+      ? forRun(w.jail, { workspace: prep.ws.local, runDir: prep.input.runDir, readOnlyFiles: [prep.input.contextFile], socket: tools?.endpoint.path })
+      : undefined;
+    if (runJail) cleanup.push(["the workspace's owners", () => runJail.release()]);
     // A task (or seat) already over its budget does not start the agent at all.
     const over = budgetCheck(w);
     const before = over(null);
     if (before) {
       facts.stop = "budget";
       facts.stopDetail = before;
-    } else await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    } else await runAgent({ ...w, tools, runJail, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
     // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
     if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();
@@ -161,7 +167,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         timeoutMs: w.gate.config.timeoutSeconds * 1000,
         tailChars: w.gate.config.outputTailChars,
         signal: agentAc.signal,
-        jail: w.jail?.forRun({ workspace: prep.ws.local }),
+        jail: runJail,
       });
       // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
       d =

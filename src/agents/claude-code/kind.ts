@@ -16,8 +16,10 @@ const schema = z.strictObject({
   model: z.string().optional(),
   /** Extra --allowedTools rules (mcp__task is always allowed). */
   allowedTools: list(z.string()).default([]),
-  /** Per-seat CLAUDE_CONFIG_DIR (login + sessions); default <stateDir>/claude. */
+  /** The seat's login (the CLAUDE_CONFIG_DIR of `claude auth login`); default <stateDir>/claude. No run sees it: each gets a fresh home. */
   configDir: z.string().optional(),
+  /** A folder copied into each run's fresh CLI home (settings.json, CLAUDE.md, plugins): the operator's, never a run's. */
+  cliHome: z.string().optional(),
   ...agentCommon,
 });
 
@@ -36,7 +38,8 @@ export const claudeCodeKind = defineKind({
       maxTurns: a.maxTurns,
       model: a.model,
       allowedTools: a.allowedTools,
-      configDir: home(a, ctx.config.stateDir),
+      login: home(a, ctx.config.stateDir),
+      template: a.cliHome,
       appendSystemPrompt: readFileSync(bundledFile("prompts", "claude-code.md"), "utf8"),
       toolsCommand: toolsCommand(),
       clock: ctx.clock,

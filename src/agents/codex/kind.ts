@@ -14,8 +14,10 @@ const schema = z.strictObject({
   command: argv.default(["codex"]),
   sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
   model: z.string().optional(),
-  /** Per-seat CODEX_HOME (not under /tmp); default <stateDir>/codex. */
+  /** The seat's login (the CODEX_HOME of `codex login`; not under /tmp); default <stateDir>/codex. No run sees it: each gets a fresh home. */
   home: z.string().optional(),
+  /** A folder copied into each run's fresh CLI home (config.toml, AGENTS.md): the operator's, never a run's. */
+  cliHome: z.string().optional(),
   /** Extra `-c key=value` overrides (e.g. a model provider). */
   config: list(z.string()).default([]),
   ...agentCommon,
@@ -34,7 +36,8 @@ export const codexKind = defineKind({
       command: a.command,
       sandbox: a.sandbox,
       model: a.model,
-      home: home(a, ctx.config.stateDir),
+      login: home(a, ctx.config.stateDir),
+      template: a.cliHome,
       extraConfig: a.config,
       toolsCommand: toolsCommand(),
       protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"),
