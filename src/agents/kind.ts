@@ -7,6 +7,7 @@ import type { AgentConfig } from "../config/fields.js";
 import type { Config } from "../config/schema.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
+import type { CliHomeLayout } from "./cli-home.js";
 import type { AgentAdapter } from "./port.js";
 
 export interface PreflightResult {
@@ -35,8 +36,10 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   preflight(a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<PreflightResult>;
   /** The prompt template of a first run. */
   promptFile(a: C): string;
-  /** The per-seat home (login and sessions), if the kind keeps one. */
+  /** The seat's login dir (the CLI's config home it was logged in with), if the kind keeps one; no run sees it. */
   home?(a: C, stateDir: string): string;
+  /** What the kind's CLI keeps in its config home, by role: each run gets a fresh one (agents/cli-home.ts). */
+  readonly cliHome?: CliHomeLayout;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
 }

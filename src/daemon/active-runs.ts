@@ -29,6 +29,8 @@ const ActiveRunSchema = z.object({
   ttlSeconds: z.number(),
   resultFile: z.string(),
   runDir: z.string(),
+  /** The run's private dir, where its agent's output files are (never shown to the agent); older entries: the run dir. */
+  outputDir: z.string().optional(),
   agent: z.string(),
   /** The run's task-tools socket and token (0600 file): an adopted CLI agent reconnects to it. */
   tools: z

@@ -161,7 +161,7 @@ export class RunLauncher {
             }
             this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
           },
-          onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
+          onStarted: ({ pid, resultFile, runDir, outputDir, workspace, tools }) => {
             const lease = fenced.lease;
             if (o.adopted === undefined) {
               this.s.active.write({
@@ -180,6 +180,7 @@ export class RunLauncher {
                 ttlSeconds: lease.ttlSeconds,
                 resultFile,
                 runDir,
+                outputDir,
                 agent: o.agent.name,
                 tools,
               });

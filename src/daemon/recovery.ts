@@ -4,6 +4,8 @@
 // bridge wrote is read or removed (active-runs.ts checks every path). Running tasks of this seat
 // with no journal entry are only reported.
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { RUN_CLI_HOME, SAVED_TRANSCRIPT, closeHome } from "../agents/cli-home.js";
 import { AdoptedAgent } from "../agents/adopted.js";
 import { type AgentKind, kindNamed, kindOf } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
@@ -71,7 +73,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
             pid: r.pid,
             startTime: r.pidStart,
             resultFile: r.resultFile,
-            runDir: r.runDir,
+            outputDir: r.outputDir ?? r.runDir,
             name: r.agent,
             usesTools: Boolean(r.tools),
             // The kind that started it (an agent of a kind this seat no longer runs: the seat's own kind's).
@@ -111,8 +113,21 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
     } catch (err) {
       d.log.error({ ...ids, err: describeError(err) }, "could not journal the restart block");
     }
+    // The dead run's CLI home held its session's transcript (and maybe a refreshed login): kept before its dir goes.
+    const kind = kindNamed(r.agent, d.kinds);
+    if (kind?.cliHome && kind.home && rec?.session) {
+      const kept = await closeHome({
+        layout: kind.cliHome,
+        login: kind.home(c.agent, c.stateDir),
+        home: join(r.runDir, RUN_CLI_HOME),
+        sessions: [rec.session],
+        save: join(d.journal.taskDir(r.board, r.task), SAVED_TRANSCRIPT),
+      });
+      if (kept.problem) d.log.warn({ ...ids, err: kept.problem }, "the interrupted run's CLI home was not fully kept");
+    }
     d.active.remove(r.board, r.task);
     await rm(r.runDir, { recursive: true, force: true }).catch(() => undefined);
+    if (r.outputDir) await rm(r.outputDir, { recursive: true, force: true }).catch(() => undefined);
   }
   for (const board of d.boards.values()) {
     try {

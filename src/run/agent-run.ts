@@ -51,6 +51,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
         pid,
         resultFile: prep.input.resultFile,
         runDir: prep.input.runDir,
+        outputDir: prep.input.outputDir,
         workspace: prep.ws.local,
         tools: tools ? { path: tools.endpoint.path, token: tools.endpoint.token } : null,
       }),

@@ -9,7 +9,9 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
+import { guardRepository } from "../git/guard.js";
 import { forRun } from "../jail/run-jail.js";
+import { repositoryBlock } from "./failures.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { boundedLimit } from "./limit.js";
@@ -135,9 +137,17 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
+    // The repository's config and hooks as they are before the agent (git/guard.ts): read-only in the jail,
+    // checked after the run.
+    const guard = await guardRepository(prep.ws.local, { git: w.gate.git, privateDir: prep.input.outputDir });
     // Every process of the run starts through its one jail; the workspace goes back to its owners last.
     const runJail = w.jail
-      ? forRun(w.jail, { workspace: prep.ws.local, runDir: prep.input.runDir, readOnlyFiles: [prep.input.contextFile], socket: tools?.endpoint.path })
+      ? forRun(w.jail, {
+          workspace: prep.ws.local,
+          runDir: prep.input.runDir,
+          readOnlyFiles: [prep.input.contextFile, ...(guard?.readOnly ?? [])],
+          socket: tools?.endpoint.path,
+        })
       : undefined;
     if (runJail) cleanup.push(["the workspace's owners", () => runJail.release()]);
     // A task (or seat) already over its budget does not start the agent at all.
@@ -174,6 +184,18 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         facts.stop !== null
           ? decide(facts)
           : applyGate(d, { verification, skipped: plan.skipped, changedFiles: changes?.files ?? null, diffStat: changes?.diffStat ?? null }, w.gate.config);
+    }
+    // What the run left in the repository that runs code outweighs its result: put back, and a person looks.
+    if (guard && facts.stop !== "lease_lost") {
+      const found = await guard.check();
+      if (found.length > 0) {
+        await guard.restore();
+        w.hooks?.onLog?.("warn", "the run left its repository set to run code: restored, the task is blocked", {
+          task_id: record.lease.taskId,
+          found: found.map((f) => f.what),
+        });
+        d = repositoryBlock(found);
+      }
     }
     return d;
   } finally {

@@ -1,6 +1,6 @@
 // Claude Code and Codex adapters end to end with fixture executables in place of the real CLIs:
 // the bridge's argv and MCP wiring, the real task-tools MCP server, the translators, the closes.
-import { mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
@@ -19,6 +19,7 @@ async function run(kind: "claude-code" | "codex", script: string, isolation: "au
   // the fake CLI writes what it was given to a dir the jail shows it (an operator's readWrite extra)
   const seenDir = join(emu.dir, "seen");
   mkdirSync(seenDir);
+  chmodSync(seenDir, 0o777); // the agent's user writes it (a bridge running as root runs agents as another uid)
   const argvFile = join(seenDir, "argv.json");
   const b = await runBridge(emu, {
     env: { FAKE_CLI: kind === "claude-code" ? "claude" : "codex", FAKE_SCRIPT: script, FAKE_ARGV_FILE: argvFile },

@@ -6,6 +6,7 @@ import { bundledFile } from "../../config/paths.js";
 import { processOptions, toolsCommand } from "../cli-agent.js";
 import { loginStatus } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { CLAUDE_HOME } from "./home.js";
 import { statePath } from "../../state/layout.js";
 
 const schema = z.strictObject({
@@ -58,5 +59,6 @@ export const claudeCodeKind = defineKind({
   },
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
+  cliHome: CLAUDE_HOME,
   program: (a) => a.command[0],
 });
