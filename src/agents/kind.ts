@@ -8,6 +8,7 @@ import type { Config } from "../config/schema.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CliHomeLayout } from "./cli-home.js";
+import type { Claim, ClaimCheck } from "./probe.js";
 import type { AgentAdapter } from "./port.js";
 
 export interface PreflightResult {
@@ -40,6 +41,11 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   home?(a: C, stateDir: string): string;
   /** What the kind's CLI keeps in its config home, by role: each run gets a fresh one (agents/cli-home.ts). */
   readonly cliHome?: CliHomeLayout;
+  /**
+   * Checks from outside the jail what a run reported on its own stream (a usage limit, a lost login),
+   * with the seat's own credentials (agents/probe.ts); absent: the kind cannot tell (its claim stays unconfirmed).
+   */
+  check?(claim: Claim, a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<ClaimCheck>;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
 }

@@ -119,6 +119,11 @@ export interface AgentAdapter {
    * task-tool call. Absent: not while it runs (the next run's prompt carries them).
    */
   readonly notesVia?: "input" | "tools";
+  /**
+   * Its limit and auth events are the bridge's own observations (the local loop's HTTP answers), not
+   * lines the agent printed: they need no check from outside.
+   */
+  readonly observes?: boolean;
   /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/pins.ts). */
   readonly skillsAsPlugin?: boolean;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;

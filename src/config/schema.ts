@@ -157,6 +157,15 @@ export const baseShape = {
         .max(24 * 366)
         .default(168),
       /**
+       * A usage limit or failed login the agent reported that the seat's own check did not confirm pauses
+       * the seat this long, then it checks again (run/claims.ts).
+       */
+      unconfirmedPauseMinutes: z
+        .number()
+        .positive()
+        .max(24 * 60)
+        .default(10),
+      /**
        * A run cut by this seat's usage limit: `handoff` gives the task back to the lane at once (another
        * seat of the assignee with headroom continues it; this one resumes its own session if it comes back
        * to it after the reset); `wait` parks it (`schedule`) and this seat continues it after the reset.

@@ -5,6 +5,7 @@ import { skillRoots } from "../skills/roots.js";
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { passableStateDir } from "../state/dir.js";
 import { ConfigError } from "../errors/index.js";
 import { join } from "node:path";
@@ -238,6 +239,7 @@ export async function build(
     git,
     cliOnThisHost: sshSplit(c.hermes.command) === null,
     skillRoots: skillRoots(c, env),
+    checkClaim: claimCheckOf(kindOf(c, kinds), c, env),
     retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,
@@ -260,6 +262,12 @@ function agentsReach(stateDir: string, localRoot: string, user: AgentUser): void
         message: `${why}: put the state dir where uid ${user.uid} can pass (e.g. /var/lib/hermes-bridge/<seat>), or set agent.isolation.user`,
       },
     ]);
+}
+
+/** The seat's check of what a run claimed, through its kind's probe (none for a kind without one). */
+function claimCheckOf(k: AgentKind, c: Config, env: NodeJS.ProcessEnv): ((claim: Claim) => Promise<ClaimCheck>) | undefined {
+  const check = k.check;
+  return check ? (claim) => check(claim, c.agent, { config: c, env }) : undefined;
 }
 
 /** The bridge's own environment for its own tools (the upload command) — never given to agents. */

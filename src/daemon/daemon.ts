@@ -79,7 +79,13 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       },
     };
     const boards = new Map(d.boards.map((b) => [b.slug, b]));
-    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, { stateDir: c.stateDir, seatName: c.seat.name, boards });
+    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, {
+      stateDir: c.stateDir,
+      seatName: c.seat.name,
+      boards,
+      check: d.checkClaim,
+      maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });

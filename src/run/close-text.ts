@@ -72,11 +72,12 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   }
   if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
   const lines = [renderBlock({ ...d.template, what_happened: what })];
-  lines.push(storyUsage(s));
   if (s.session)
     lines.push(
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
+  // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
+  lines.push(storyUsage(s));
   return lines.join("\n");
 }
 

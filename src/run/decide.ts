@@ -3,6 +3,7 @@
 // at a complete once (gate/gate.ts); a stop that happened meanwhile wins (stopDecision).
 import { isoOrNull } from "../time/clock.js";
 import type { AgentEvent, OutcomeRequest } from "../agents/port.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
 import { type Decision, blockDecision as block } from "../result/decision.js";
 import { validateBlock } from "../result/template.js";
@@ -19,6 +20,8 @@ export interface RunFacts {
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: string;
   failure?: Extract<AgentEvent, { type: "failed" }>;
+  /** The seat's own check of a limit or login failure the agent reported (run/claims.ts). */
+  claimCheck?: ClaimCheck & { claim: Claim };
   deadlineAt: string;
   seat: string;
   /** Comments on the task when the agent started (later ones are new for the next run). */

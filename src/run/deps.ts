@@ -3,6 +3,7 @@
 // and the services it reads and writes (workspaces, session journal, gate). The working phase takes a
 // subset of the same.
 import type { ReviewPolicy } from "./review.js";
+import type { ClaimPolicy } from "./claims.js";
 import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
@@ -47,6 +48,8 @@ export interface TaskRunDeps {
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order. */
   skillRoots: readonly string[];
+  /** How a limit or login failure the agent reported is checked before the seat acts on it (run/claims.ts). */
+  claims?: ClaimPolicy | undefined;
   /** How a successful run ends: complete, or a review hand-off (close.review, close.reviewer). */
   review: ReviewPolicy;
   /** Which comments reach a running agent as notes, and how many (steering.*). */

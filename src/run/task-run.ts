@@ -7,6 +7,8 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, Usage } from "../agents/port.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
+import { settleClaim } from "./claims.js";
 import type { TaskDetail } from "../board/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import { LeaseLost, Transient } from "../errors/board.js";
@@ -45,6 +47,8 @@ export interface RunReport {
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
+  /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
+  claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
   handedOff?: "handoff" | "wait";
   resumed: boolean;
@@ -97,6 +101,14 @@ export class TaskRun {
           if (p.input.pins?.skills.length) record.story.skills = p.input.pins.skills.map((s) => s.name);
           this.setPhase("working");
           decision = await workRun({ ...this.d, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
+          // A limit or a failed login the agent reported is checked before the seat acts on it.
+          decision = await settleClaim(record.facts, decision, {
+            policy: this.d.claims ?? { unconfirmedPauseMs: 10 * 60_000 },
+            detail: read.detail,
+            runId: record.runId,
+            now: this.d.clock.now(),
+            observes: this.d.agent.observes === true,
+          });
         }
       }
       if (prep) decision = await this.deliver(decision, prep.ws, privateDir);
@@ -127,6 +139,7 @@ export class TaskRun {
     if (this.refusedInstead) report.cause = "human decision needed";
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
+    if (record.facts.claimCheck) report.claimCheck = record.facts.claimCheck;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
     return report;
   }

@@ -3,7 +3,11 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
-import { processOptions, toolsCommand } from "../cli-agent.js";
+import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.js";
+import { agentEnv } from "../env.js";
+import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
+import { initialClaudeState, translateClaudeLine } from "./translate.js";
+import { systemClock } from "../../time/clock.js";
 import { loginStatus } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { CLAUDE_HOME } from "./home.js";
@@ -60,5 +64,34 @@ export const claudeCodeKind = defineKind({
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CLAUDE_HOME,
+  // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
+  check: (claim, a, ctx) =>
+    checked(async () => {
+      const translate = statefulTranslator(
+        initialClaudeState(null),
+        (s, line) => translateClaudeLine(s, line, systemClock.now()),
+        () => false,
+      );
+      const p = await probeSeat({
+        layout: CLAUDE_HOME,
+        login: home(a, ctx.config.stateDir),
+        scratch: statePath(ctx.config.stateDir, "private"),
+        make: (h, cwd) => ({
+          // biome-ignore format: flag, value
+          argv: [...a.command, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "1", "--strict-mcp-config",
+            ...(a.model ? ["--model", a.model] : []), "--", PROBE_PROMPT],
+          env: {
+            ...agentEnv(ctx.env, a.passEnv, a.env),
+            CLAUDE_CONFIG_DIR: h,
+            HOME: cwd,
+            TZ: "UTC",
+            DISABLE_AUTOUPDATER: "1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+          },
+          translate: (line) => translate(line).events,
+        }),
+      });
+      return verdictOf(claim, p);
+    }),
   program: (a) => a.command[0],
 });

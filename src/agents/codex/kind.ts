@@ -4,7 +4,11 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
-import { processOptions, toolsCommand } from "../cli-agent.js";
+import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.js";
+import { agentEnv } from "../env.js";
+import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
+import { initialCodexState, translateCodexLine } from "./translate.js";
+import { systemClock } from "../../time/clock.js";
 import { loginStatus } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { CODEX_HOME } from "./home.js";
@@ -60,5 +64,27 @@ export const codexKind = defineKind({
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CODEX_HOME,
+  // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
+  check: (claim, a, ctx) =>
+    checked(async () => {
+      const translate = statefulTranslator(
+        initialCodexState(),
+        (s, line) => translateCodexLine(s, line, systemClock.now()),
+        () => false,
+      );
+      const p = await probeSeat({
+        layout: CODEX_HOME,
+        login: home(a, ctx.config.stateDir),
+        scratch: statePath(ctx.config.stateDir, "private"),
+        make: (h, cwd) => ({
+          // biome-ignore format: flag, value
+          argv: [...a.command, "exec", "--json", "--skip-git-repo-check", "-s", "read-only", "-C", cwd,
+            ...a.config.flatMap((c) => ["-c", c]), ...(a.model ? ["-m", a.model] : []), "--", PROBE_PROMPT],
+          env: { ...agentEnv(ctx.env, a.passEnv, a.env), CODEX_HOME: h, HOME: cwd, TZ: "UTC" },
+          translate: (line) => translate(line).events,
+        }),
+      });
+      return verdictOf(claim, p);
+    }),
   program: (a) => a.command[0],
 });
