@@ -1,6 +1,6 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
-import { probeBwrap } from "../jail/policy.js";
+import { probeBwrap, resolveAgentUser } from "../jail/policy.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -126,8 +126,21 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
       "agent.isolation.mode is none: agents run as the bridge's user and can read its HOME, config and state dir",
       "install bubblewrap and set agent.isolation.mode: auto (or bwrap)",
     );
-  const probe = await probeBwrap(iso.bwrap, env);
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}; network: ${iso.network})`);
+  if (iso.mode === "user")
+    return fail(
+      "isolation",
+      "agent.isolation.mode is user: agents run as an unprivileged uid without a jail (no namespaces: they see every host file that uid may read, and the host's network)",
+      "give the container or host what bubblewrap needs (user namespaces; in Docker: --security-opt systempaths=unconfined) and set agent.isolation.mode: auto",
+    );
+  let user: ReturnType<typeof resolveAgentUser>;
+  try {
+    user = resolveAgentUser(iso.user);
+  } catch (err) {
+    return fail("isolation", describeError(err), "fix agent.isolation.user");
+  }
+  const probe = await probeBwrap(iso.bwrap, env, user);
+  const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}; network: ${iso.network})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,

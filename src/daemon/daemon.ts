@@ -143,6 +143,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     await this.seat.load();
     await this.d.ledger?.load().catch((err: unknown) => this.health.noteError(`usage ledger: ${describeError(err)}`));
     this.d.alerts.start();
+    this.sayIsolation();
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
     this.health.orphans = rec.orphans;
@@ -275,6 +276,24 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.health.reportQuarantined();
       this.writeStatus();
     } while (await sleepUnlessAborted(5000, this.loopAc.signal));
+  }
+
+  /** How the agents are confined, on /metrics; an unjailed seat also raises one alert per start. */
+  private sayIsolation(): void {
+    const p = this.d.jail?.policy;
+    if (!p) return;
+    this.d.metrics?.isolation.set({ mode: p.mode }, 1);
+    if (p.mode === "bwrap") return;
+    this.d.alerts.enqueue({
+      event: "isolation_off",
+      board: this.d.boards[0]?.slug ?? "",
+      task_id: "",
+      run_id: null,
+      trace_id: "",
+      intended_close: null,
+      error: `seat ${this.d.config.seat.name}: agents run with agent.isolation ${p.mode}: ${p.why}`,
+      at: new Date(this.d.clock.now()).toISOString(),
+    });
   }
 
   private finished(board: Board, r: RunReport): void {

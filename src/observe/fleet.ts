@@ -55,7 +55,7 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
     state: live ? (seat?.state ?? (seat?.paused ? "paused" : (s.runs?.length ?? 0) > 0 ? "working" : "idle")) : "not running",
     pausedUntil: seat?.pausedUntil ?? null,
     reason: seat?.reason ?? seat?.budget ?? null,
-    isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode === "none" ? ` (${seat.isolation.why})` : ""}` : null,
+    isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode !== "bwrap" ? ` (${seat.isolation.why})` : ""}` : null,
     runs: (s.runs ?? []).map((r) => ({
       task: `${r.board}/${r.task}`,
       phase: r.phase,

@@ -28,6 +28,12 @@ export class Metrics {
   });
   readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
   readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
+  readonly isolation = new Gauge({
+    name: "hkb_agent_isolation",
+    help: "1 for how this seat's agents are confined (mode: bwrap, user — an unprivileged uid without a jail, none)",
+    labelNames: ["mode"],
+    registers: [this.registry],
+  });
   readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
   readonly seatAuthFailed = new Gauge({
     name: "hkb_seat_auth_failed",

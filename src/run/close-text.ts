@@ -26,6 +26,8 @@ export interface RunStory {
   changedFiles: string[] | null;
   /** A fact from the workspace's finish (a pushed WIP commit). */
   workspaceNote: string | null;
+  /** How the agent was confined when it was not jailed (every card and block says so). */
+  isolation?: { mode: string; why: string } | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -53,9 +55,14 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.isolation) info.isolation = s.isolation;
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
+
+/** What every block of a run without a jail of its own says (agent.isolation user or none). */
+export const isolationLine = (i: { mode: string; why: string }): string =>
+  `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
@@ -76,6 +83,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
     lines.push(
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
+  if (s.isolation) lines.push(isolationLine(s.isolation));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

@@ -73,6 +73,9 @@ export class TaskRun {
       startedAt: d.clock.now(),
       deadline: d.leaseClock.deadline,
     });
+    // A run whose agent had no jail of its own says so on its card and in every block.
+    const policy = d.jail?.policy;
+    if (policy && policy.mode !== "bwrap") this.record.story.isolation = { mode: policy.mode, why: policy.why };
   }
 
   async run(): Promise<RunReport> {
