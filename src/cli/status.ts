@@ -1,4 +1,4 @@
-import { loadOpsConfig } from "../config/load.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 import { httpToken } from "../config/http-token.js";
 import { spendText } from "../observe/fleet.js";
 import type { StatusSnapshot } from "../observe/snapshot.js";
@@ -15,7 +15,8 @@ export interface StatusOptions {
 }
 
 async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ s: StatusSnapshot; source: string; running: boolean }> {
-  const c = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
+  const c = await opsConfig(o, env, { seat: true });
+  printWarnings(c);
   if (c.http.port !== undefined) {
     const url = `http://${c.http.host}:${c.http.port}/status`;
     try {

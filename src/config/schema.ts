@@ -245,10 +245,11 @@ function reservedCheck(c: { assignee: string; reservedAssignees: string[] }, ctx
 
 /**
  * What the board-wide and seat commands need (`usage`, `fleet`, `outbox`, `status`): everything but the
- * agent, and the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it).
+ * agent; the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it), the
+ * boards only where the board is read (`usage`).
  */
 export const OpsConfigSchema = z
-  .strictObject({ ...baseShape, assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
+  .strictObject({ ...baseShape, boards: baseShape.boards.optional(), assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
   .superRefine((c, ctx) => {
     if (c.assignee !== undefined) reservedCheck({ ...c, assignee: c.assignee }, ctx);
   })
@@ -256,6 +257,8 @@ export const OpsConfigSchema = z
     const stateDir = c.stateDir ?? (c.assignee !== undefined ? join(defaultStateRoot(), c.assignee) : undefined);
     return {
       ...c,
+      /** Empty when none is named: `status`, `outbox` and `fleet` read the state dir only; `usage` asks for one. */
+      boards: c.boards ?? [],
       author: c.author ?? c.assignee ?? "hermes-bridge",
       stateDir: stateDir ?? defaultStateRoot(),
       /** False when neither an assignee nor a state dir names a seat (a board-wide command). */
@@ -286,6 +289,8 @@ export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSch
 export interface Provenance {
   /** Config path ("claim.ttlSeconds") → how the user set it ("--ttl 120", "HERMES_BRIDGE_TTL=120", "claim.ttlSeconds in config.yaml"). */
   given: Record<string, string>;
+  /** What the operator should know but is no error (an unknown HERMES_BRIDGE_* variable): printed, logged and shown by doctor. */
+  warnings?: string[];
 }
 
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };
