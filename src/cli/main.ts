@@ -114,6 +114,42 @@ export async function main(argv: string[]): Promise<number> {
       code = await (await import("./doctor.js")).doctorCommand({ ...common(opts), sendTestAlert: opts.sendTestAlert === true });
     });
   program
+    .command("init")
+    .description("a first seat: write a commented config, make the agent's login home, print the login, run doctor")
+    .requiredOption("--board <slug>", "the board the seat works")
+    .option("--seat <name>", "the seat's name (its state dir and config file; its lane unless --assignee)")
+    .option("--assignee <name>", "the seat's lane on the board (default: the seat's name)")
+    .requiredOption("--agent <setup>", "claude | claude-api-key | codex | codex-api-key | codex-endpoint | local-llm | command")
+    .option("--model <name>", "the model (required for codex-endpoint and local-llm)")
+    .option("--base-url <url>", "the endpoint (codex-endpoint, local-llm; claude-api-key: an Anthropic-compatible gateway)")
+    .option("--api-key-env <name>", "the variable that holds the endpoint's key (codex-endpoint, local-llm)")
+    .option("--agent-command <argv>", "the command agent's argv, or the CLI to run instead of claude / codex on PATH")
+    .option("--hermes <argv>", 'how this host runs the board\'s CLI (default "hermes"; e.g. "ssh -T board-host hermes")')
+    .option("--hermes-home <dir>", "HERMES_HOME for the CLI")
+    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>)")
+    .option("-c, --config <file>", "where to write the config (default: ./<seat>.yaml)")
+    .option("--force", "replace an existing config file")
+    .option("--no-doctor", "do not run doctor at the end")
+    .action(async (opts: Record<string, unknown>) => {
+      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+      code = await (await import("./init.js")).initCommand({
+        board: String(opts.board),
+        agent: String(opts.agent),
+        seat: str(opts.seat),
+        assignee: str(opts.assignee),
+        model: str(opts.model),
+        baseUrl: str(opts.baseUrl),
+        apiKeyEnv: str(opts.apiKeyEnv),
+        agentCommand: str(opts.agentCommand),
+        hermes: str(opts.hermes),
+        hermesHome: str(opts.hermesHome),
+        stateDir: str(opts.stateDir),
+        config: str(opts.config),
+        force: opts.force === true,
+        doctor: opts.doctor !== false,
+      });
+    });
+  program
     .command("task-tools")
     .description("MCP stdio server with this run's task tools (started by the bridge for CLI agents)")
     .action(async () => {

@@ -118,7 +118,9 @@ describe("configuration messages", () => {
 
   it("every HERMES_BRIDGE_* name the bridge spells is a flag's variable or one it sets for agents (none is warned about)", () => {
     const known = new Set([...FLAGS.map((f) => envNameFor(f.name)), ...AGENT_PROTOCOL_VARS]);
-    const files = readdirSync("src", { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts") && !f.startsWith("emulator") && f !== join("config", "env-check.ts"));
+    const files = readdirSync("src", { recursive: true, encoding: "utf8" }).filter(
+      (f) => f.endsWith(".ts") && !f.startsWith("emulator") && f !== join("config", "env-check.ts"),
+    );
     const spelled = new Set(files.flatMap((f) => readFileSync(join("src", f), "utf8").match(/HERMES_BRIDGE_[A-Z][A-Z_]*[A-Z]/g) ?? []));
     expect(spelled.size).toBeGreaterThan(8);
     expect([...spelled].filter((n) => !known.has(n))).toEqual([]);
