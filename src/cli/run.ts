@@ -86,7 +86,10 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   log.info({ outbox_backlog: backlog, close_failures: notClosed }, "hermes-kanban-bridge stopped");
   // A seat that could not work is no success for cron or CI: its pre-flight (or a run) found the agent logged out.
   if (o.once && daemon.seat.authFailed())
-    throw new ExitError(1, `run --once: the seat could not work and claimed nothing: ${daemon.seat.reason ?? "its agent pre-flight failed"}`);
+    throw new ExitError(
+      1,
+      `run --once: the seat could not work and claimed nothing: ${daemon.seat.reason ?? "its agent pre-flight failed"}${daemon.seat.fix ? ` — fix: ${daemon.seat.fix}` : ""}`,
+    );
   return notClosed > 0 ? 1 : 0;
 }
 

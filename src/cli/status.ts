@@ -60,6 +60,7 @@ export async function statusCommand(
   const pause = s.seat.paused ? `PAUSED until ${s.seat.pausedUntil} (${termSafe(s.seat.reason ?? "", 300)})` : "claiming";
   const who = s.seat.name && s.seat.name !== s.seat.assignee ? `seat ${s.seat.name} (lane ${s.seat.assignee}, ${s.seat.agent})` : `seat ${s.seat.assignee}`;
   print(`${who} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
+  if (s.seat.fix) print(`fix: ${termSafe(s.seat.fix, 2000)}\n`);
   if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);
   if (s.runs.length === 0) print("no runs in flight\n");

@@ -148,7 +148,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (this.d.preflight) {
       const p = await this.d.preflight();
       if (!p.ok) {
-        this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
+        this.seat.pauseForAuth(p.detail, p.fix);
         this.health.noteError(`agent pre-flight failed: ${p.detail}`);
         this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
       } else this.seat.clearAuth();
