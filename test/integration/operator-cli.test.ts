@@ -46,6 +46,9 @@ describe("run --once tells cron whether the seat could work", () => {
     expect(r.stderr).toMatch(/run --once: the seat could not work and claimed nothing: agent authentication failed .*auth status/);
     expect(r.stderr).toContain("CLAUDE_CONFIG_DIR=");
     expect((await emu.show(id)).task.status).toBe("ready");
+    const st = await cli(["status", "--state-dir", join(emu.dir, "st")]);
+    expect(st.stdout).toMatch(/— PAUSED until an operator fixes it \(agent authentication failed/);
+    expect(st.stdout).toMatch(/^fix: log this seat in — a Claude subscription \(a browser sign-in\): CLAUDE_CONFIG_DIR=/m);
   });
 
   it("exits non-zero when the board cannot be reached, and names a missing hermes program as missing", async () => {
