@@ -12,7 +12,7 @@ export function shellLine(vars: Readonly<Record<string, string>>, argv: readonly
 
 /** The pre-flight's fix: every way to log the seat in, as commands that work when pasted. */
 export function loginFix(steps: readonly LoginStep[]): string {
-  return `log this seat in — ${steps.map((s) => `${s.what}: ${s.command}${s.then ? ` (${s.then})` : ""}`).join("; or ")}`;
+  return `log this seat in — ${steps.map((s) => `${s.what}: ${s.command}${s.after ? ` (${s.after})` : ""}`).join("; or ")}`;
 }
 
 export async function loginStatus(o: {

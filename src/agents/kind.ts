@@ -24,7 +24,7 @@ export interface LoginStep {
   /** The shell line, exactly as it works (quoted). */
   command: string;
   /** What to do after it, if anything ("then CLAUDE_CODE_OAUTH_TOKEN in the seat's environment …"). */
-  then?: string;
+  after?: string;
 }
 
 export interface KindContext {

@@ -106,7 +106,7 @@ export async function initCommand(
     .sort((a, b) => (setup.loginIds?.indexOf(a.id) ?? 0) - (setup.loginIds?.indexOf(b.id) ?? 0));
   if (steps.length > 0) {
     print("Log the seat in (once):\n");
-    steps.forEach((s, n) => print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${s.command}\n${s.then ? `    ${s.then}\n` : ""}`));
+    for (const [n, s] of steps.entries()) print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${s.command}\n${s.after ? `    ${s.after}\n` : ""}`);
   } else for (const line of setup.instead?.(o) ?? []) print(`  ${line}\n`);
   print(`\nThen: hermes-bridge doctor --config ${shellLine({}, [file])}\n`);
   print(`Run:  hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)\n`);

@@ -32,7 +32,7 @@ function login(a: z.output<typeof schema>, stateDir: string) {
       id: "token",
       what: "a subscription on a machine without a browser",
       command: shellLine({}, [...a.command, "setup-token"]),
-      then: "then CLAUDE_CODE_OAUTH_TOKEN=<the token> in the seat's environment, and CLAUDE_CODE_OAUTH_TOKEN in agent.passEnv",
+      after: "then CLAUDE_CODE_OAUTH_TOKEN=<the token> in the seat's environment, and CLAUDE_CODE_OAUTH_TOKEN in agent.passEnv",
     },
     {
       id: "api-key",
