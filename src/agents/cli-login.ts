@@ -2,7 +2,18 @@
 // (`claude auth status`, `codex login status`), run with the agent's environment and that home.
 import { runProcess } from "../process/runner.js";
 import { agentEnv } from "./env.js";
-import type { PreflightResult } from "./kind.js";
+import { shellQuote } from "../board/remote.js";
+import type { LoginStep, PreflightResult } from "./kind.js";
+
+/** A shell line: variables, then the words, each quoted for a POSIX shell. */
+export function shellLine(vars: Readonly<Record<string, string>>, argv: readonly string[]): string {
+  return [...Object.entries(vars).map(([k, v]) => `${k}=${shellQuote(v)}`), ...argv.map(shellQuote)].join(" ");
+}
+
+/** The pre-flight's fix: every way to log the seat in, as commands that work when pasted. */
+export function loginFix(steps: readonly LoginStep[]): string {
+  return `log this seat in — ${steps.map((s) => `${s.what}: ${s.command}${s.after ? ` (${s.after})` : ""}`).join("; or ")}`;
+}
 
 export async function loginStatus(o: {
   argv: readonly string[];

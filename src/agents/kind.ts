@@ -17,6 +17,18 @@ export interface PreflightResult {
   fix: string;
 }
 
+/** One way to log a seat in: the command an operator pastes (its per-seat home made first where the CLI needs it). */
+export interface LoginStep {
+  /** subscription · token · chatgpt · device · api-key */
+  id: string;
+  /** What it is for, in words ("a Claude subscription: a browser sign-in"). */
+  what: string;
+  /** The shell line, exactly as it works (quoted). */
+  command: string;
+  /** What to do after it, if anything ("then CLAUDE_CODE_OAUTH_TOKEN in the seat's environment …"). */
+  after?: string;
+}
+
 export interface KindContext {
   config: Config;
   env: NodeJS.ProcessEnv;
@@ -46,6 +58,11 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
    * with the seat's own credentials (agents/probe.ts); absent: the kind cannot tell (its claim stays unconfirmed).
    */
   check?(claim: Claim, a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<ClaimCheck>;
+  /**
+   * The ways an operator logs this seat in, the usual one first: `init` prints them, the pre-flight's fix
+   * names them (one text for both). None: the kind has no login of its own.
+   */
+  login?(a: C, stateDir: string): LoginStep[];
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
 }

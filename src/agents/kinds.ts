@@ -15,7 +15,7 @@ import type { AgentAdapter } from "./port.js";
 
 export const AGENT_KINDS: readonly AgentKind[] = [commandKind, claudeCodeKind, codexKind, localLlmKind];
 
-export type { AgentKind, PreflightResult } from "./kind.js";
+export type { AgentKind, LoginStep, PreflightResult } from "./kind.js";
 
 /** The seat's config, its agent part checked by its kind's own schema. */
 export function loadConfig(o: LoadOptions, kinds: readonly AgentKind[] = AGENT_KINDS): Config {

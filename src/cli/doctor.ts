@@ -50,6 +50,11 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
     return { checks: [fail("config", detail, "correct the keys named (see config.example.yaml)")], config: null };
   }
   const checks: Check[] = [pass("config", `${o.config ?? "(flags/env only)"} is valid`)];
+  const warnings = c.provenance?.warnings ?? [];
+  if (warnings.length > 0)
+    checks.push(
+      fail("environment", warnings.join("; "), "rename or unset the variables named (the setting variables are the flags' names: hermes-bridge run --help)"),
+    );
   const boards = buildBoards(c, env, redactorFor(c, env));
   let caps: Capabilities | null = null;
   try {

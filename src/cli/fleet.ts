@@ -2,7 +2,7 @@
 // the local state dirs under a root (default: the parent of this config's state dir, where each seat
 // has one) and remote seats by their /status URL (config fleet.urls, or --url). Needs no agent settings.
 import { dirname } from "node:path";
-import { loadOpsConfig } from "../config/load.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 import { defaultStateRoot } from "../config/schema.js";
 import { httpToken } from "../config/http-token.js";
 import { type FleetSeat, collectFleet, runText, spendText, stateText } from "../observe/fleet.js";
@@ -49,7 +49,8 @@ export async function fleetCommand(
 ): Promise<number> {
   // A config (file or flags) names the seat's own state dir and fleet.urls; without one the fleet is the default state location.
   const given = o.config !== undefined || Object.values(o.flags).some((v) => v !== undefined);
-  const c = given ? loadOpsConfig({ file: o.config, env, flags: o.flags }) : null;
+  const c = given ? await opsConfig(o, env) : null;
+  if (c) printWarnings(c);
   const root = o.root ?? c?.fleet.root ?? (c ? dirname(c.stateDir) : defaultStateRoot());
   const urls = [...(c?.fleet.urls ?? []), ...(o.urls ?? [])];
   const t = c ? httpToken(c, env) : null;

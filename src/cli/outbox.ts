@@ -1,11 +1,11 @@
 // `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them. Needs no
 // agent settings. Text is shown with control characters escaped.
-import { loadOpsConfig } from "../config/load.js";
 import { buildOps } from "../daemon/build.js";
 import { createLogger } from "../log/logger.js";
 import { replayOutbox } from "../outbox/replay.js";
 import { termSafe } from "../result/text.js";
 import { ensureStateDir } from "../state/dir.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 
 export interface OutboxOptions {
   config?: string;
@@ -13,15 +13,20 @@ export interface OutboxOptions {
   flags: Record<string, string | undefined>;
 }
 
-function setup(o: OutboxOptions, env: NodeJS.ProcessEnv) {
-  const config = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
+async function setup(o: OutboxOptions, env: NodeJS.ProcessEnv) {
+  const config = await opsConfig(o, env, { seat: true });
+  printWarnings(config);
   ensureStateDir(config.stateDir);
   const log = createLogger({ level: "warn", format: "json", destination: process.stderr });
   return buildOps(config, env, log);
 }
 
-export function outboxList(o: OutboxOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): number {
-  const b = setup(o, env);
+export async function outboxList(
+  o: OutboxOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
+  const b = await setup(o, env);
   const entries = b.outbox.open();
   if (o.json) {
     print(`${JSON.stringify(entries, null, 2)}\n`);
@@ -44,7 +49,7 @@ export async function outboxReplay(
   env: NodeJS.ProcessEnv = process.env,
   print: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
-  const b = setup(o, env);
+  const b = await setup(o, env);
   b.alerts.start();
   const items = await replayOutbox(b.outbox, b.closer);
   const delivered = await b.alerts.drain(60_000);

@@ -1,5 +1,6 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
 import { loadConfig, preflight } from "../agents/kinds.js";
+import type { Config } from "../config/schema.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { effectiveSettings } from "../daemon/settings.js";
@@ -12,6 +13,7 @@ import { fleetPage } from "../observe/fleet-html.js";
 import { HttpServer } from "../observe/http.js";
 import { ensureStateDir } from "../state/dir.js";
 import { closeInheritedDescriptors } from "../process/descriptors.js";
+import { recordSeatSettings } from "./ops-config.js";
 
 export interface RunOptions {
   config?: string;
@@ -26,6 +28,11 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   ensureStateDir(config.stateDir);
   const redactor = redactorFor(config, env);
   const log = createLogger({ level: config.log.level, format: config.log.format, redact: (t) => redactor.redact(t) });
+  try {
+    recordSeatSettings(config);
+  } catch (err) {
+    log.warn({ err: describeError(err) }, "could not record the seat's settings: status, outbox and usage need --config for this seat");
+  }
   const b = await build(config, env, log);
   b.outbox.compact();
   const daemon = new Daemon({ ...b, once: o.once === true, preflight: () => preflight(config, env) });
@@ -55,6 +62,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
     if (closed.length) log.warn({ descriptors: closed }, "closed descriptors the bridge inherited without close-on-exec: no agent gets them");
+    for (const w of config.provenance?.warnings ?? []) log.warn({ warning: w }, "configuration warning");
     if (b.jail?.mode === "bwrap") log.info({ isolation: "bwrap", why: b.jail.policy.why }, "agents run in a jail of their own");
     else if (b.jail?.mode === "user")
       log.warn(
@@ -67,7 +75,9 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
         "AGENTS ARE NOT ISOLATED: they run as the bridge's user and can read its HOME, its config and its state dir (install bubblewrap, or see `hermes-bridge doctor`)",
       );
     if (http && config.http.port !== undefined) {
-      const port = await http.listen(config.http.port, config.http.host);
+      const port = await http.listen(config.http.port, config.http.host).catch((err: unknown) => {
+        throw listenError(err, config);
+      });
       log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/ fleet page, /healthz, /metrics, /status)");
     }
     await daemon.start();
@@ -83,5 +93,40 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   }
   const backlog = b.outbox.backlog();
   log.info({ outbox_backlog: backlog, close_failures: notClosed }, "hermes-kanban-bridge stopped");
+  // A seat that could not work is no success for cron or CI: its pre-flight (or a run) found the agent logged out.
+  if (o.once && daemon.seat.authFailed())
+    throw new ExitError(
+      1,
+      `run --once: the seat could not work and claimed nothing: ${daemon.seat.reason ?? "its agent pre-flight failed"}${daemon.seat.fix ? ` — fix: ${daemon.seat.fix}` : ""}`,
+    );
   return notClosed > 0 ? 1 : 0;
+}
+
+/** A port that cannot be bound is the operator's setting: named as http.port (and how it was set). */
+function listenError(err: unknown, c: Config): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const how = c.provenance?.given["http.port"];
+  const set = how && !how.startsWith("http.port") ? ` (set by ${how})` : "";
+  if (code === "EADDRINUSE")
+    return new ConfigError(
+      [
+        {
+          path: "http.port",
+          message: `${c.http.port} is already in use on ${c.http.host}${set}: another seat or program listens there — choose a free port (0: any)`,
+        },
+      ],
+      { cause: err },
+    );
+  if (code === "EACCES")
+    return new ConfigError(
+      [{ path: "http.port", message: `${c.http.port} may not be bound by this user on ${c.http.host}${set} — choose a port above 1023` }],
+      {
+        cause: err,
+      },
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new ConfigError([{ path: "http.host", message: `${c.http.host} is no address of this machine — choose one it has (127.0.0.1 for loopback)` }], {
+      cause: err,
+    });
+  return err;
 }

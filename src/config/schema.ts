@@ -6,6 +6,7 @@
 import { homedir, hostname } from "node:os";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { Seat } from "./seat.js";
 
 import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, slug } from "./fields.js";
 
@@ -144,36 +145,7 @@ export const baseShape = {
   concurrency: z.number().int().min(1).max(64).default(1),
   gate: Gate.prefault({}),
   workspace: Workspace.prefault({}),
-  seat: z
-    .strictObject({
-      /** Names this seat in comments, metadata, status and the fleet view (default: <host>/<state dir name>). */
-      name: z.string().min(1).max(100).optional(),
-      /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
-      limitMarginSeconds: z.number().min(0).default(60),
-      /** A reset time an agent reports is agent input: a pause never lasts longer than this (a later reset is clamped, and the card says so). */
-      maxLimitPauseHours: z
-        .number()
-        .positive()
-        .max(24 * 366)
-        .default(168),
-      /**
-       * A usage limit or failed login the agent reported that the seat's own check did not confirm pauses
-       * the seat this long, then it checks again (run/claims.ts).
-       */
-      unconfirmedPauseMinutes: z
-        .number()
-        .positive()
-        .max(24 * 60)
-        .default(10),
-      /**
-       * A run cut by this seat's usage limit: `handoff` gives the task back to the lane at once (another
-       * seat of the assignee with headroom continues it; this one resumes its own session if it comes back
-       * to it after the reset); `wait` parks it (`schedule`) and this seat continues it after the reset.
-       * Neither needs an operator, neither blocks the task.
-       */
-      onLimit: z.enum(["handoff", "wait"]).default("handoff"),
-    })
-    .prefault({}),
+  seat: Seat.prefault({}),
   stateDir: z.string().optional(),
   /** Comments on a running task reach its agent as notes (the board's authors are names any writer chooses). */
   steering: z
@@ -254,10 +226,11 @@ function reservedCheck(c: { assignee: string; reservedAssignees: string[] }, ctx
 
 /**
  * What the board-wide and seat commands need (`usage`, `fleet`, `outbox`, `status`): everything but the
- * agent, and the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it).
+ * agent; the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it), the
+ * boards only where the board is read (`usage`).
  */
 export const OpsConfigSchema = z
-  .strictObject({ ...baseShape, assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
+  .strictObject({ ...baseShape, boards: baseShape.boards.optional(), assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
   .superRefine((c, ctx) => {
     if (c.assignee !== undefined) reservedCheck({ ...c, assignee: c.assignee }, ctx);
   })
@@ -265,6 +238,8 @@ export const OpsConfigSchema = z
     const stateDir = c.stateDir ?? (c.assignee !== undefined ? join(defaultStateRoot(), c.assignee) : undefined);
     return {
       ...c,
+      /** Empty when none is named: `status`, `outbox` and `fleet` read the state dir only; `usage` asks for one. */
+      boards: c.boards ?? [],
       author: c.author ?? c.assignee ?? "hermes-bridge",
       stateDir: stateDir ?? defaultStateRoot(),
       /** False when neither an assignee nor a state dir names a seat (a board-wide command). */
@@ -297,6 +272,8 @@ export interface Provenance {
   given: Record<string, string>;
   /** The config file the seat was loaded from (absolute), if any: no agent may see it. */
   file?: string;
+  /** What the operator should know but is no error (an unknown HERMES_BRIDGE_* variable): printed, logged and shown by doctor. */
+  warnings?: string[];
 }
 
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };

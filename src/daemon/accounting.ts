@@ -4,7 +4,7 @@
 import type { Config } from "../config/schema.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RunReport } from "../run/task-run.js";
-import { type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
+import { type Hours, type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
 
 export interface Books {
   config: Config;
@@ -25,6 +25,8 @@ export function account(b: Books, board: string, r: RunReport): void {
       tokensOut: u?.tokens?.output ?? 0,
       costUsd: u?.costUsd ?? 0,
       measured: u?.tokens !== undefined || u?.costUsd !== undefined,
+      costKnown: u?.costUsd !== undefined,
+      outcome: ledgerOutcome(r),
     });
   } catch {
     // The ledger is the seat's own convenience (status, daily budget): the card keeps the record.
@@ -42,10 +44,20 @@ export function account(b: Books, board: string, r: RunReport): void {
   m.usage(b.config.seat.name, r.agent, r.usage);
 }
 
-const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+/** The fleet strip's three kinds of close: a landed complete, a landed block (not a usage-limit hand-back), the rest. */
+function ledgerOutcome(r: RunReport): "done" | "blocked" | "other" {
+  const landed = r.close === "applied" || r.close === "already_applied";
+  if (!landed || r.handedOff) return "other";
+  return r.decision === "complete" ? "done" : r.decision === "block" ? "blocked" : "other";
+}
+
+const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0, noCost: 0 };
 
 /** What this seat spent since `from` (epoch ms). */
 export const spentSince = (b: Books, from: number): Spend => b.ledger?.since(from) ?? { ...NOTHING };
+
+/** Runs closed per hour over the last 24 hours (the fleet's strip). */
+export const hoursOf = (b: Books): Hours | null => b.ledger?.hours(b.clock.now()) ?? null;
 
 /** What this seat spent today (since midnight UTC). */
 export const spentToday = (b: Books): Spend => spentSince(b, startOfDay(b.clock.now()));

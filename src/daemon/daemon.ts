@@ -22,6 +22,7 @@ import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
+import { announceIsolation } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
@@ -143,7 +144,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     await this.seat.load();
     await this.d.ledger?.load().catch((err: unknown) => this.health.noteError(`usage ledger: ${describeError(err)}`));
     this.d.alerts.start();
-    this.sayIsolation();
+    announceIsolation(this.d);
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
     this.health.orphans = rec.orphans;
@@ -155,7 +156,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (this.d.preflight) {
       const p = await this.d.preflight();
       if (!p.ok) {
-        this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
+        this.seat.pauseForAuth(p.detail, p.fix);
         this.health.noteError(`agent pre-flight failed: ${p.detail}`);
         this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
       } else this.seat.clearAuth();
@@ -276,24 +277,6 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       this.health.reportQuarantined();
       this.writeStatus();
     } while (await sleepUnlessAborted(5000, this.loopAc.signal));
-  }
-
-  /** How the agents are confined, on /metrics; an unjailed seat also raises one alert per start. */
-  private sayIsolation(): void {
-    const p = this.d.jail?.policy;
-    if (!p) return;
-    this.d.metrics?.isolation.set({ mode: p.mode }, 1);
-    if (p.mode === "bwrap") return;
-    this.d.alerts.enqueue({
-      event: "isolation_off",
-      board: this.d.boards[0]?.slug ?? "",
-      task_id: "",
-      run_id: null,
-      trace_id: "",
-      intended_close: null,
-      error: `seat ${this.d.config.seat.name}: agents run with agent.isolation ${p.mode}: ${p.why}`,
-      at: new Date(this.d.clock.now()).toISOString(),
-    });
   }
 
   private finished(board: Board, r: RunReport): void {

@@ -17,9 +17,9 @@ import type { Closer } from "../outbox/closer.js";
 import { processStartTime } from "../process/liveness.js";
 import { type SeatServices, taskRunDeps } from "../run/assemble.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
-import type { Spend, UsageLedger } from "../state/ledger.js";
+import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
-import { account, dailyBudgetSpent, spentSince, spentToday } from "./accounting.js";
+import { account, dailyBudgetSpent, hoursOf, spentSince, spentToday } from "./accounting.js";
 
 /** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
 export interface RunSlot {
@@ -93,8 +93,9 @@ export class RunLauncher {
   }
 
   /** The seat's spend today and in the last 5 hours (status, fleet). */
-  spend(): { today: Spend; window5h: Spend; budget: string | null } {
-    return { today: spentToday(this.s), window5h: spentSince(this.s, this.s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(this.s) };
+  spend(): { today: Spend; window5h: Spend; budget: string | null; hours: Hours | null } {
+    const s = this.s;
+    return { today: spentToday(s), window5h: spentSince(s, s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(s), hours: hoursOf(s) };
   }
 
   /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */

@@ -8,7 +8,7 @@ import { agentEnv } from "../env.js";
 import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
 import { initialClaudeState, translateClaudeLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
-import { loginStatus } from "../cli-login.js";
+import { loginFix, loginStatus, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { CLAUDE_HOME } from "./home.js";
 import { statePath } from "../../state/layout.js";
@@ -29,6 +29,25 @@ const schema = z.strictObject({
 });
 
 const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? statePath(stateDir, "claude");
+
+/** Claude Code 2.1: `claude auth login` signs a subscription in (a browser); `setup-token` makes a long-lived token; an API key needs no login. */
+function login(a: z.output<typeof schema>, stateDir: string) {
+  const dir = home(a, stateDir);
+  return [
+    { id: "subscription", what: "a Claude subscription (a browser sign-in)", command: shellLine({ CLAUDE_CONFIG_DIR: dir }, [...a.command, "auth", "login"]) },
+    {
+      id: "token",
+      what: "a subscription on a machine without a browser",
+      command: shellLine({}, [...a.command, "setup-token"]),
+      after: "then CLAUDE_CODE_OAUTH_TOKEN=<the token> in the seat's environment, and CLAUDE_CODE_OAUTH_TOKEN in agent.passEnv",
+    },
+    {
+      id: "api-key",
+      what: "an Anthropic API key",
+      command: "ANTHROPIC_API_KEY=<key> in the seat's environment, and ANTHROPIC_API_KEY in agent.passEnv",
+    },
+  ];
+}
 
 export const claudeCodeKind = defineKind({
   kind: "claude-code",
@@ -58,9 +77,10 @@ export const claudeCodeKind = defineKind({
       set: a.env,
       home: { CLAUDE_CONFIG_DIR: dir },
       env: ctx.env,
-      fix: `log this seat in: CLAUDE_CONFIG_DIR=${dir} claude auth login (or set CLAUDE_CODE_OAUTH_TOKEN from \`claude setup-token\`)`,
+      fix: loginFix(login(a, ctx.config.stateDir)),
     });
   },
+  login,
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CLAUDE_HOME,

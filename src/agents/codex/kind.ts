@@ -9,26 +9,54 @@ import { agentEnv } from "../env.js";
 import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
 import { initialCodexState, translateCodexLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
-import { loginStatus } from "../cli-login.js";
+import { loginFix, loginStatus, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { CODEX_HOME } from "./home.js";
 import { statePath } from "../../state/layout.js";
 
-const schema = z.strictObject({
-  kind: z.literal("codex"),
-  command: argv.default(["codex"]),
-  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
-  model: z.string().optional(),
-  /** The seat's login (the CODEX_HOME of `codex login`; not under /tmp); default <stateDir>/codex. No run sees it: each gets a fresh home. */
-  home: z.string().optional(),
-  /** A folder copied into each run's fresh CLI home (config.toml, AGENTS.md): the operator's, never a run's. */
-  cliHome: z.string().optional(),
-  /** Extra `-c key=value` overrides (e.g. a model provider). */
-  config: list(z.string()).default([]),
-  ...agentCommon,
-});
+const schema = z
+  .strictObject({
+    kind: z.literal("codex"),
+    command: argv.default(["codex"]),
+    sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
+    model: z.string().optional(),
+    /** The seat's login (the CODEX_HOME of `codex login`; not under /tmp); default <stateDir>/codex. No run sees it: each gets a fresh home. */
+    home: z.string().optional(),
+    /** A folder copied into each run's fresh CLI home (config.toml, AGENTS.md): the operator's, never a run's. */
+    cliHome: z.string().optional(),
+    /** Extra `-c key=value` overrides (e.g. a model provider). */
+    config: list(z.string()).default([]),
+    ...agentCommon,
+  })
+  .superRefine((a, ctx) => {
+    // Without a model, Codex sends a custom provider no tools at all: the run would "return silently".
+    if (customProvider(a) && !a.model)
+      ctx.addIssue({
+        code: "custom",
+        path: ["model"],
+        message: "is required with a custom model provider (agent.config sets model_provider=…): without a model Codex sends the provider no tools",
+      });
+  });
 
 const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? statePath(stateDir, "codex");
+
+/** A `-c model_provider=…` override: the seat runs Codex against a provider of its own (its auth is not Codex's login). */
+const customProvider = (a: { config: string[] }) => a.config.some((kv) => kv.startsWith("model_provider="));
+
+/**
+ * Codex 0.17x: `codex login` (a browser, or `--device-auth`) or `codex login --with-api-key` (the key on
+ * stdin) writes auth.json into CODEX_HOME — which must exist first (Codex refuses a CODEX_HOME that does not).
+ */
+function login(a: z.output<typeof schema>, stateDir: string) {
+  const dir = home(a, stateDir);
+  const mk = `${shellLine({}, ["mkdir", "-p", "-m", "700", dir])} && `;
+  const codex = (...args: string[]) => shellLine({ CODEX_HOME: dir }, [...a.command, "login", ...args]);
+  return [
+    { id: "chatgpt", what: "a ChatGPT plan (a browser sign-in)", command: `${mk}${codex()}` },
+    { id: "device", what: "a ChatGPT plan on a machine without a browser", command: `${mk}${codex("--device-auth")}` },
+    { id: "api-key", what: "an OpenAI API key (read on stdin)", command: `${mk}printenv OPENAI_API_KEY | ${codex("--with-api-key")}` },
+  ];
+}
 
 export const codexKind = defineKind({
   kind: "codex",
@@ -50,7 +78,7 @@ export const codexKind = defineKind({
     });
   },
   preflight: async (a, ctx) => {
-    if (a.config.some((kv) => kv.startsWith("model_provider="))) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
+    if (customProvider(a)) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
     const dir = home(a, ctx.config.stateDir);
     return loginStatus({
       argv: [...a.command, "login", "status"],
@@ -58,9 +86,10 @@ export const codexKind = defineKind({
       set: a.env,
       home: { CODEX_HOME: dir },
       env: ctx.env,
-      fix: `log this seat in: CODEX_HOME=${dir} codex login`,
+      fix: loginFix(login(a, ctx.config.stateDir)),
     });
   },
+  login,
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CODEX_HOME,
