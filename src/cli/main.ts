@@ -126,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--agent-command <argv>", "the command agent's argv, or the CLI to run instead of claude / codex on PATH")
     .option("--hermes <argv>", 'how this host runs the board\'s CLI (default "hermes"; e.g. "ssh -T board-host hermes")')
     .option("--hermes-home <dir>", "HERMES_HOME for the CLI")
-    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>)")
+    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-kanban-bridge/<seat>)")
     .option("-c, --config <file>", "where to write the config (default: ./<seat>.yaml)")
     .option("--force", "replace an existing config file")
     .option("--no-doctor", "do not run doctor at the end")

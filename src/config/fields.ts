@@ -44,9 +44,24 @@ export const isolation = z.preprocess(
     .prefault({}),
 );
 
+/**
+ * Per-run caps: memory (swap included), processes and the jail's /tmp. `auto` — systemd-run scopes where a
+ * service manager runs the bridge, else a cgroup of the run's own (v2 delegated, or v1's memory and pids),
+ * else uncapped and said loudly; `systemd`, `cgroup` — that one or the seat does not start; `none`.
+ */
+export const limits = z
+  .strictObject({
+    mode: z.enum(["auto", "systemd", "cgroup", "none"]).default("auto"),
+    memoryMiB: z.number().int().min(64).default(8192),
+    pids: z.number().int().min(16).default(4096),
+    tmpMiB: z.number().int().min(16).default(2048),
+  })
+  .prefault({});
+
 /** The keys every agent kind has (timing, environment, output caps, continuity). */
 export const agentCommon = {
   isolation,
+  limits,
   /** Extra variables set for the agent (values are literal). */
   env: z.record(envName, z.string()).default({}),
   /** Variable names passed through from the bridge's environment (allow-list). */

@@ -205,7 +205,12 @@ export const baseShape = {
 };
 
 /** Where seats keep their state dirs by default (one dir per seat): the fleet view's default root. */
-export const defaultStateRoot = () => join(homedir(), ".local", "state", "hermes-kanban-bridge");
+/**
+ * A bridge running as root keeps its seats' state where a service does (/var/lib: its agents run as another
+ * uid, which must pass the path down to a run's dir — never through /root); any other user under its HOME.
+ */
+export const defaultStateRoot = () =>
+  process.getuid?.() === 0 ? join("/var", "lib", "hermes-kanban-bridge") : join(homedir(), ".local", "state", "hermes-kanban-bridge");
 
 function finish<
   T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[]; seat: { name?: string | undefined } },

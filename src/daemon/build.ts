@@ -5,6 +5,7 @@ import { skillRoots } from "../skills/roots.js";
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
+import { resolveLimits } from "../jail/limits.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { passableStateDir } from "../state/dir.js";
 import { ConfigError } from "../errors/index.js";
@@ -217,7 +218,10 @@ export async function build(
     files: [c.provenance?.file, c.http.tokenFile],
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
   });
-  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden }));
+  const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
+    throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
+  });
+  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }));
   if (jail.mode !== "none" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }

@@ -23,6 +23,7 @@ import {
   bwrapArgs,
 } from "./bwrap.js";
 import type { AgentUser } from "./identity.js";
+import type { LimitsPolicy } from "./limits.js";
 import { type ForbiddenRoots, forbiddenWhy } from "./roots.js";
 
 export type JailMode = "bwrap" | "user" | "none";
@@ -45,6 +46,8 @@ export interface JailPolicy {
   forbidden: ForbiddenRoots;
   /** The jail's /tmp, bytes (agent.limits.tmpMiB); unset: unbounded. */
   tmpBytes?: number | undefined;
+  /** The run's caps (agent.limits): how they are enforced here. */
+  limits?: LimitsPolicy | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */

@@ -11,6 +11,7 @@ import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import type { JailPolicy } from "./jail.js";
+import type { LimitsPolicy } from "./limits.js";
 import { resolveProgram } from "./jail.js";
 import { type ForbiddenRoots, checkExtras } from "./roots.js";
 
@@ -112,7 +113,7 @@ export async function probeBwrap(
 /** `dir`: where the jail keeps its passwd/group files (the state dir's `jail`, state/layout.ts). */
 export async function resolvePolicy(
   iso: IsolationConfig,
-  o: { env: NodeJS.ProcessEnv; dir: string; forbidden: ForbiddenRoots; tmpBytes?: number | undefined },
+  o: { env: NodeJS.ProcessEnv; dir: string; forbidden: ForbiddenRoots; limits?: LimitsPolicy | undefined },
 ): Promise<JailPolicy> {
   checkExtras(iso, o.forbidden);
   const user = resolveAgentUser(iso.user);
@@ -124,7 +125,8 @@ export async function resolvePolicy(
     bwrap: iso.bwrap,
     user,
     forbidden: o.forbidden,
-    tmpBytes: o.tmpBytes,
+    tmpBytes: o.limits?.tmpBytes,
+    limits: o.limits,
   };
   const userMode = (why: string): JailPolicy => ({ ...base, mode: "user", why });
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };

@@ -1,21 +1,37 @@
-// One run's jail over its lifetime: every process of the run starts through it; before the first one,
-// the run dir and the workspace are handed to the agent's user (a bridge running as root runs its agents
-// as an unprivileged uid, identity.ts), and `release` gives the workspace back to its owners once nothing
-// of the run will run there again. A run whose agent is the bridge's own user hands over nothing.
-import { chmod, lchown, mkdir } from "node:fs/promises";
-import { dirname, join } from "node:path";
+// One run's jail over its lifetime: every process of the run starts through it. Before the first one, the
+// run's caps get a group of their own (jail/limits.ts) and — a bridge running as root runs its agents as an
+// unprivileged uid (identity.ts) — the run dir and the workspace are handed to the agent's user. Every
+// command is then wrapped: into the group, in the jail, as that user. `exceeded` says which cap the run met
+// (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
+// owners once nothing of the run will run there again (after the gate).
+import { readlinkSync } from "node:fs";
+import { chmod, lchown, mkdir, statfs } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { jailProcesses } from "../process/terminate.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
+import { RunCgroup, capped } from "./limits.js";
 import { cannotReach } from "./policy.js";
 
+/** The cap a run met: its memory, its processes, its /tmp. */
+export type Cap = "memory" | "pids" | "tmp";
+
 /** The jail of one run: its workspace, run dir and socket, plus what each process adds. */
-export function forRun(jail: Jail, run: RunMounts): RunJail {
+export function forRun(jail: Jail, run: RunMounts): RunJailOf {
   return new RunJailOf(jail, run);
 }
 
-class RunJailOf implements RunJail {
-  private ready: Promise<Handback | null> | null = null;
+const ownMountNs = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/mnt");
+  } catch {
+    return null;
+  }
+})();
+
+export class RunJailOf implements RunJail {
+  private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
 
   constructor(
     private readonly jail: Jail,
@@ -26,10 +42,36 @@ class RunJailOf implements RunJail {
     return this.jail.mode;
   }
 
+  /** The run's caps, as this host enforces them. */
+  get limits() {
+    return this.jail.policy.limits;
+  }
+
+  private get unit(): string {
+    return `hkb-${basename(this.run.runDir)}`.replace(/[^A-Za-z0-9_.-]/g, "_");
+  }
+
   async command(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds = {}): Promise<JailedCommand> {
-    this.ready ??= this.handOver();
-    await this.ready;
-    return this.jail.command(argv, env, this.run, needs);
+    this.ready ??= this.prepare();
+    const { group } = await this.ready;
+    const jc = this.jail.command(argv, env, this.run, needs);
+    const limits = this.jail.policy.limits;
+    if (!limits || limits.mode === "none") return jc;
+    const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
+    const w = capped(jc.argv, { policy: limits, group, unit: this.unit, as });
+    const { uid: _uid, gid: _gid, ...rest } = jc;
+    return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
+  }
+
+  private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {
+    const limits = this.jail.policy.limits;
+    const group = limits?.mode === "cgroup" && limits.roots ? await RunCgroup.create(limits.roots, this.unit, limits.caps) : null;
+    try {
+      return { group, back: await this.handOver() };
+    } catch (err) {
+      await group?.remove();
+      throw err;
+    }
   }
 
   private async handOver(): Promise<Handback | null> {
@@ -53,9 +95,39 @@ class RunJailOf implements RunJail {
     return handOver(this.run.workspace, to);
   }
 
+  /** The processes of the run's jail: its group's (bounded by its pids cap), else those its marker names. */
+  private async processes(group: RunCgroup | null): Promise<number[]> {
+    return group ? group.members() : jailProcesses(this.run.runDir);
+  }
+
+  /** The cap the run met so far, or null: the kernel enforced memory or pids, or the jail's /tmp is full. */
+  async exceeded(): Promise<Cap | null> {
+    if (!this.ready) return null;
+    const { group } = await this.ready.catch(() => ({ group: null }));
+    const limits = this.jail.policy.limits;
+    const pids = await this.processes(group);
+    const scope = limits?.mode === "systemd" && pids[0] !== undefined ? RunCgroup.ofProcess(pids[0], "/sys/fs/cgroup") : null;
+    const hit = (await (group ?? scope)?.hit()) ?? null;
+    if (hit) return hit;
+    if (this.jail.mode !== "bwrap" || this.jail.policy.tmpBytes === undefined) return null;
+    // The jail's /tmp, seen through a process inside its mount namespace.
+    for (const pid of pids) {
+      try {
+        if (readlinkSync(`/proc/${pid}/ns/mnt`) === ownMountNs) continue;
+        const st = await statfs(`/proc/${pid}/root/tmp`);
+        if (st.bavail === 0 && st.blocks > 0) return "tmp";
+        return null;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return null;
+  }
+
   async release(): Promise<void> {
-    const back = await this.ready?.catch(() => null);
+    const ready = await this.ready?.catch(() => null);
     this.ready = null;
-    await back?.restore();
+    await ready?.group?.remove();
+    await ready?.back?.restore();
   }
 }

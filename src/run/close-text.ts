@@ -68,7 +68,7 @@ export const isolationLine = (i: { mode: string; why: string }): string =>
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
-const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget"]);
+const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget", "cap"]);
 
 export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory, cut: CutReason, lease: { workspace: string; runId: number | null }): string {
   let what = `${d.template.what_happened} (workspace ${lease.workspace}, run ${lease.runId ?? "?"}, trace ${s.traceId})`;
@@ -96,6 +96,7 @@ export function cutReasonOf(f: RunFacts, d: Decision): CutReason {
   if (f.stop === "shutdown") return "shutdown";
   if (f.stop === "unresolved") return "unresolved";
   if (f.stop === "budget") return "budget";
+  if (f.stop === "cap") return "cap";
   if (f.authFailed) return "auth";
   if (f.limit) return "usage_limit";
   if (f.finished?.reason === "stalled") return "stall";

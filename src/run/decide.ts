@@ -10,7 +10,7 @@ import { validateBlock } from "../result/template.js";
 
 export type { Decision } from "../result/decision.js";
 
-export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | null;
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | null;
 
 export interface RunFacts {
   outcome: OutcomeRequest | null;
@@ -111,6 +111,17 @@ export function decide(f: RunFacts): Decision {
       ],
       "Look at the spend above and decide whether the task is worth more; raise the budget and unblock, or split it.",
       "Decide on the budget, then unblock (or split) this task.",
+    );
+  if (f.stop === "cap")
+    return block(
+      "environment",
+      `The run met ${f.stopDetail ?? "one of its caps (agent.limits)"}, and the bridge stopped it. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      [
+        "raise the cap in agent.limits (memoryMiB, pids, tmpMiB) and unblock: the next run resumes the session",
+        "split the task, or tell the agent in a comment to use less (a smaller build, fewer parallel jobs)",
+      ],
+      "Decide whether the task needs more than the cap; raise it or change the task, then unblock.",
+      "Raise the cap named above or change the task, then unblock.",
     );
   if (f.stop === "unresolved")
     return block(

@@ -10,6 +10,7 @@ import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
 import { guardRepository } from "../git/guard.js";
+import { capText } from "../jail/limits.js";
 import { forRun } from "../jail/run-jail.js";
 import { repositoryBlock } from "./failures.js";
 import { ToolHost } from "../tools/host.js";
@@ -20,6 +21,9 @@ import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
+
+/** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
+const CAP_POLL_MS = 2000;
 
 /** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
 function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
@@ -109,6 +113,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   });
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];
+  /** Checks once the agent has ended, before anything is decided (the caps it met). */
+  const afterAgent: (() => Promise<unknown>)[] = [];
   try {
     if (w.shutdown.aborted) onShutdown();
     else w.shutdown.addEventListener("abort", onShutdown, { once: true });
@@ -149,7 +155,30 @@ export async function workRun(w: WorkInput): Promise<Decision> {
           socket: tools?.endpoint.path,
         })
       : undefined;
-    if (runJail) cleanup.push(["the workspace's owners", () => runJail.release()]);
+    if (runJail) {
+      cleanup.push(["the workspace's owners", () => runJail.release()]);
+      // A cap the run meets (agent.limits) stops it and names the cap; checked while it runs and once after.
+      const capHit = async () => {
+        const cap = await runJail.exceeded().catch(() => null);
+        if (cap && facts.stop === null) {
+          stop("cap", capText(cap, runJail.limits));
+          agentAc.abort(new Error(`cap: ${cap}`));
+        }
+        return cap;
+      };
+      let watching = true;
+      const watch = () => {
+        if (!watching) return;
+        timers.push(
+          w.make.timer(w.clock.now() + CAP_POLL_MS, () => {
+            void capHit().then(watch);
+          }),
+        );
+      };
+      watch();
+      cleanup.push(["the caps' watch", () => (watching = false)]);
+      afterAgent.push(capHit);
+    }
     // A task (or seat) already over its budget does not start the agent at all.
     const over = budgetCheck(w);
     const before = over(null);
@@ -157,6 +186,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       facts.stop = "budget";
       facts.stopDetail = before;
     } else await runAgent({ ...w, tools, runJail, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    for (const check of afterAgent) await check();
     // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
     if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();

@@ -152,7 +152,8 @@ describe("real Codex CLI", () => {
 
   it("a 401 ends as auth missing", async () => {
     const unauthorized = { status: 401, body: { error: { message: "Incorrect API key provided: sk-mock.", type: "invalid_request_error" } } };
-    const { doc } = await codex(Array.from({ length: 8 }, () => unauthorized));
+    // every answer a 401, as a bad key gets: the run's, and the seat's own check of it (agents/probe.ts)
+    const { doc } = await codex(Array.from({ length: 24 }, () => unauthorized));
     expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
   });
 

@@ -107,7 +107,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
     chmodSync(fakeClaude, 0o755);
     const dirs = {
       work: await seat("claude-work", fixture),
-      pool: await seat("claude-pool", { ...fixture, passEnv: ["FIXTURE_RESET_MS"] }, { FIXTURE_RESET_MS: "3600000" }),
+      // (the seat's own check confirms the limit — agent.check exit 75 — so the agent's reset an hour out stands)
+      pool: await seat("claude-pool", { ...fixture, passEnv: ["FIXTURE_RESET_MS"], check: ["sh", "-c", "exit 75"] }, { FIXTURE_RESET_MS: "3600000" }),
       auth: await seat("claude-auth", { kind: "claude-code", command: [fakeClaude] }),
       codex: await seat("codex-1", {
         kind: "codex",

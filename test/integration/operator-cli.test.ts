@@ -2,7 +2,8 @@
 // could not work, the state-dir commands need only --state-dir, each --help lists its own flags, a
 // missing hermes program and a taken port are named for what they are, unknown HERMES_BRIDGE_*
 // variables are warned about.
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, writeFileSync } from "node:fs";
+import { passableTempDir } from "../helpers/tmp.js";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,7 +53,7 @@ describe("run --once tells cron whether the seat could work", () => {
   });
 
   it("exits non-zero when the board cannot be reached, and names a missing hermes program as missing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hkb-ops-"));
+    const dir = passableTempDir("hkb-ops-");
     const base = ["--board", "bridge", "--assignee", "ops-seat", "--agent", "command", "--agent-command", `${process.execPath} ${AGENT}`];
     const missing = await cli(["run", "--once", ...base, "--hermes", `python3 ${join(dir, "no-such-hermes")}`, "--state-dir", join(dir, "a")]);
     expect(missing.exitCode).not.toBe(0);
@@ -102,7 +103,7 @@ describe("the commands that read a seat's state need only --state-dir", () => {
   });
 
   it("an unknown HERMES_BRIDGE_* variable is warned about, with what was meant", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hkb-ops-"));
+    const dir = passableTempDir("hkb-ops-");
     const r = await cli(["outbox", "list", "--state-dir", join(dir, "s")], { HERMES_BRIDGE_STATE_DIRR: "/x", HERMES_BRIDGE_CLAIM_TTL_SECONDS: "60" });
     expect(r.exitCode).toBe(0);
     expect(r.stderr).toContain("hermes-bridge: warning: HERMES_BRIDGE_STATE_DIRR is not a setting the bridge reads — did you mean HERMES_BRIDGE_STATE_DIR?");
