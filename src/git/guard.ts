@@ -6,7 +6,8 @@
 // added or changed, or a `.git` it replaced, is a finding — the close becomes a block naming it, and
 // the config and hooks are put back as they were. Every read goes through the workspace boundary; the
 // config is parsed by the bridge's hardened git from a private copy (`--file`, no includes followed).
-import { lstat, mkdir, readdir, unlink, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, readdir, rename, unlink, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { readBytesInside, SandboxRefused } from "../sandbox/files.js";
 import type { GitRunner } from "./runner.js";
@@ -77,6 +78,24 @@ async function readMaybe(root: string, p: string): Promise<Buffer | null> {
   }
 }
 
+/** An entry of the work tree (its top two levels) that is the folder `id` was: where a run moved `.git`. */
+async function findByInode(workTree: string, id: { dev: number; ino: number }): Promise<string | null> {
+  const look = async (dir: string, depth: number): Promise<string | null> => {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const p = join(dir, name);
+      const st = await lstat(p).catch(() => null);
+      if (!st?.isDirectory()) continue;
+      if (st.dev === id.dev && st.ino === id.ino) return p;
+      if (depth > 0) {
+        const deeper = await look(p, depth - 1);
+        if (deeper) return deeper;
+      }
+    }
+    return null;
+  };
+  return look(workTree, 1);
+}
+
 /** The hooks folder: a real folder (its hook names), absent, or something else in its place (a link). */
 async function hooksOf(dir: string): Promise<{ kind: "dir"; names: string[] } | { kind: "absent" } | { kind: "other" }> {
   const st = await lstat(dir).catch(() => null);
@@ -144,7 +163,8 @@ export async function guardRepository(workTree: string, o: { git: GitRunner; pri
     readOnly,
     async check() {
       const findings: GuardFinding[] = [];
-      if (!(await sameDotGit())) return [{ what: ".git", detail: "the repository's .git was replaced during the run" }];
+      if (!(await sameDotGit()))
+        return [{ what: ".git", detail: "the repository's .git was replaced during the run (the bridge puts the one it had back, and sets the run's aside)" }];
       for (const c of configs) {
         const was = before.get(c) ?? new Map<string, string>();
         const read = await readNow(rootOf(c), c);
@@ -167,7 +187,15 @@ export async function guardRepository(workTree: string, o: { git: GitRunner; pri
       return findings;
     },
     async restore() {
-      if (!(await sameDotGit())) return; // never written through a .git the agent put in its place
+      // A .git the agent put in place of the repository's goes aside (git then finds nothing there to run);
+      // the original comes back if the run left it in the work tree under another name.
+      if (!(await sameDotGit())) {
+        const dot = join(workTree, ".git");
+        if (await lstat(dot).catch(() => null)) await rename(dot, join(workTree, `.git.replaced-by-run-${randomBytes(4).toString("hex")}`));
+        const original = await findByInode(workTree, dirs.dotGit);
+        if (original) await rename(original, dot);
+        if (!(await sameDotGit())) return; // never written through a .git the agent put in its place
+      }
       // A hooks folder swapped for a link: the link goes (never what it leads to), the folder comes back.
       if ((await hooksOf(hooks)).kind === "other") {
         await unlink(hooks);

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { UUID } from "../json.js";
 import { CLAUDE_HOME } from "./home.js";
 import { noteIdsIn, renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput, RunPins } from "../port.js";
@@ -79,6 +80,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+    if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
     const tools = runTools(input, this.name);
     const home = runHome(input, { layout: CLAUDE_HOME, login: this.o.login, template: this.o.template });
     const mcp = join(input.runDir, "mcp.json");

@@ -78,6 +78,7 @@ export const claudeCodeKind = defineKind({
       home: { CLAUDE_CONFIG_DIR: dir },
       env: ctx.env,
       fix: loginFix(login(a, ctx.config.stateDir)),
+      fresh: { layout: CLAUDE_HOME, login: dir, scratch: statePath(ctx.config.stateDir, "private") },
     });
   },
   login,

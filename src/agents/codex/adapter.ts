@@ -11,7 +11,8 @@ import { capText } from "../../result/text.js";
 import { RUN_HOME, skillsInvocation } from "../../skills/stage.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { UUID } from "../json.js";
 import { CODEX_HOME } from "./home.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
@@ -95,6 +96,7 @@ export class CodexAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
+    if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
     const tools = runTools(input, this.name);
     const cli = runHome(input, { layout: CODEX_HOME, login: this.o.login, template: this.o.template });
     let state: CodexState = initialCodexState();

@@ -87,6 +87,7 @@ export const codexKind = defineKind({
       home: { CODEX_HOME: dir },
       env: ctx.env,
       fix: loginFix(login(a, ctx.config.stateDir)),
+      fresh: { layout: CODEX_HOME, login: dir, scratch: statePath(ctx.config.stateDir, "private") },
     });
   },
   login,

@@ -1,0 +1,94 @@
+// The jail issue's doors as scenarios, run on the emulator (test/hostile/jail-doors*.test.ts) and on real
+// Hermes (test/real/jail-doors.test.ts): what the agent — or a task writer through it — tries from inside
+// its jail, each with a control that shows the probe would see it.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import { expect } from "vitest";
+import { AGENT, runBridge, SEAT } from "./bridge.js";
+import type { Emu, ShowDoc } from "./emulator.js";
+
+export const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
+export const HOSTILE = resolve("test/fixtures/agents/hostile-agent.mjs");
+export const ROOT = process.getuid?.() === 0;
+
+/** The reason of the task's last block. */
+export const blockedWhy = (d: ShowDoc) => String(d.events.findLast((x) => x.kind === "blocked")?.payload?.reason ?? "not blocked");
+
+/** A command agent that runs `script` (sh) inside the run and completes quoting its output (MODE:jail-probe). */
+export async function probeRun(
+  e: Emu,
+  script: string,
+  isolation: "bwrap" | "none",
+  extra: Record<string, unknown> = {},
+): Promise<{ doc: ShowDoc; seen: string }> {
+  const id = await e.createTask("probe", { assignee: SEAT, body: "MODE:jail-probe" });
+  const b = await runBridge(e, {
+    env: { FIXTURE_PROBE: script },
+    base: { agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_PROBE"], isolation, killGraceSeconds: 2, ...extra } },
+  });
+  await b.daemon.done;
+  const doc = await e.show(id);
+  return { doc, seen: doc.runs.at(-1)?.summary ?? blockedWhy(doc) };
+}
+
+/** Row 1: the agent's uid and what it may write of /proc/sys (`write`: try a namespaced, harmless sysctl). */
+export const procSysProbe = (write: boolean) =>
+  [
+    'echo "uid=$(id -u)"',
+    'for f in /proc/sys/kernel/hostname /proc/sys/kernel/core_pattern; do if [ -w "$f" ]; then echo "WRITABLE $f"; else echo "READONLY $f"; fi; done',
+    ...(write ? ["(echo hkb-probe > /proc/sys/kernel/hostname) 2>&1 | sed 's/^/WRITE: /'"] : []),
+    'grep " /proc/sys " /proc/self/mountinfo | grep -q " ro," && echo PROCSYS-RO || echo PROCSYS-RW',
+  ].join("\n");
+
+/** Row 1 in the jail: never host root, /proc/sys read-only, the namespaced sysctl refused; the host's hostname untouched. */
+export async function notHostRoot(e: Emu): Promise<void> {
+  const before = hostname();
+  const { doc, seen } = await probeRun(e, procSysProbe(true), "bwrap");
+  expect(doc.task.status, seen).toBe("done");
+  const uid = Number(/uid=(\d+)/.exec(seen)?.[1]);
+  if (ROOT) expect(uid).not.toBe(0);
+  expect(seen).toContain("READONLY /proc/sys/kernel/hostname");
+  expect(seen).toContain("READONLY /proc/sys/kernel/core_pattern");
+  expect(seen).toMatch(/WRITE: .*Read-only file system/);
+  expect(seen).toContain("PROCSYS-RO");
+  expect(hostname()).toBe(before);
+}
+
+/** Row 4 in the jail: the agent cannot edit .git/config or add a hook; swapping .git is caught, put back, and blocks. */
+export async function gitNoDoor(e: Emu, ws: string): Promise<{ doc: ShowDoc; marker: string; seen: string }> {
+  const marker = join(e.dir, "PWNED-BY-FSMONITOR");
+  // What the agent saw goes to a file of its workspace (a block keeps no summary).
+  const script = [
+    "exec > probe.log 2>&1",
+    `git config core.fsmonitor "touch ${marker}" 2>&1 | sed 's/^/CONFIG: /' || true`,
+    `(echo '#!/bin/sh' > .git/hooks/pre-commit) 2>&1 | sed 's/^/HOOK: /'`,
+    "git add -A && git -c user.name=a -c user.email=a@b commit -qm work && echo COMMITTED",
+    // the whole .git swapped for a copy with a hook-running config (what a mount over config cannot stop)
+    `mv .git .git-orig && cp -a .git-orig .git && git config --file .git/config core.fsmonitor "touch ${marker}" && echo SWAPPED`,
+  ].join("\n");
+  const id = await e.createTask("git", { assignee: SEAT, body: "MODE:jail-probe", workspace: `dir:${ws}` });
+  const b = await runBridge(e, {
+    env: { FIXTURE_PROBE: script },
+    base: {
+      agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_PROBE"], isolation: "bwrap", killGraceSeconds: 2 },
+      workspace: { allowedRoots: [join(ws, "..")] },
+      gate: { allowDirty: true },
+    },
+  });
+  await b.daemon.done;
+  return { doc: await e.show(id), marker, seen: existsSync(join(ws, "probe.log")) ? readFileSync(join(ws, "probe.log"), "utf8") : "(no probe.log)" };
+}
+
+/** The operator's next git command in the repository: it must run nothing the run left. */
+export function operatorGitStatus(ws: string, marker: string): void {
+  execFileSync("git", ["status", "--short"], { cwd: ws });
+  expect(existsSync(marker)).toBe(false);
+}
+
+/** The seat's own pause, from its state dir (an unconfirmed claim never pauses it for the agent's week). */
+export const pausedFor = (stateDir: string, now: number) => {
+  const seat = JSON.parse(readFileSync(join(stateDir, "seat.json"), "utf8")) as { until: number | null };
+  return (seat.until ?? 0) - now;
+};
