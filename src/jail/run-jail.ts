@@ -7,7 +7,8 @@
 import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { jailProcesses } from "../process/terminate.js";
+import { jailProcesses, workingIn } from "../process/terminate.js";
+import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
@@ -128,6 +129,9 @@ export class RunJailOf implements RunJail {
     const ready = await this.ready?.catch(() => null);
     this.ready = null;
     await ready?.group?.remove();
+    // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
+    const { user } = this.jail.policy;
+    if (ready?.back && workingIn(realPathOf(this.run.workspace), user.uid).length > 0) return;
     await ready?.back?.restore();
   }
 }
