@@ -144,7 +144,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
   });
 
   it("the real Codex CLI runs in it: exec_command sees nothing of the bridge; the MCP task tools still work", async () => {
-    const { e, id, stateDir, targets, script } = await board("probe", "probe the jail");
+    const { e, id, targets, script } = await board("probe", "probe the jail");
     const mock = await new ResponsesMock([
       { blocks: [{ tool: "exec_command", input: { cmd: script } }] },
       { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "probed", result: RESULT } }] },
