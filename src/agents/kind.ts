@@ -9,6 +9,7 @@ import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CliHomeLayout } from "./cli-home.js";
 import type { Claim, ClaimCheck } from "./probe.js";
+import type { KindEgress } from "../egress/plan.js";
 import type { AgentAdapter } from "./port.js";
 
 export interface PreflightResult {
@@ -63,6 +64,11 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
    * names them (one text for both). None: the kind has no login of its own.
    */
   login?(a: C, stateDir: string): LoginStep[];
+  /**
+   * Where its CLI talks, for a jail whose network is the seat's proxy: its API and login hosts, and the
+   * API the proxy forwards for it with the seat's keys (which then never enter the jail).
+   */
+  egress?(a: C, env: NodeJS.ProcessEnv): KindEgress;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
 }

@@ -87,6 +87,11 @@ export interface AgentRunInput {
   jail?: RunJail;
   /** What the task's creator pinned: its model (and provider) over the seat's, and the skills it needs. */
   pins?: RunPins;
+  /**
+   * The jail's network is the seat's proxy and forwards the CLI's API: its base URL inside the jail (the
+   * relay), where the adapter points the CLI; the keys in its environment are placeholders by then.
+   */
+  egress?: { apiBase: string };
 }
 
 /** A task's own pins, checked against the seat before the agent starts (run/pins.ts). */

@@ -32,8 +32,16 @@ export const isolation = z.preprocess(
        * `auto` — the host's `hermes-agent` user, else nobody. A bridge that is not root runs agents as itself.
        */
       user: z.string().min(1).default("auto"),
-      /** host: the agent reaches the network as the bridge does (its API); none: no network at all. */
-      network: z.enum(["host", "none"]).default("host"),
+      /**
+       * proxy: the jail's own network namespace, and out of it only through the seat's proxy — the agent kind's
+       * API and login hosts and `allowHosts`, never the host's loopback or private ranges (unless an entry
+       * names that host:port); host: the host's network as it is; none: no network at all.
+       */
+      network: z.enum(["proxy", "host", "none"]).default("proxy"),
+      /** Where a jailed agent may connect besides its API (network: proxy): host, *.domain, IP, each with an optional :port. */
+      allowHosts: list(z.string().min(1)).default([]),
+      /** Never, whatever allows it (a deny wins). */
+      denyHosts: list(z.string().min(1)).default([]),
       /** Extra paths the agent may read (toolchains, caches), at their real paths. */
       readOnly: list(z.string().min(1)).default([]),
       /** Extra paths the agent may write (a shared build cache). */

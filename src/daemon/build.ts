@@ -6,6 +6,7 @@ import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
 import { resolveLimits } from "../jail/limits.js";
+import { egressPlan } from "../egress/plan.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { passableStateDir } from "../state/dir.js";
 import { ConfigError } from "../errors/index.js";
@@ -244,6 +245,12 @@ export async function build(
     cliOnThisHost: sshSplit(c.hermes.command) === null,
     skillRoots: skillRoots(c, env),
     checkClaim: claimCheckOf(kindOf(c, kinds), c, env),
+    egress: egressPlan({
+      kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] },
+      allowHosts: c.agent.isolation.allowHosts,
+      denyHosts: c.agent.isolation.denyHosts,
+      env: gateEnv,
+    }),
     retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,

@@ -150,6 +150,10 @@ export class RunLauncher {
           onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),
           onHeartbeat: () => this.hooks.onHeartbeat(taskId, fenced.lease.runId),
           onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
+          onEgressBlocked: (host, port, why) => {
+            this.s.metrics?.egressBlocked.inc({ host: host.slice(0, 100) });
+            this.s.log.warn({ ...ids(), host, port, why }, "egress refused");
+          },
           onDeadline: (deadline) => {
             this.s.active.moveDeadline(board.slug, taskId, deadline);
             this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");

@@ -16,7 +16,10 @@ export interface JailMounts {
   /** Files that stand in for /etc/passwd and /etc/group (one line for the agent's user). */
   passwd: string;
   group: string;
-  network: "host" | "none";
+  /** proxy and none: a network namespace of its own (proxy: with the run's proxy socket bound in, `egress`). */
+  network: "proxy" | "host" | "none";
+  /** The run's proxy socket and where the jail shows it (network: proxy). */
+  egress?: { socket: string; at: string } | undefined;
   /** Size of the jail's /tmp (a tmpfs in RAM), bytes; unset: the kernel's default (half the RAM). */
   tmpBytes?: number | undefined;
   cwd: string;
@@ -88,7 +91,7 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
     "ALL",
   ];
   a.push("--setenv", JAIL_MARKER_VAR, m.marker);
-  if (m.network === "none") a.push("--unshare-net");
+  if (m.network !== "host") a.push("--unshare-net");
   a.push("--ro-bind", "/usr", "/usr");
   for (const [top, kind] of Object.entries(sys.tops)) {
     if (kind === "dir") a.push("--ro-bind", top, top);
@@ -106,6 +109,7 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
   for (const p of m.readOnly) a.push("--ro-bind", p, p);
   for (const p of m.readWrite) a.push("--bind", p, p);
   for (const p of m.readOnlyOver) a.push("--ro-bind", p, p);
+  if (m.egress) a.push("--bind", m.egress.socket, m.egress.at);
   a.push("--chdir", m.cwd, "--", ...argv);
   return a;
 }

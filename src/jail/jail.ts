@@ -34,7 +34,7 @@ export interface JailPolicy {
   why: string;
   /** The bwrap program (absolute). */
   bwrap: string;
-  network: "host" | "none";
+  network: "proxy" | "host" | "none";
   /** Operator extras (agent.isolation.readOnly / readWrite), already checked against the forbidden roots. */
   readOnly: readonly string[];
   readWrite: readonly string[];
@@ -59,6 +59,12 @@ export interface RunMounts {
   readOnlyFiles?: readonly string[];
   /** The task-tool socket. */
   socket?: string | undefined;
+  /**
+   * The run's egress (network: proxy): its proxy's socket, the relay that carries the jail's loopback port
+   * to it (a Node program of the bridge's), and what the jail's environment gets (the proxy's variables,
+   * the CLI's API base, its keys' placeholders).
+   */
+  egress?: { socket: string; relay: readonly string[]; port: number; at: string; env: Readonly<Record<string, string>> } | undefined;
 }
 
 /** The process as it must be started: argv, environment (HOME and TMPDIR its own) and the host uid it runs as. */
@@ -234,22 +240,28 @@ export class Jail {
     const hide = extra.withoutRunDir === true;
     const runDir = hide ? [] : [run.runDir];
     const readWrite = [run.workspace, ...runDir, ...(run.socket ? [run.socket] : []), ...this.policy.readWrite];
+    // Through the run's proxy: the relay runs first in the jail's own network, then the agent as its child.
+    const egress = this.policy.network === "proxy" ? run.egress : undefined;
+    const relayMounts = egress ? this.checked(egress.relay.filter((p) => p.startsWith("/"))) : [];
     const mounts: JailMounts = {
-      readOnly: unique([...readOnly, ...this.policy.readOnly].filter((p) => existsSync(p))),
+      readOnly: unique([...readOnly, ...relayMounts, ...this.policy.readOnly].filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
       readOnlyOver: [...(hide ? [] : (run.readOnlyFiles ?? [])), ...(extra.readOnlyOver ?? [])].filter((p) => existsSync(p)),
       passwd: this.passwd,
       group: this.group,
       network: this.policy.network,
+      egress: egress ? { socket: egress.socket, at: egress.at } : undefined,
       tmpBytes: this.policy.tmpBytes,
       cwd: run.workspace,
       marker,
     };
     const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
+    const inner = [abs ?? program, ...rest];
+    const started = egress ? [...egress.relay, String(egress.port), egress.at, "--", ...inner] : inner;
     return {
-      argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, [abs ?? program, ...rest])],
+      argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, started)],
       marker,
-      env: { ...env, HOME: home, TMPDIR: "/tmp" },
+      env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
       ...as,
     };
   }

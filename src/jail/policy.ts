@@ -19,7 +19,7 @@ export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "
 
 export interface IsolationConfig {
   mode: "auto" | "bwrap" | "user" | "none";
-  network: "host" | "none";
+  network: "proxy" | "host" | "none";
   readOnly: readonly string[];
   readWrite: readonly string[];
   bwrap: string;

@@ -79,13 +79,13 @@ export class RunJailOf implements RunJail {
     const { user } = this.jail.policy;
     if (this.jail.mode === "none" || user.same) return null;
     const to = { uid: user.uid, gid: user.gid };
-    // The task-tool socket: its private dir passable (never listable), the socket the agent's to connect to.
-    const socket = this.run.socket;
-    if (socket) {
+    // The task-tool and egress sockets: their private dirs passable (never listable), the sockets the agent's to connect to.
+    const sockets = [this.run.socket, this.run.egress?.socket].filter((s): s is string => s !== undefined);
+    for (const socket of sockets) {
       await chmod(dirname(socket), 0o711);
       await lchown(socket, to.uid, to.gid);
     }
-    for (const p of [this.run.workspace, this.run.runDir, ...(socket ? [socket] : [])]) {
+    for (const p of [this.run.workspace, this.run.runDir, ...sockets]) {
       const why = cannotReach(p, user);
       if (why) throw new JailRefused(p, `${why} — what the agent works in must be where its user can reach it`);
     }

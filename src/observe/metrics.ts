@@ -28,6 +28,12 @@ export class Metrics {
   });
   readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
   readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
+  readonly egressBlocked = new Counter({
+    name: "hkb_egress_blocked_total",
+    help: "Connections a jailed agent asked for that the run's proxy refused (network: proxy), by host",
+    labelNames: ["host"],
+    registers: [this.registry],
+  });
   readonly isolation = new Gauge({
     name: "hkb_agent_isolation",
     help: "1 for how this seat's agents are confined (mode: bwrap, user — an unprivileged uid without a jail, none)",

@@ -14,6 +14,8 @@ export interface AgentRun {
   tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;
   /** The run's jail (every process of the agent starts through it); absent: as they are. */
   runJail: RunJail | undefined;
+  /** The CLI's API base inside the jail, when the run's proxy forwards it. */
+  egressApi?: { apiBase: string } | undefined;
   /** Operator notes for the agent (the adapters that take them live read it). */
   inbox: RunInbox;
   signal: AbortSignal;
@@ -35,6 +37,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
     ...(w.runJail ? { jail: w.runJail } : {}),
+    ...(w.egressApi ? { egress: w.egressApi } : {}),
   });
   const hooks: DriveHooks = {
     onEvent: (e) => {

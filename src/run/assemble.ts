@@ -3,6 +3,7 @@
 // settings a run reads from the config are picked here, once.
 import type { AgentAdapter } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
+import type { EgressPlan } from "../egress/plan.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import type { SessionJournal } from "../continuity/journal.js";
@@ -41,6 +42,8 @@ export interface SeatServices {
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order (skills/roots.ts). */
   skillRoots: readonly string[];
+  /** Where a jailed agent may connect (network: proxy). */
+  egress?: EgressPlan | undefined;
   /** The seat's own check of a limit or failed login a run reported (its kind's probe); absent: none. */
   checkClaim?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
 }
@@ -82,6 +85,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     skillRoots: s.skillRoots,
     review: { mode: c.close.review, reviewer: c.close.reviewer },
     claims: { check: s.checkClaim, unconfirmedPauseMs: c.seat.unconfirmedPauseMinutes * 60_000 },
+    egress: s.egress,
     author: c.author,
     traceId: r.traceId,
     leaseClock: r.leaseClock,

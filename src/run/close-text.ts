@@ -8,6 +8,7 @@ import type { BridgeInfo } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
 import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
+import type { EgressCounts } from "../egress/proxy.js";
 import type { RunFacts } from "./decide.js";
 
 export interface RunStory {
@@ -28,6 +29,8 @@ export interface RunStory {
   workspaceNote: string | null;
   /** How the agent was confined when it was not jailed (every card and block says so). */
   isolation?: { mode: string; why: string } | undefined;
+  /** What the run's proxy refused and let through (network: proxy). */
+  egress?: EgressCounts | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -56,9 +59,25 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   }
   if (s.session) info.session = s.session;
   if (s.isolation) info.isolation = s.isolation;
+  if (s.egress && (s.egress.blocked.length || s.egress.allowed.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
+
+/** The card's part of the run's network: refusals (host, port, how often) and the bytes per host let through, bounded. */
+function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
+  return {
+    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count })),
+    allowed: e.allowed.slice(0, 20).map((a) => ({ host: a.host.slice(0, 200), bytes: a.bytes })),
+  };
+}
+
+/** A failed run's block says what its network refused (often why it failed). */
+export const egressLine = (e: EgressCounts): string =>
+  `egress refused: ${e.blocked
+    .slice(0, 8)
+    .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
+    .join("; ")}${e.blocked.length > 8 ? `; and ${e.blocked.length - 8} more` : ""} — agent.isolation.allowHosts lets a host through`;
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
 export const isolationLine = (i: { mode: string; why: string }): string =>
@@ -84,6 +103,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
   if (s.isolation) lines.push(isolationLine(s.isolation));
+  if (s.egress?.blocked.length) lines.push(egressLine(s.egress));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

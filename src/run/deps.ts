@@ -4,6 +4,7 @@
 // subset of the same.
 import type { ReviewPolicy } from "./review.js";
 import type { ClaimPolicy } from "./claims.js";
+import type { EgressPlan } from "../egress/plan.js";
 import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
@@ -48,6 +49,8 @@ export interface TaskRunDeps {
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order. */
   skillRoots: readonly string[];
+  /** Where a jailed agent may connect (network: proxy): the seat's allow-list and the API its proxy forwards. */
+  egress?: EgressPlan | undefined;
   /** How a limit or login failure the agent reported is checked before the seat acts on it (run/claims.ts). */
   claims?: ClaimPolicy | undefined;
   /** How a successful run ends: complete, or a review hand-off (close.review, close.reviewer). */
@@ -105,6 +108,7 @@ export type WorkInput = Pick<
   | "maxLimitPauseMs"
   | "steering"
   | "jail"
+  | "egress"
   | "hooks"
 > & {
   record: RunRecord;

@@ -20,6 +20,8 @@ export interface RunHooks {
     workspace: string;
     tools: { path: string; token: string } | null;
   }) => void;
+  /** The run's proxy refused a destination (network: proxy). */
+  onEgressBlocked?: (host: string, port: number, why: string) => void;
   /** Operator notes reached the agent (each once), at `at`. */
   onNotes?: (notes: readonly Note[], at: number) => void;
   onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;

@@ -9,10 +9,7 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
-import { guardRepository } from "../git/guard.js";
-import { capText } from "../jail/limits.js";
-import { forRun } from "../jail/run-jail.js";
-import { repositoryBlock } from "./failures.js";
+import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { boundedLimit } from "./limit.js";
@@ -21,9 +18,6 @@ import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
-
-/** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
-const CAP_POLL_MS = 2000;
 
 /** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
 function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
@@ -113,8 +107,6 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   });
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];
-  /** Checks once the agent has ended, before anything is decided (the caps it met). */
-  const afterAgent: (() => Promise<unknown>)[] = [];
   try {
     if (w.shutdown.aborted) onShutdown();
     else w.shutdown.addEventListener("abort", onShutdown, { once: true });
@@ -143,50 +135,18 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
-    // The repository's config and hooks as they are before the agent (git/guard.ts): read-only in the jail,
-    // checked after the run.
-    const guard = await guardRepository(prep.ws.local, { git: w.gate.git, privateDir: prep.input.outputDir });
-    // Every process of the run starts through its one jail; the workspace goes back to its owners last.
-    const runJail = w.jail
-      ? forRun(w.jail, {
-          workspace: prep.ws.local,
-          runDir: prep.input.runDir,
-          readOnlyFiles: [prep.input.contextFile, ...(guard?.readOnly ?? [])],
-          socket: tools?.endpoint.path,
-        })
-      : undefined;
-    if (runJail) {
-      cleanup.push(["the workspace's owners", () => runJail.release()]);
-      // A cap the run meets (agent.limits) stops it and names the cap; checked while it runs and once after.
-      const capHit = async () => {
-        const cap = await runJail.exceeded().catch(() => null);
-        if (cap && facts.stop === null) {
-          stop("cap", capText(cap, runJail.limits));
-          agentAc.abort(new Error(`cap: ${cap}`));
-        }
-        return cap;
-      };
-      let watching = true;
-      const watch = () => {
-        if (!watching) return;
-        timers.push(
-          w.make.timer(w.clock.now() + CAP_POLL_MS, () => {
-            void capHit().then(watch);
-          }),
-        );
-      };
-      watch();
-      cleanup.push(["the caps' watch", () => (watching = false)]);
-      afterAgent.push(capHit);
-    }
+    // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
+    const confined = await confine(w, { socket: tools?.endpoint.path, stop, abort: (why) => agentAc.abort(why), timers });
+    cleanup.push(...confined.cleanup);
+    const runJail = confined.runJail;
     // A task (or seat) already over its budget does not start the agent at all.
     const over = budgetCheck(w);
     const before = over(null);
     if (before) {
       facts.stop = "budget";
       facts.stopDetail = before;
-    } else await runAgent({ ...w, tools, runJail, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
-    for (const check of afterAgent) await check();
+    } else await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    await confined.afterAgent();
     // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
     if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();
@@ -215,19 +175,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
           ? decide(facts)
           : applyGate(d, { verification, skipped: plan.skipped, changedFiles: changes?.files ?? null, diffStat: changes?.diffStat ?? null }, w.gate.config);
     }
-    // What the run left in the repository that runs code outweighs its result: put back, and a person looks.
-    if (guard && facts.stop !== "lease_lost") {
-      const found = await guard.check();
-      if (found.length > 0) {
-        await guard.restore();
-        w.hooks?.onLog?.("warn", "the run left its repository set to run code: restored, the task is blocked", {
-          task_id: record.lease.taskId,
-          found: found.map((f) => f.what),
-        });
-        d = repositoryBlock(found);
-      }
-    }
-    return d;
+    return await confined.settle(d);
   } finally {
     for (const [name, step] of cleanup.reverse()) {
       try {

@@ -96,6 +96,8 @@ export class ClaudeCodeAgent implements AgentAdapter {
       DISABLE_AUTOUPDATER: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       HERMES_BRIDGE_TASK_ID: input.taskId,
+      // The jail's network is the seat's proxy: the API is reached through it, the key put in there.
+      ...(input.egress ? { ANTHROPIC_BASE_URL: input.egress.apiBase } : {}),
     };
     if (process.getuid?.() === 0 && this.o.permissionMode === "bypassPermissions") env.IS_SANDBOX = "1";
     const channel = new ClaudeChannel(input, this.o.promptMaxBytes);

@@ -28,6 +28,9 @@ const schema = z.strictObject({
   ...agentCommon,
 });
 
+/** Where Claude Code takes a key or token from the environment (the proxy puts them in; the jail holds placeholders). */
+const CLAUDE_KEYS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] as const;
+
 const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? statePath(stateDir, "claude");
 
 /** Claude Code 2.1: `claude auth login` signs a subscription in (a browser); `setup-token` makes a long-lived token; an API key needs no login. */
@@ -85,6 +88,16 @@ export const claudeCodeKind = defineKind({
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CLAUDE_HOME,
+  egress: (a, env) => {
+    const vars = agentEnv(env, a.passEnv, a.env);
+    const keyEnvs = CLAUDE_KEYS.filter((k) => vars[k]);
+    const upstream = vars.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
+    // The API, and where a subscription's login is refreshed.
+    return {
+      hosts: ["api.anthropic.com", "console.anthropic.com", "platform.claude.com", "claude.ai"],
+      api: keyEnvs.length ? { name: "anthropic", upstream, keyEnvs } : undefined,
+    };
+  },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) =>
     checked(async () => {

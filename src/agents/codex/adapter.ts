@@ -13,6 +13,7 @@ import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
 import { UUID } from "../json.js";
+import { customProviderOf } from "./provider.js";
 import { CODEX_HOME } from "./home.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
@@ -45,7 +46,7 @@ export function codexSandbox(o: Pick<CodexOptions, "sandbox">, jailed: boolean):
 
 export function codexArgv(
   o: CodexOptions,
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail" | "pins">,
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail" | "pins" | "egress">,
   tools: { socketPath: string; token: string },
   resume?: string,
 ): string[] {
@@ -69,6 +70,9 @@ export function codexArgv(
     "mcp_servers.task.required=true",
   );
   for (const c of o.extraConfig) argv.push("-c", c);
+  // The jail's network is the seat's proxy: a custom provider's base URL is the relay's (its key put in there).
+  const provider = customProviderOf(o.extraConfig);
+  if (input.egress && provider) argv.push("-c", `model_providers.${provider.name}.base_url=${toml(input.egress.apiBase)}`);
   const model = input.pins?.model ?? o.model;
   if (model) argv.push("-m", model);
   // `-`: the prompt is read from stdin (then closed).
@@ -108,7 +112,14 @@ export class CodexAgent implements AgentAdapter {
     return runCliAgent({
       argv: codexArgv(this.o, input, tools, input.resume?.session),
       stdin: capText(prompt, this.o.promptMaxBytes),
-      env: { ...this.o.baseEnv, HOME: home, CODEX_HOME: cli.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
+      env: {
+        ...this.o.baseEnv,
+        HOME: home,
+        CODEX_HOME: cli.home,
+        TZ: "UTC",
+        HERMES_BRIDGE_TASK_ID: input.taskId,
+        ...(input.egress && !customProviderOf(this.o.extraConfig) ? { OPENAI_BASE_URL: input.egress.apiBase } : {}),
+      },
       input,
       jailNeeds: { ...seatJailNeeds(this.o.command), home },
       before: cli.before,

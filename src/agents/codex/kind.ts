@@ -12,6 +12,7 @@ import { systemClock } from "../../time/clock.js";
 import { loginFix, loginStatus, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { CODEX_HOME } from "./home.js";
+import { customProviderOf } from "./provider.js";
 import { statePath } from "../../state/layout.js";
 
 const schema = z
@@ -42,6 +43,9 @@ const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? statePa
 
 /** A `-c model_provider=…` override: the seat runs Codex against a provider of its own (its auth is not Codex's login). */
 const customProvider = (a: { config: string[] }) => a.config.some((kv) => kv.startsWith("model_provider="));
+
+/** Where Codex takes a key from the environment (the proxy puts it in; the jail holds a placeholder). */
+const CODEX_KEYS = ["OPENAI_API_KEY", "CODEX_API_KEY"] as const;
 
 /**
  * Codex 0.17x: `codex login` (a browser, or `--device-auth`) or `codex login --with-api-key` (the key on
@@ -94,6 +98,17 @@ export const codexKind = defineKind({
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
   cliHome: CODEX_HOME,
+  egress: (a, env) => {
+    const vars = agentEnv(env, a.passEnv, a.env);
+    const provider = customProviderOf(a.config);
+    const keyEnvs = CODEX_KEYS.filter((k) => vars[k]);
+    const upstream = provider?.baseUrl ?? vars.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+    // The API, ChatGPT's Codex backend and its login; a seat with a key (or a provider) gets its API forwarded.
+    return {
+      hosts: ["api.openai.com", "chatgpt.com", "auth.openai.com"],
+      api: keyEnvs.length || provider?.baseUrl ? { name: "openai", upstream, keyEnvs } : undefined,
+    };
+  },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) =>
     checked(async () => {

@@ -1,0 +1,79 @@
+// What a seat's jailed agents may reach (agent.isolation.network: proxy), made once at start: the agent
+// kind's own API and login hosts, the operator's allowHosts and denyHosts (a bad entry is a config error
+// naming it), and the API the proxy forwards for the CLI with the seat's keys. Per run: the keys become
+// placeholders — what the jail's environment holds — and the proxy's routes the real values.
+import { randomBytes } from "node:crypto";
+import { ConfigError } from "../errors/index.js";
+import { AllowList, type HostRule, parseHostRule, urlRule } from "./allow.js";
+import type { ApiRoute } from "./proxy.js";
+
+/** Where the relay listens inside a jail; HTTPS_PROXY and the CLI's base URL point at it. */
+export const RELAY_PORT = 3128;
+export const RELAY = `http://127.0.0.1:${RELAY_PORT}`;
+/** Where the run's proxy socket is bound inside the jail. */
+export const JAIL_EGRESS_SOCKET = "/run/hkb/egress.sock";
+
+/** What an agent kind's CLI talks to (agents/<kind>/kind.ts `egress`). */
+export interface KindEgress {
+  /** Its API and login hosts (host, or host:port), reached by CONNECT. */
+  hosts: readonly string[];
+  /** The API the proxy forwards for it, with the seat's keys (the environment variables that hold them), when it has one. */
+  api?: { name: string; upstream: string; keyEnvs: readonly string[] } | undefined;
+}
+
+export interface EgressPlan {
+  allow: AllowList;
+  api: { name: string; upstream: string; keys: readonly { env: string; value: string }[] } | null;
+}
+
+export function egressPlan(o: {
+  kind: KindEgress;
+  allowHosts: readonly string[];
+  denyHosts: readonly string[];
+  env: Readonly<Record<string, string>>;
+}): EgressPlan {
+  const issues: { path: string; message: string }[] = [];
+  const rules = (list: readonly string[], key: string): HostRule[] =>
+    list.flatMap((entry, i) => {
+      try {
+        return [parseHostRule(entry, `agent.isolation.${key}.${i}`)];
+      } catch (err) {
+        issues.push({ path: `agent.isolation.${key}.${i}`, message: (err as Error).message });
+        return [];
+      }
+    });
+  const kindRules = o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts"));
+  const api = o.kind.api;
+  const apiRule = api ? [urlRule(api.upstream, "the agent kind's API (its base URL)")] : [];
+  const allow = new AllowList([...kindRules, ...apiRule, ...rules(o.allowHosts, "allowHosts")], rules(o.denyHosts, "denyHosts"));
+  if (issues.length) throw new ConfigError(issues);
+  const keys = (api?.keyEnvs ?? []).flatMap((env) => (o.env[env] ? [{ env, value: o.env[env] ?? "" }] : []));
+  return { allow, api: api ? { name: api.name, upstream: api.upstream, keys } : null };
+}
+
+/** One run's placeholders: the jail's environment for the keys, and the proxy's route that puts the real ones back. */
+export function runEgress(plan: EgressPlan): { routes: ApiRoute[]; env: Record<string, string> } {
+  if (!plan.api) return { routes: [], env: {} };
+  const secrets = new Map<string, string>();
+  const env: Record<string, string> = {};
+  for (const k of plan.api.keys) {
+    const placeholder = `hkb-placeholder-${k.env.toLowerCase()}-${randomBytes(12).toString("hex")}`;
+    secrets.set(placeholder, k.value);
+    env[k.env] = placeholder;
+  }
+  return { routes: [{ name: plan.api.name, upstream: plan.api.upstream, secrets }], env };
+}
+
+/** The base URL the CLI is pointed at for its API inside the jail. */
+export const apiBase = (name: string) => `${RELAY}/hkb-api/${name}`;
+
+/** The proxy's environment inside the jail: every client that reads one of these goes through the relay. */
+export function proxyEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy"])
+    env[k] = RELAY;
+  // Nothing bypasses it: the jail's own loopback has only the relay, and the host's is not there.
+  env.NO_PROXY = "";
+  env.no_proxy = "";
+  return env;
+}
