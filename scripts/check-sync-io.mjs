@@ -26,6 +26,8 @@ const ALLOWED = {
   "src/jail/run-jail.ts": "/proc: the mount namespaces of the run's own processes",
   "src/jail/cgroups.ts": "/proc/self and the run's cgroup files (the kernel's)",
   "src/jail/limits.ts": "/run/systemd/system, at start",
+  "src/jail/identity.ts": "stat of a mount's parents (never opened)",
+  "src/jail/stage.ts": "the bridge's own staging folder under the temp dir, and a stat of each source",
   "src/process/liveness.ts": "/proc",
   "src/process/descriptors.ts": "/proc/self: the bridge's own descriptors, at start",
   "src/process/terminate.ts": "/proc",

@@ -1,6 +1,8 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
 import { probeBwrap, resolveAgentUser } from "../jail/policy.js";
+import { egressPlan } from "../egress/plan.js";
+import { agentEnv } from "../agents/env.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -122,6 +124,25 @@ async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
 }
 
+/** What a jailed agent may reach, as doctor shows it (network: proxy): the allow-list, entry by entry. */
+function networkOf(c: Config, env: NodeJS.ProcessEnv): string {
+  if (c.agent.isolation.network !== "proxy") return "";
+  try {
+    const plan = egressPlan({
+      kind: kindOf(c).egress?.(c.agent, env) ?? { hosts: [] },
+      allowHosts: c.agent.isolation.allowHosts,
+      denyHosts: c.agent.isolation.denyHosts,
+      env: agentEnv(env, c.agent.passEnv, c.agent.env),
+    });
+    const api = plan.api
+      ? `; its API ${plan.api.upstream} forwarded with ${plan.api.keys.map((k) => k.env).join(", ") || "no key"} (the jail holds placeholders)`
+      : "";
+    return ` — allowed: ${plan.allow.describe().join(", ") || "nothing"}${api}`;
+  } catch (err) {
+    return ` — ${describeError(err)}`;
+  }
+}
+
 /** The agent's jail: a working bubblewrap (auto, bwrap), or an explicit `none` — which still fails the check. */
 async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   const iso = c.agent.isolation;
@@ -145,7 +166,7 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   }
   const probe = await probeBwrap(iso.bwrap, env, user);
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}; network: ${iso.network})`);
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}; network: ${iso.network}${networkOf(c, env)})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,

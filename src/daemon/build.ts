@@ -7,6 +7,7 @@ import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
 import { resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
+import { postureOnce } from "./posture.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { passableStateDir } from "../state/dir.js";
 import { ConfigError } from "../errors/index.js";
@@ -223,7 +224,19 @@ export async function build(
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
   });
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }));
-  if (jail.mode !== "none" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
+  // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
+  if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
+  const egress = egressPlan({
+    kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] },
+    allowHosts: c.agent.isolation.allowHosts,
+    denyHosts: c.agent.isolation.denyHosts,
+    env: gateEnv,
+  });
+  // The jail's network as promised, or the seat does not start (fails closed).
+  if (jail.mode === "bwrap" && jail.policy.network === "proxy") {
+    const why = await postureOnce(jail, egress);
+    if (why) throw new ConfigError([{ path: "agent.isolation.network", message: `is proxy, but the start check failed: ${why}` }]);
+  }
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
     : undefined;
@@ -245,12 +258,7 @@ export async function build(
     cliOnThisHost: sshSplit(c.hermes.command) === null,
     skillRoots: skillRoots(c, env),
     checkClaim: claimCheckOf(kindOf(c, kinds), c, env),
-    egress: egressPlan({
-      kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] },
-      allowHosts: c.agent.isolation.allowHosts,
-      denyHosts: c.agent.isolation.denyHosts,
-      env: gateEnv,
-    }),
+    egress,
     retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,

@@ -84,15 +84,15 @@ export class EgressProxy {
     this.bytes.set(host, (this.bytes.get(host) ?? 0) + n);
   }
 
-  /** The address to connect to for host:port, or the refusal's text. */
-  private async destination(host: string, port: number): Promise<{ address: string } | { refused: string }> {
+  /** The address to connect to for host:port, or the answer instead (403: refused; 502: an allowed name that does not resolve). */
+  private async destination(host: string, port: number): Promise<{ address: string } | { refused: string; status?: number }> {
     const d = this.o.allow.decide(host, port);
     if (!d.allowed) return { refused: this.refuse(host, port, d.why) };
     let resolved: Awaited<ReturnType<typeof resolveHost>>;
     try {
       resolved = await resolveHost(host, this.o.resolver ?? systemResolver);
     } catch (err) {
-      return { refused: this.refuse(host, port, `does not resolve (${(err as NodeJS.ErrnoException).code ?? "error"})`) };
+      return { refused: `cannot resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "error"})`, status: 502 };
     }
     const to = pick(resolved, d.explicit);
     if (!to) return { refused: this.refuse(host, port, `resolves to ${resolved.map((r) => `${r.address} (${r.range})`).join(", ")}: not a public address`) };
@@ -108,7 +108,11 @@ export class EgressProxy {
     const port = Number(target[2]);
     const dest = await this.destination(host, port);
     if ("refused" in dest)
-      return void socket.end(`HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist\r\nConnection: close\r\n\r\n${dest.refused}\n`);
+      return void socket.end(
+        dest.status === 502
+          ? `HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${dest.refused}\n`
+          : `HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist\r\nConnection: close\r\n\r\n${dest.refused}\n`,
+      );
     const up = connect({ host: dest.address, port });
     this.sockets.add(up);
     up.once("connect", () => {
@@ -140,7 +144,7 @@ export class EgressProxy {
     const port = url.port ? Number(url.port) : 80;
     const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
     const dest = await this.destination(host, port);
-    if ("refused" in dest) return end(res, 403, `${dest.refused}\n`, { "x-proxy-error": "blocked-by-allowlist" });
+    if ("refused" in dest) return end(res, dest.status ?? 403, `${dest.refused}\n`, dest.status ? {} : { "x-proxy-error": "blocked-by-allowlist" });
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: url.host };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
@@ -152,7 +156,10 @@ export class EgressProxy {
     const slash = rest.indexOf("/");
     const name = slash === -1 ? rest : rest.slice(0, slash);
     const route = this.o.routes.find((r) => r.name === name);
-    if (!route) return end(res, 404, `no API named ${name} here\n`);
+    if (!route) {
+      end(res, 404, `no API named ${name} here\n`);
+      return;
+    }
     const up = new URL(route.upstream);
     const rule = urlRule(route.upstream, "the agent kind's API");
     const tail = slash === -1 ? "" : rest.slice(slash);

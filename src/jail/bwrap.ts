@@ -20,6 +20,11 @@ export interface JailMounts {
   network: "proxy" | "host" | "none";
   /** The run's proxy socket and where the jail shows it (network: proxy). */
   egress?: { socket: string; at: string } | undefined;
+  /**
+   * Sources the agent's uid cannot reach by their paths (under a 0700 parent: /root, a Hermes home), by
+   * where they are staged for bubblewrap (jail.ts): bound there first, in a mount namespace of the jail's own.
+   */
+  via?: Readonly<Record<string, string>>;
   /** Size of the jail's /tmp (a tmpfs in RAM), bytes; unset: the kernel's default (half the RAM). */
   tmpBytes?: number | undefined;
   cwd: string;
@@ -98,7 +103,8 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
     else a.push("--symlink", kind, top);
   }
   for (const e of sys.etc) a.push("--ro-bind", e, e);
-  a.push("--ro-bind", m.passwd, "/etc/passwd", "--ro-bind", m.group, "/etc/group");
+  const src = (p: string) => m.via?.[p] ?? p;
+  a.push("--ro-bind", src(m.passwd), "/etc/passwd", "--ro-bind", src(m.group), "/etc/group");
   a.push("--proc", "/proc");
   for (const e of sys.proc.readOnly) a.push("--ro-bind", `/proc/${e}`, `/proc/${e}`);
   for (const e of sys.proc.hiddenFiles) a.push("--ro-bind", "/dev/null", `/proc/${e}`);
@@ -106,10 +112,10 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
   a.push("--dev", "/dev");
   if (m.tmpBytes !== undefined) a.push("--size", String(m.tmpBytes));
   a.push("--tmpfs", "/tmp", "--dir", JAIL_HOME);
-  for (const p of m.readOnly) a.push("--ro-bind", p, p);
-  for (const p of m.readWrite) a.push("--bind", p, p);
-  for (const p of m.readOnlyOver) a.push("--ro-bind", p, p);
-  if (m.egress) a.push("--bind", m.egress.socket, m.egress.at);
+  for (const p of m.readOnly) a.push("--ro-bind", src(p), p);
+  for (const p of m.readWrite) a.push("--bind", src(p), p);
+  for (const p of m.readOnlyOver) a.push("--ro-bind", src(p), p);
+  if (m.egress) a.push("--bind", src(m.egress.socket), m.egress.at);
   a.push("--chdir", m.cwd, "--", ...argv);
   return a;
 }

@@ -5,7 +5,10 @@
 // file stay out of its reach even where a mount shows them (a uid-0 agent without capabilities could
 // still write `kernel.core_pattern`, whose program the kernel runs as host root). `auto` picks the host's
 // `hermes-agent` user when it has one (the image and the systemd guide make it), else nobody (65534).
+import { type Stats, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { ConfigError } from "../errors/index.js";
+import { realPathOf } from "../sandbox/contain.js";
 
 export interface AgentUser {
   uid: number;
@@ -78,4 +81,26 @@ export function agentUser(spec: string, self: { uid: number; gid: number; name: 
       { path: KEY, message: `is ${spec}: an agent never runs as root (uid or gid 0) — it would be host root outside its jail's namespaces` },
     ]);
   return { ...u, name: u.name.replace(/[^A-Za-z0-9._-]/g, "") || "agent", same: false };
+}
+
+/**
+ * Why the agent's user cannot reach `path` (a directory above it it may not pass), or null. bubblewrap,
+ * started as that user, resolves every path it mounts as that user: a run dir under a 0700 parent (a
+ * state dir under /root) cannot be shown to it.
+ */
+export function cannotReach(path: string, user: AgentUser): string | null {
+  if (user.same) return null;
+  let dir = realPathOf(path);
+  for (let up = dirname(dir); up !== dir; dir = up, up = dirname(dir)) {
+    let st: Stats;
+    try {
+      st = statSync(up);
+    } catch {
+      return null; // not there yet: mkdir makes it as the bridge's, checked when it exists
+    }
+    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0)
+      return `the agent's user (uid ${user.uid}) cannot pass ${up} (mode ${(st.mode & 0o777).toString(8)}, owner uid ${st.uid}) on the way to ${path}`;
+  }
+  return null;
 }

@@ -23,6 +23,7 @@ import {
   bwrapArgs,
 } from "./bwrap.js";
 import type { AgentUser } from "./identity.js";
+import { stageFor } from "./stage.js";
 import type { LimitsPolicy } from "./limits.js";
 import { type ForbiddenRoots, forbiddenWhy } from "./roots.js";
 
@@ -76,6 +77,12 @@ export interface JailedCommand {
   /** The host uid and gid to start it as (the agent's user); unset: the bridge's own. */
   uid?: number;
   gid?: number;
+  /**
+   * Sources the agent's uid cannot reach by path, to be bound at their staged paths before bubblewrap runs
+   * (a bridge running as root: limits.ts wraps the command) — and the folder holding those paths, removed
+   * after the run.
+   */
+  stage?: { dir: string; binds: readonly (readonly [string, string])[] };
 }
 
 /** What one kind's process needs besides the run's own paths. */
@@ -256,13 +263,15 @@ export class Jail {
       marker,
     };
     const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
+    const stage = user.same ? undefined : stageFor(mounts, user);
     const inner = [abs ?? program, ...rest];
     const started = egress ? [...egress.relay, String(egress.port), egress.at, "--", ...inner] : inner;
     return {
-      argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, started)],
+      argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,
       env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
       ...as,
+      ...(stage?.binds.length ? { stage } : {}),
     };
   }
 }

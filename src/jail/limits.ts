@@ -64,8 +64,16 @@ export async function resolveLimits(c: LimitsConfig, env: NodeJS.ProcessEnv): Pr
   return { ...base, mode: "none", why: `agent.limits.mode is auto and nothing here can cap a run: ${reasons.join("; ")} (only /tmp is capped, in the jail)` };
 }
 
-/** The script of the run's first process: join each group (the files after the count), then exec the rest. */
-const JOIN = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+/**
+ * The script of a jail's first process: bind each staged source onto its mount point (the pairs after the
+ * first count: jail.ts stages what the agent's uid cannot reach), join each group (the files after the
+ * second), then exec the rest.
+ */
+const JOIN = [
+  'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done',
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done',
+  'exec "$@"',
+].join("; ");
 
 export interface Wrapped {
   argv: string[];
@@ -79,23 +87,33 @@ export interface Wrapped {
  */
 export function capped(
   argv: readonly string[],
-  o: { policy: LimitsPolicy; group: RunCgroup | null; unit: string; as: { uid: number; gid: number } | null },
+  o: {
+    policy: LimitsPolicy | undefined;
+    group: RunCgroup | null;
+    unit: string;
+    as: { uid: number; gid: number } | null;
+    binds?: readonly (readonly [string, string])[] | undefined;
+  },
 ): Wrapped {
+  const binds = o.binds ?? [];
+  const files = o.policy?.mode === "cgroup" && o.group ? o.group.procsFiles : [];
+  const scope = o.policy?.mode === "systemd";
+  // Nothing to do before the jail but the uid switch: the process runner does that itself.
+  if (binds.length === 0 && files.length === 0 && !scope) return { argv: [...argv], switched: false };
   const drop = o.as ? ["setpriv", `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
-  if (o.policy.mode === "systemd") {
+  // A mount namespace of the jail's own for the staged binds (they never reach the host's mounts).
+  const ns = binds.length ? ["unshare", "--mount", "--propagation", "private", "--"] : [];
+  const script = [...ns, "/bin/sh", "-c", JOIN, "hkb-jail", String(binds.length), ...binds.flat(), String(files.length), ...files, ...drop, ...argv];
+  if (scope && o.policy) {
     const caps = o.policy.caps;
     const props = [
       ...(caps.memoryBytes !== null ? ["-p", `MemoryMax=${caps.memoryBytes}`, "-p", "MemorySwapMax=0"] : []),
       ...(caps.pids !== null ? ["-p", `TasksMax=${caps.pids}`] : []),
     ];
     const user = process.getuid?.() !== 0 ? ["--user"] : [];
-    return { argv: ["systemd-run", ...user, "--scope", "--quiet", "--collect", `--unit=${o.unit}`, ...props, "--", ...drop, ...argv], switched: o.as !== null };
+    return { argv: ["systemd-run", ...user, "--scope", "--quiet", "--collect", `--unit=${o.unit}`, ...props, "--", ...script], switched: o.as !== null };
   }
-  if (o.policy.mode === "cgroup" && o.group) {
-    const files = o.group.procsFiles;
-    return { argv: ["/bin/sh", "-c", JOIN, "hkb-cgroup", String(files.length), ...files, ...drop, ...argv], switched: o.as !== null };
-  }
-  return { argv: [...argv], switched: false };
+  return { argv: script, switched: o.as !== null };
 }
 
 /** What the block says of a cap the run met. */

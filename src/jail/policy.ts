@@ -3,8 +3,7 @@
 // shape — and otherwise falls back, loudly: to `user` (the agent as its unprivileged uid, no namespaces)
 // where the bridge runs as root, else to `none`; `user` and `none` are also the operator's explicit
 // choices. The operator's extra paths are checked against the forbidden roots (roots.ts).
-import { type Stats, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
@@ -16,6 +15,7 @@ import { resolveProgram } from "./jail.js";
 import { type ForbiddenRoots, checkExtras } from "./roots.js";
 
 export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
+export { cannotReach } from "./identity.js";
 
 export interface IsolationConfig {
   mode: "auto" | "bwrap" | "user" | "none";
@@ -49,28 +49,6 @@ function hostPasswd(): string {
 /** The agent's host user for `spec` (agent.isolation.user), as this bridge runs. */
 export function resolveAgentUser(spec: string): AgentUser {
   return agentUser(spec, bridgeUser(), hostPasswd());
-}
-
-/**
- * Why the agent's user cannot reach `path` (a directory above it it may not pass), or null. bubblewrap,
- * started as that user, resolves every path it mounts as that user: a run dir under a 0700 parent (a
- * state dir under /root) cannot be shown to it.
- */
-export function cannotReach(path: string, user: AgentUser): string | null {
-  if (user.same) return null;
-  let dir = realPathOf(path);
-  for (let up = dirname(dir); up !== dir; dir = up, up = dirname(dir)) {
-    let st: Stats;
-    try {
-      st = statSync(up);
-    } catch {
-      return null; // not there yet: mkdir makes it as the bridge's, checked when it exists
-    }
-    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
-    if ((st.mode & bit) === 0)
-      return `the agent's user (uid ${user.uid}) cannot pass ${up} (mode ${(st.mode & 0o777).toString(8)}, owner uid ${st.uid}) on the way to ${path}`;
-  }
-  return null;
 }
 
 /** bubblewrap's own words for why it failed (its last stderr line). */

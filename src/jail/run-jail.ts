@@ -5,7 +5,7 @@
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
 // owners once nothing of the run will run there again (after the gate).
 import { readlinkSync } from "node:fs";
-import { chmod, lchown, mkdir, statfs } from "node:fs/promises";
+import { chmod, lchown, mkdir, rm, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, workingIn } from "../process/terminate.js";
 import { realPathOf } from "../sandbox/contain.js";
@@ -33,6 +33,8 @@ const ownMountNs = (() => {
 
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
+  /** The staging folders the run's commands used (jail.ts), removed with the run. */
+  private readonly stages: string[] = [];
 
   constructor(
     private readonly jail: Jail,
@@ -56,10 +58,9 @@ export class RunJailOf implements RunJail {
     this.ready ??= this.prepare();
     const { group } = await this.ready;
     const jc = this.jail.command(argv, env, this.run, needs);
-    const limits = this.jail.policy.limits;
-    if (!limits || limits.mode === "none") return jc;
+    if (jc.stage) this.stages.push(jc.stage.dir);
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
-    const w = capped(jc.argv, { policy: limits, group, unit: this.unit, as });
+    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
   }
@@ -85,10 +86,12 @@ export class RunJailOf implements RunJail {
       await chmod(dirname(socket), 0o711);
       await lchown(socket, to.uid, to.gid);
     }
-    for (const p of [this.run.workspace, this.run.runDir, ...sockets]) {
-      const why = cannotReach(p, user);
-      if (why) throw new JailRefused(p, `${why} — what the agent works in must be where its user can reach it`);
-    }
+    // Without bubblewrap (mode user) nothing can be staged: the agent's uid must reach them by path.
+    if (this.jail.mode === "user")
+      for (const p of [this.run.workspace, this.run.runDir, ...sockets]) {
+        const why = cannotReach(p, user);
+        if (why) throw new JailRefused(p, `${why} — what the agent works in must be where its user can reach it`);
+      }
     // A jail without bubblewrap has no /tmp and HOME of its own: they are the run's.
     if (this.jail.mode === "user") await mkdir(join(this.run.runDir, RUN_HOST_HOME, "tmp"), { recursive: true, mode: 0o700 });
     // The run dir is the bridge's, made for this run: it is handed over for good (it is removed after the run).
@@ -111,13 +114,13 @@ export class RunJailOf implements RunJail {
     const hit = (await (group ?? scope)?.hit()) ?? null;
     if (hit) return hit;
     if (this.jail.mode !== "bwrap" || this.jail.policy.tmpBytes === undefined) return null;
-    // The jail's /tmp, seen through a process inside its mount namespace.
+    // The jail's /tmp, seen through the processes inside its mount namespace (the outer ones — a staging
+    // wrapper's namespace — still see the host's /tmp, which is not the jail's to fill).
     for (const pid of pids) {
       try {
         if (readlinkSync(`/proc/${pid}/ns/mnt`) === ownMountNs) continue;
         const st = await statfs(`/proc/${pid}/root/tmp`);
         if (st.bavail === 0 && st.blocks > 0) return "tmp";
-        return null;
       } catch {
         // gone meanwhile
       }
@@ -129,6 +132,7 @@ export class RunJailOf implements RunJail {
     const ready = await this.ready?.catch(() => null);
     this.ready = null;
     await ready?.group?.remove();
+    for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
     const { user } = this.jail.policy;
     if (ready?.back && workingIn(realPathOf(this.run.workspace), user.uid).length > 0) return;

@@ -4,7 +4,7 @@
 // it, named), and its network (network: proxy — the run's own egress proxy, egress/proxy.ts: what it
 // refused and what it let through go on the card).
 import { bundledFile } from "../config/paths.js";
-import { type EgressProxy, EgressProxy as Proxy } from "../egress/proxy.js";
+import { EgressProxy } from "../egress/proxy.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, proxyEnv, runEgress } from "../egress/plan.js";
 import { guardRepository } from "../git/guard.js";
 import { capText } from "../jail/limits.js";
@@ -46,7 +46,7 @@ export async function confine(
   if (proxied && w.egress) {
     const plan = runEgress(w.egress);
     const socket = newSocketPath({});
-    const p = new Proxy({ allow: w.egress.allow, routes: plan.routes, onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why) });
+    const p = new EgressProxy({ allow: w.egress.allow, routes: plan.routes, onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why) });
     await p.listen(socket);
     proxy = p;
     cleanup.push([

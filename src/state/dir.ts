@@ -8,14 +8,8 @@ import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from "node:
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors/index.js";
 
-/**
- * The mode the bridge makes its state dir (and the folders it makes above it) with: 0700, but 0711 for a
- * bridge running as root — it runs its agents as another uid, whose jail must pass them (never list them).
- */
-export const stateDirMode = () => (process.getuid?.() === 0 ? 0o711 : 0o700);
-
 export function ensureStateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: stateDirMode() });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const problem = stateDirProblem(dir);
   if (problem)
     throw new ConfigError([

@@ -55,8 +55,7 @@ async function init(setup: string, more: string[] = []) {
   expect(r.exitCode).toBe(0);
   const file = join(emu.dir, "seat-1.yaml");
   expect(statSync(file).mode & 0o777).toBe(0o600);
-  // (0711 for a bridge running as root: its agents run as another uid, whose jail must pass it — never list it)
-  expect(statSync(stateDir).mode & 0o777).toBe(process.getuid?.() === 0 ? 0o711 : 0o700);
+  expect(statSync(stateDir).mode & 0o777).toBe(0o700);
   return { e: emu, file, stateDir, out: r.stdout };
 }
 
