@@ -166,6 +166,12 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   }
   const probe = await probeBwrap(iso.bwrap, env, user);
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
+  if (probe.ok && iso.network === "host")
+    return fail(
+      "isolation",
+      `agents run in a bubblewrap jail (${probe.path}${as}) but on the host's network (agent.isolation.network: host): they reach its loopback, its abstract sockets and any host on the internet`,
+      "set agent.isolation.network: proxy (the default) and name the hosts they need in agent.isolation.allowHosts",
+    );
   if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}; network: ${iso.network}${networkOf(c, env)})`);
   return fail(
     "isolation",

@@ -63,6 +63,12 @@ export async function statusCommand(
   const who = s.seat.name && s.seat.name !== s.seat.assignee ? `seat ${s.seat.name} (lane ${s.seat.assignee}, ${s.seat.agent})` : `seat ${s.seat.assignee}`;
   print(`${who} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
   if (s.seat.fix) print(`fix: ${termSafe(s.seat.fix, 2000)}\n`);
+  if (s.seat.isolation)
+    print(`isolation: ${termSafe(s.seat.isolation.mode, 20)}${s.seat.isolation.mode !== "bwrap" ? ` (${termSafe(s.seat.isolation.why, 500)})` : ""}\n`);
+  if (s.seat.network) {
+    const refused = s.seat.network.blocked.slice(0, 10).map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})`);
+    print(`network: ${termSafe(s.seat.network.mode, 20)}${refused.length ? `; refused since start: ${refused.join(", ")}` : ""}\n`);
+  }
   if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);
   if (s.runs.length === 0) print("no runs in flight\n");

@@ -1,5 +1,7 @@
 // How the seat's agents are confined, said where an operator looks: on /metrics always, and — when they
-// run without a jail of their own (agent.isolation fell back, or is user or none) — one alert per start.
+// run without a jail of their own (agent.isolation fell back, or is user or none), or in one on the
+// host's network (network: host, or no jail: nothing between them and loopback or the internet) — one
+// alert per start.
 import type { Jail } from "../jail/jail.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { AlertPayload } from "../outbox/webhook.js";
@@ -16,7 +18,13 @@ export function announceIsolation(d: {
   const p = d.jail?.policy;
   if (!p) return;
   d.metrics?.isolation.set({ mode: p.mode }, 1);
-  if (p.mode === "bwrap") return;
+  const network = p.mode === "bwrap" ? p.network : "host";
+  d.metrics?.network.set({ mode: network }, 1);
+  if (p.mode === "bwrap" && network !== "host") return;
+  const why =
+    p.mode === "bwrap"
+      ? "agent.isolation.network is host: jailed agents reach the host's loopback, its abstract sockets and any host on the internet"
+      : `agent.isolation ${p.mode}: ${p.why} (and the host's network)`;
   d.alerts.enqueue({
     event: "isolation_off",
     board: d.boards[0]?.slug ?? "",
@@ -24,7 +32,7 @@ export function announceIsolation(d: {
     run_id: null,
     trace_id: "",
     intended_close: null,
-    error: `seat ${d.config.seat.name}: agents run with agent.isolation ${p.mode}: ${p.why}`,
+    error: `seat ${d.config.seat.name}: agents run with ${why}`,
     at: new Date(d.clock.now()).toISOString(),
   });
 }

@@ -59,6 +59,8 @@ export interface LauncherHooks {
   onHeartbeat(taskId: string, runId: number | null): void;
   onClosed(board: Board, report: RunReport): void;
   onSlotFree(): void;
+  /** A run's proxy refused a host (the seat's tally for status and the fleet). */
+  onEgressBlocked?(host: string, port: number): void;
 }
 
 export class RunLauncher {
@@ -153,6 +155,7 @@ export class RunLauncher {
           onEgressBlocked: (host, port, why) => {
             this.s.metrics?.egressBlocked.inc({ host: host.slice(0, 100) });
             this.s.log.warn({ ...ids(), host, port, why }, "egress refused");
+            this.hooks.onEgressBlocked?.(host, port);
           },
           onDeadline: (deadline) => {
             this.s.active.moveDeadline(board.slug, taskId, deadline);

@@ -4,7 +4,7 @@
 // allowed one (a tunnel tried: an unreachable API still counts — the posture is what is checked). A seat
 // whose jail breaks any of these does not start.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { createServer, isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bundledFile } from "../config/paths.js";
@@ -44,7 +44,10 @@ const checked = new Map<string, Promise<string | null>>();
 
 /** The posture check, once per process and posture (a seat's policy does not change while it runs). */
 export function postureOnce(jail: Jail, plan: EgressPlan): Promise<string | null> {
-  const first = plan.allow.allow.find((r) => !r.wildcard);
+  // A name the list allows on its own (the kind's API first): an IP or `localhost` entry without its port is
+  // refused after resolution by design, so it proves nothing about the tunnel.
+  const named = plan.allow.allow.filter((r) => !r.wildcard && isIP(r.host) === 0 && r.host !== "localhost" && !r.host.endsWith(".localhost"));
+  const first = named.find((r) => r.from.startsWith("the agent kind")) ?? named[0];
   const target = first ? `${first.host.includes(":") ? `[${first.host}]` : first.host}:${first.port ?? 443}` : null;
   const key = JSON.stringify([jail.policy.bwrap, jail.policy.user, jail.policy.limits?.mode, plan.allow.describe()]);
   let p = checked.get(key);

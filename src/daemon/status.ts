@@ -6,6 +6,7 @@ import type { StatusSnapshot } from "../observe/snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Hours, Spend } from "../state/ledger.js";
 import type { RunSlot } from "./launcher.js";
+import type { BlockedHost } from "./egress-seen.js";
 import type { SeatState } from "./seat.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
@@ -38,6 +39,8 @@ export interface SnapshotInput {
   spend: { today: Spend; window5h: Spend; budget: string | null; hours?: Hours | null };
   /** How the agent is confined (agent.isolation). */
   isolation?: { mode: string; why: string } | undefined;
+  /** The agents' network (agent.isolation.network, as the jail has it) and the hosts refused since start. */
+  network?: { mode: string; blocked: BlockedHost[] } | undefined;
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
 }
@@ -74,6 +77,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       fix: paused && i.seat.authFailed() ? i.seat.fix : null,
       budget: i.spend.budget,
       ...(i.isolation ? { isolation: i.isolation } : {}),
+      ...(i.network ? { network: i.network } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },
     boards: i.config.boards,

@@ -67,9 +67,18 @@ export function runEgress(plan: EgressPlan): { routes: ApiRoute[]; env: Record<s
 /** The base URL the CLI is pointed at for its API inside the jail. */
 export const apiBase = (name: string) => `${RELAY}/hkb-api/${name}`;
 
-/** The proxy's environment inside the jail: every client that reads one of these goes through the relay. */
-export function proxyEnv(): Record<string, string> {
+/** A path that needs no quoting in a shell or in ssh's ProxyCommand. */
+const PLAIN_PATH = /^\/[A-Za-z0-9_./+@-]+$/;
+
+/**
+ * The proxy's environment inside the jail: every client that reads one of these goes through the relay;
+ * git over ssh too (`GIT_SSH_COMMAND`, a ProxyCommand of the relay's own `--connect`), where the operator
+ * allows the git host's port 22 (`agent.isolation.allowHosts: [github.com:22]`).
+ */
+export function proxyEnv(relay?: { argv: readonly string[]; at: string }): Record<string, string> {
   const env: Record<string, string> = {};
+  if (relay && [...relay.argv, relay.at].every((p) => PLAIN_PATH.test(p)))
+    env.GIT_SSH_COMMAND = `ssh -o 'ProxyCommand=${relay.argv.join(" ")} --connect %h:%p ${relay.at}'`;
   for (const k of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy"])
     env[k] = RELAY;
   // Nothing bypasses it: the jail's own loopback has only the relay, and the host's is not there.

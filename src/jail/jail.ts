@@ -49,6 +49,12 @@ export interface JailPolicy {
   tmpBytes?: number | undefined;
   /** The run's caps (agent.limits): how they are enforced here. */
   limits?: LimitsPolicy | undefined;
+  /**
+   * setpriv (absolute), when the host has it: every jail's first process gets the parent-death signal from
+   * it — after the uid switch, which would clear it — so that a bridge killed while a jail is still being
+   * set up (bubblewrap arms its own only once its namespaces exist) takes the jail with it.
+   */
+  setpriv?: string | null | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */

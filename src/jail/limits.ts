@@ -75,6 +75,12 @@ const JOIN = [
   'exec "$@"',
 ].join("; ");
 
+/**
+ * The last step before the jail: the parent-death signal is armed (setpriv, after any uid switch); if the
+ * bridge died before that, the parent is no longer the bridge and nothing starts.
+ */
+const PARENT = 'read -r _ _ _ pp _ < /proc/$$/stat; [ "$pp" = "$1" ] || exit 125; shift; exec "$@"';
+
 export interface Wrapped {
   argv: string[];
   /** The uid switch was done by the wrapper (setpriv): the process starts as the bridge's user. */
@@ -93,14 +99,40 @@ export function capped(
     unit: string;
     as: { uid: number; gid: number } | null;
     binds?: readonly (readonly [string, string])[] | undefined;
+    /** setpriv and the bridge's pid: the jail dies with the bridge from its first instruction on. */
+    dieWith?: { setpriv: string; parent: number } | null | undefined;
   },
 ): Wrapped {
   const binds = o.binds ?? [];
   const files = o.policy?.mode === "cgroup" && o.group ? o.group.procsFiles : [];
   const scope = o.policy?.mode === "systemd";
+  const die = o.dieWith;
+  if (die) {
+    // The uid switch and the parent-death signal in one setpriv (in that order: a switch clears the signal).
+    const ids = o.as ? [`--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all"] : [];
+    const armed = [die.setpriv, ...ids, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", PARENT, "hkb-parent", String(die.parent), ...argv];
+    if (binds.length === 0 && files.length === 0 && !scope) return { argv: armed, switched: o.as !== null };
+    return wrap(armed, { ...o, binds, files, scope, drop: [] });
+  }
   // Nothing to do before the jail but the uid switch: the process runner does that itself.
   if (binds.length === 0 && files.length === 0 && !scope) return { argv: [...argv], switched: false };
   const drop = o.as ? ["setpriv", `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
+  return wrap(argv, { ...o, binds, files, scope, drop });
+}
+
+function wrap(
+  argv: readonly string[],
+  o: {
+    policy: LimitsPolicy | undefined;
+    unit: string;
+    as: { uid: number; gid: number } | null;
+    binds: readonly (readonly [string, string])[];
+    files: readonly string[];
+    scope: boolean;
+    drop: readonly string[];
+  },
+): Wrapped {
+  const { binds, files, scope, drop } = o;
   // A mount namespace of the jail's own for the staged binds (they never reach the host's mounts).
   const ns = binds.length ? ["unshare", "--mount", "--propagation", "private", "--"] : [];
   const script = [...ns, "/bin/sh", "-c", JOIN, "hkb-jail", String(binds.length), ...binds.flat(), String(files.length), ...files, ...drop, ...argv];

