@@ -22,9 +22,8 @@ import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
-import { announceIsolation } from "./isolation.js";
+import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
-import { EgressSeen } from "./egress-seen.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
 export type { DaemonEvents } from "./events.js";
@@ -50,7 +49,6 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   readonly scheduler: Scheduler;
   private readonly loopAc = new AbortController();
   private readonly runsAc = new AbortController();
-  private readonly egressSeen = new EgressSeen();
   readonly health: DaemonHealth;
   private readonly pauses: SeatPauses;
   private caps = new Map<string, Capabilities | null>();
@@ -99,7 +97,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
         void this.scheduler.slotFreed();
         this.checkIdle();
       },
-      onEgressBlocked: (host, port) => this.egressSeen.note(host, port, d.clock.now()),
+      onEgressBlocked: (host, port) => this.health.egress.note(host, port, d.clock.now()),
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
@@ -246,7 +244,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
       isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
-      network: this.d.jail ? { mode: this.d.jail.mode === "bwrap" ? this.d.jail.policy.network : "host", blocked: this.egressSeen.list() } : undefined,
+      network: seatNetwork(this.d.jail, this.health.egress),
     });
   }
 

@@ -6,7 +6,7 @@ import type { StatusSnapshot } from "../observe/snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Hours, Spend } from "../state/ledger.js";
 import type { RunSlot } from "./launcher.js";
-import type { BlockedHost } from "./egress-seen.js";
+import type { BlockedHost } from "./isolation.js";
 import type { SeatState } from "./seat.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
