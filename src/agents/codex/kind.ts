@@ -101,7 +101,8 @@ export const codexKind = defineKind({
   egress: (a, env) => {
     const vars = agentEnv(env, a.passEnv, a.env);
     const provider = customProviderOf(a.config);
-    const keyEnvs = CODEX_KEYS.filter((k) => vars[k]);
+    // The provider's own key variable too (env_key): the jail holds a placeholder for it like OPENAI_API_KEY.
+    const keyEnvs = [...new Set([...CODEX_KEYS, ...(provider?.envKey ? [provider.envKey] : [])])].filter((k) => vars[k]);
     const upstream = provider?.baseUrl ?? vars.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
     // The API, ChatGPT's Codex backend and its login; a seat with a key (or a provider) gets its API forwarded.
     return {
