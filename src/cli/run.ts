@@ -12,6 +12,7 @@ import { describeError } from "../errors/index.js";
 import { fleetPage } from "../observe/fleet-html.js";
 import { HttpServer } from "../observe/http.js";
 import { ensureStateDir } from "../state/dir.js";
+import { lockStateDir } from "../state/lock.js";
 import { closeInheritedDescriptors } from "../process/descriptors.js";
 import { recordSeatSettings } from "./ops-config.js";
 
@@ -26,6 +27,8 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   const closed = closeInheritedDescriptors(env);
   const config = loadConfig({ file: o.config, env, flags: o.flags });
   ensureStateDir(config.stateDir);
+  // One daemon per seat: held for this process's life (a second one is refused, naming this one).
+  const lock = await lockStateDir(config.stateDir, { config: o.config ?? null, now: Date.now() });
   const redactor = redactorFor(config, env);
   const log = createLogger({ level: config.log.level, format: config.log.format, redact: (t) => redactor.redact(t) });
   try {
@@ -88,6 +91,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
   } finally {
     await http?.close();
+    await lock.release();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }

@@ -35,6 +35,8 @@ export const STATE_LAYOUT = {
   claude: "claude",
   /** Codex's per-seat home (agent.home's default). */
   codex: "codex",
+  /** The key of the state dir's lock (state/lock.ts: one daemon per seat). */
+  lockKey: "lock.key",
   /** The agents' jail: the passwd and group lines it shows them. */
   jail: "jail",
 } as const;

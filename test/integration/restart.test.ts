@@ -1,13 +1,14 @@
 // The real CLI as a long-running process: SIGKILL mid-run then restart (agent alive → adopted,
 // agent dead → blocked), and the signals an operator sends (first drains, second aborts).
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
-import { killGroup, type RunResult, runProcess } from "../../src/process/runner.js";
+import { killGroup } from "../../src/process/runner.js";
 import { jailProcesses } from "../../src/process/terminate.js";
-import { AGENT, SEAT } from "../helpers/bridge.js";
-import { CLI_BIN, Emu } from "../helpers/emulator.js";
+import { SEAT } from "../helpers/bridge.js";
+import { activeRunDir, startDaemon, started } from "../helpers/daemon-process.js";
+import { Emu } from "../helpers/emulator.js";
 import { alive, waitFor } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
@@ -15,84 +16,6 @@ const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQ
 let emu: Emu;
 afterEach(() => emu?.cleanup());
 
-interface Daemon {
-  pid: number;
-  lines: Record<string, unknown>[];
-  result: Promise<RunResult>;
-  waitFor(pred: (l: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
-}
-
-function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv: Record<string, string> = {}, agentFromConfig = false): Daemon {
-  const lines: Record<string, unknown>[] = [];
-  const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
-  let pid = 0;
-  const argv = [
-    process.execPath,
-    CLI_BIN,
-    "run",
-    ...(configFile ? ["--config", configFile] : []),
-    "--board",
-    "bridge",
-    "--assignee",
-    SEAT,
-    "--hermes",
-    `${process.execPath} ${e.command[1]}`,
-    "--hermes-home",
-    e.home,
-    "--call-server",
-    "on",
-    ...(agentFromConfig ? [] : ["--agent-command", `${process.execPath} ${AGENT}`]),
-    "--state-dir",
-    join(e.dir, "state"),
-    "--ttl",
-    "120",
-    "--heartbeat-interval",
-    "1",
-    "--log-format",
-    "json",
-    ...extra,
-  ];
-  const result = runProcess({
-    argv,
-    env: { PATH: process.env.PATH ?? "", HOME: e.dir, ...extraEnv },
-    onSpawn: (p) => {
-      pid = p;
-    },
-    onStdoutLine: (raw) => {
-      let l: Record<string, unknown>;
-      try {
-        l = JSON.parse(raw) as Record<string, unknown>;
-      } catch {
-        return;
-      }
-      lines.push(l);
-      for (const w of waiters.splice(0)) {
-        if (w.pred(l)) w.resolve(l);
-        else waiters.push(w);
-      }
-    },
-  });
-  return {
-    get pid() {
-      return pid;
-    },
-    lines,
-    result,
-    waitFor: (pred) => {
-      const found = lines.find(pred);
-      return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ pred, resolve }));
-    },
-  };
-}
-
-const started = (l: Record<string, unknown>) => l.msg === "agent started";
-
-/** The run dir of the one run the daemon journals as active (it names the run's jail: jail/jail.ts). */
-function activeRunDir(e: Emu): string {
-  const dir = join(e.dir, "state", "active");
-  const [f] = readdirSync(dir).filter((n) => n.endsWith(".json"));
-  return String((JSON.parse(readFileSync(join(dir, f ?? ""), "utf8")) as { runDir: string }).runDir);
-}
 const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 
 describe("restart recovery and signals (real processes)", () => {
