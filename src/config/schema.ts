@@ -181,7 +181,17 @@ export const baseShape = {
       format: z.enum(["auto", "json", "pretty"]).default("auto"),
     })
     .prefault({}),
-  shutdown: z.strictObject({ graceSeconds: z.number().min(0).default(30) }).prefault({}),
+  shutdown: z
+    .strictObject({
+      graceSeconds: z.number().min(0).default(30),
+      /**
+       * What a stop does to a run still working after the grace period: `continue` — the agent is stopped
+       * politely (its session saved), the claim kept, and this seat continues the task in the same run when it
+       * is back (or Hermes hands it back to the lane at the claim's end); `handback` — it goes back to the lane now.
+       */
+      inFlight: z.enum(["continue", "handback"]).default("continue"),
+    })
+    .prefault({}),
   /** The fleet view (`hermes-bridge fleet`, the HTTP server's `/`): local seats' state dirs under `root` (default: the parent of stateDir) and remote seats' /status URLs. */
   fleet: z
     .strictObject({

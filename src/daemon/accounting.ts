@@ -38,7 +38,7 @@ export function account(b: Books, board: string, r: RunReport): void {
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
   else if (r.decision === "complete") m.completes.inc({ board });
   else if (r.handedOff) m.limitHandoffs.inc({ board, mode: r.handedOff });
-  else if (r.decision === "block") m.blocks.inc({ board, cause: r.cause ?? "unknown" });
+  else if (r.decision === "block" && !r.stopped) m.blocks.inc({ board, cause: r.cause ?? "unknown" });
   if (r.resumed) m.resumes.inc({ board });
   if (r.cut === "stall") m.stalls.inc({ board });
   m.usage(b.config.seat.name, r.agent, r.usage);
@@ -47,7 +47,7 @@ export function account(b: Books, board: string, r: RunReport): void {
 /** The fleet strip's three kinds of close: a landed complete, a landed block (not a usage-limit hand-back), the rest. */
 function ledgerOutcome(r: RunReport): "done" | "blocked" | "other" {
   const landed = r.close === "applied" || r.close === "already_applied";
-  if (!landed || r.handedOff) return "other";
+  if (!landed || r.handedOff || r.stopped) return "other";
   return r.decision === "complete" ? "done" : r.decision === "block" ? "blocked" : "other";
 }
 

@@ -200,6 +200,7 @@ export class RunLauncher {
       }),
     );
     slot.run = run;
+    let kept = false;
     // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
     const p = run
       .run()
@@ -218,6 +219,8 @@ export class RunLauncher {
         };
       })
       .then((report) => {
+        // A claim kept for the restart keeps its journal entry: the next start continues the run (continue.ts).
+        kept = report.close === "kept";
         for (const [what, step] of [
           ["accounting", () => account(this.s, board.slug, report)],
           ["the close report", () => this.hooks.onClosed(board, report)],
@@ -229,7 +232,8 @@ export class RunLauncher {
           }
       })
       .finally(async () => {
-        this.s.active.remove(board.slug, taskId);
+        if (kept) this.s.active.markKept(board.slug, taskId);
+        else this.s.active.remove(board.slug, taskId);
         if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
         this.promises.delete(p);
         this.free(key);

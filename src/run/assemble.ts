@@ -79,6 +79,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     seat: c.seat.name,
     lane: c.assignee,
     onLimit: c.seat.onLimit,
+    onShutdown: c.shutdown.inFlight,
     maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
     steering: c.steering,
     jail: s.jail,

@@ -45,6 +45,8 @@ export interface TaskRunDeps {
   lane: string;
   /** A run cut by the seat's usage limit is handed back to the lane or parked for this seat (run/limit.ts); unset: blocked. */
   onLimit?: "handoff" | "wait" | undefined;
+  /** What a stop of the bridge does to this run (shutdown.inFlight): keep the claim for the restart, or hand it back. */
+  onShutdown?: "continue" | "handback" | undefined;
   /** Where the agent's processes start (agent.isolation): a bubblewrap jail, or as they are. */
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order. */

@@ -1,9 +1,8 @@
 // TaskRun: one claimed task from read to close, as a state machine with one method per phase:
 //   claimed → reading → preparing → working → verifying → delivering → closing → closed | lost
-// Every path ends in exactly one of: complete, a templated block, or a recorded lost lease. The run
-// writes to its task only through its fenced view (lease/fenced.ts); its state is one record
-// (record.ts). The keeper, the tools endpoint and the timers come from injected factories; the session
-// journal carries a cut run's session to the next run of the task.
+// Every path ends in one of: complete, a templated block, a hand-back, the claim kept for this seat's
+// restart, or a recorded lost lease — writing only through its fenced view (lease/fenced.ts), its state
+// one record (record.ts); the session journal carries a cut run's session to the next run of the task.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, Usage } from "../agents/port.js";
@@ -15,22 +14,20 @@ import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
-import type { CloseIntent } from "../outbox/outbox.js";
-import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
-import { kindFor } from "../result/template.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
-import { blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
+import { cutReasonOf } from "./close-text.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
-import { limitIntent } from "./limit.js";
+import { closeIntentOf } from "./close-intent.js";
+import { rememberRun } from "./session-end.js";
+import type { KeptClaim } from "./restart.js";
 import type { TaskRunDeps } from "./deps.js";
 import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import type { RunPhase } from "./hooks.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { RunRecord } from "./record.js";
-import { type ReviewPolicy, handOff } from "./review.js";
 import { workRun } from "./work.js";
 
 export type { RunHooks, RunPhase } from "./hooks.js";
@@ -42,7 +39,8 @@ export interface RunReport {
   runId: number | null;
   traceId: string;
   decision: Decision["type"];
-  close: CloseResult | "not_attempted";
+  /** `kept`: nothing closed — the claim is kept for this seat's restart (shutdown.inFlight: continue). */
+  close: CloseResult | "not_attempted" | "kept";
   cause?: string;
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
@@ -51,6 +49,8 @@ export interface RunReport {
   claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
   handedOff?: "handoff" | "wait";
+  /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
+  stopped?: "kept" | "handed_back";
   resumed: boolean;
   usage: Usage | null;
   durationMs: number;
@@ -58,6 +58,7 @@ export interface RunReport {
 
 export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
+  private stopped: RunReport["stopped"];
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
   private refusedInstead = false;
   /** The close was a review hand-off that landed: the session stays for requested changes. */
@@ -123,7 +124,14 @@ export class TaskRun {
     record.story.now = this.d.clock.now();
     const cut = decision.type === "complete" ? undefined : cutReasonOf(record.facts, decision);
     const close = await this.close(decision, cut ?? "failed");
-    this.remember(decision, close, cut);
+    rememberRun(record, {
+      completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
+      cut: this.handedForReview ? "review" : (cut ?? "failed"),
+      traceId: this.d.traceId,
+      at: this.d.clock.now(),
+      redact: (t) => this.d.redactor.redact(t),
+      onError: (err) => this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) }),
+    });
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await rm(privateDir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
@@ -144,6 +152,7 @@ export class TaskRun {
     if (record.facts.authFailed) report.authFailed = true;
     if (record.facts.claimCheck) report.claimCheck = record.facts.claimCheck;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
+    if (this.stopped && close !== "lease_lost") report.stopped = this.stopped;
     return report;
   }
 
@@ -225,7 +234,7 @@ export class TaskRun {
     return d;
   }
 
-  private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted"> {
+  private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted" | "kept"> {
     this.setPhase("closing");
     const { record } = this;
     const lease = record.lease;
@@ -239,15 +248,20 @@ export class TaskRun {
         this.setPhase("lost");
         return "lease_lost";
       }
-      const bridge = bridgeInfo(record.story, lease.runId, record.facts.finished, record.facts.stop);
-      const limit = decision.type === "block" && decision.limit ? record.facts.limit : undefined;
-      const intent: CloseIntent =
-        decision.type === "complete"
-          ? completeIntent(decision, { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) }, this.d.review)
-          : limit && this.d.onLimit
-            ? limitIntent(this.d.onLimit, { seat: this.d.seat, lane: this.d.lane, limit, story: record.story })
-            : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
-      if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
+      const intent = closeIntentOf(decision, {
+        story: record.story,
+        facts: record.facts,
+        lease,
+        cut,
+        seat: this.d.seat,
+        lane: this.d.lane,
+        review: this.d.review,
+        onLimit: this.d.onLimit,
+        onShutdown: this.d.onShutdown,
+      });
+      if (intent.type === "keep") return await this.keep(intent);
+      if (record.facts.stop === "shutdown" && intent.type === "release") this.stopped = "handed_back";
+      else if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
       const res = await this.d.closer.close(this.d.fenced, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
@@ -259,35 +273,20 @@ export class TaskRun {
     }
   }
 
-  /** The session journal after the close (the close already happened: a failure is only logged). */
-  private remember(decision: Decision, close: CloseResult | "not_attempted", cut: CutReason | undefined): void {
-    const { record } = this;
-    if (!record.session) return;
-    try {
-      record.session.ended({
-        completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
-        runId: record.runId,
-        traceId: this.d.traceId,
-        cut: this.handedForReview ? "review" : (cut ?? "failed"),
-        at: new Date(this.d.clock.now()).toISOString(),
-        note: record.story.lastNote ? this.d.redactor.redact(record.story.lastNote) : null,
-        changedFiles: record.story.changedFiles ?? [],
-        commentsSeen: record.facts.commentsSeen ?? 0,
-        resumed: record.story.session?.resumed === true,
-      });
-    } catch (err) {
-      this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) });
-    }
+  /** The claim is kept for this seat's restart: a note on the card, nothing closed (run/restart.ts). */
+  private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
+    // The note is a courtesy: the claim is kept either way (a lost one is lost), and the restart continues the run.
+    const lost = await this.d.fenced.heartbeat(k.note).then(
+      () => false,
+      (err: unknown) => err instanceof LeaseLost || void this.d.hooks?.onLog?.("warn", "could not leave the restart note", { err: describeError(err) }),
+    );
+    this.setPhase(lost ? "lost" : "closed");
+    if (!lost) this.stopped = "kept";
+    return lost ? "lease_lost" : "kept";
   }
 
   private setPhase(p: RunPhase): void {
     this.record.phase = p;
     this.d.hooks?.onPhase?.(p);
   }
-}
-
-/** A complete decision's close: `complete`, or a review hand-off under close.review. */
-function completeIntent(d: Extract<Decision, { type: "complete" }>, metadata: Record<string, unknown>, policy: ReviewPolicy): CloseIntent {
-  const review = handOff(d, policy);
-  return { type: "complete", summary: d.summary, metadata, ...(review ? { review } : {}) };
 }
