@@ -1,8 +1,6 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
 import { probeBwrap, resolveAgentUser } from "../jail/policy.js";
-import { egressPlan } from "../egress/plan.js";
-import { agentEnv } from "../agents/env.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -17,6 +15,7 @@ import { redactUrl } from "../result/redact.js";
 import { stateDirProblem } from "../state/dir.js";
 import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Check } from "./check.js";
+import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
 
 export type { Check } from "./check.js";
@@ -90,7 +89,8 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(assigneeCheck(c, env));
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
-  checks.push(await isolationCheck(c, env));
+  const isolation = await isolationCheck(c, env);
+  checks.push(isolation, networkCheck(c, env, isolation.ok));
   checks.push(await socketCheck(env));
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
@@ -124,25 +124,6 @@ async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
 }
 
-/** What a jailed agent may reach, as doctor shows it (network: proxy): the allow-list, entry by entry. */
-function networkOf(c: Config, env: NodeJS.ProcessEnv): string {
-  if (c.agent.isolation.network !== "proxy") return "";
-  try {
-    const plan = egressPlan({
-      kind: kindOf(c).egress?.(c.agent, env) ?? { hosts: [] },
-      allowHosts: c.agent.isolation.allowHosts,
-      denyHosts: c.agent.isolation.denyHosts,
-      env: agentEnv(env, c.agent.passEnv, c.agent.env),
-    });
-    const api = plan.api
-      ? `; its API ${plan.api.upstream} forwarded with ${plan.api.keys.map((k) => k.env).join(", ") || "no key"} (the jail holds placeholders)`
-      : "";
-    return ` — allowed: ${plan.allow.describe().join(", ") || "nothing"}${api}`;
-  } catch (err) {
-    return ` — ${describeError(err)}`;
-  }
-}
-
 /** The agent's jail: a working bubblewrap (auto, bwrap), or an explicit `none` — which still fails the check. */
 async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
   const iso = c.agent.isolation;
@@ -166,13 +147,7 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   }
   const probe = await probeBwrap(iso.bwrap, env, user);
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  if (probe.ok && iso.network === "host")
-    return fail(
-      "isolation",
-      `agents run in a bubblewrap jail (${probe.path}${as}) but on the host's network (agent.isolation.network: host): they reach its loopback, its abstract sockets and any host on the internet`,
-      "set agent.isolation.network: proxy (the default) and name the hosts they need in agent.isolation.allowHosts",
-    );
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}; network: ${iso.network}${networkOf(c, env)})`);
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,

@@ -64,6 +64,21 @@ export function runEgress(plan: EgressPlan): { routes: ApiRoute[]; env: Record<s
   return { routes: [{ name: plan.api.name, upstream: plan.api.upstream, secrets }], env };
 }
 
+/**
+ * The host loopback services the seat allows by exact `host:port` (a local model server, a stand-in
+ * registry): the jail's relay listens on each at the same address, so a client that goes direct to
+ * loopback (NO_PROXY) reaches the allowed host service — and nothing else of the host's loopback.
+ */
+export function loopbackForwards(plan: EgressPlan): string[] {
+  const out = new Set<string>();
+  for (const r of plan.allow.allow) {
+    if (r.wildcard || r.port === null || r.port === RELAY_PORT) continue;
+    const v4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(r.host);
+    if (v4 || r.host === "localhost") out.add(`${r.host}:${r.port}`);
+  }
+  return [...out];
+}
+
 /** The base URL the CLI is pointed at for its API inside the jail. */
 export const apiBase = (name: string) => `${RELAY}/hkb-api/${name}`;
 
@@ -81,8 +96,9 @@ export function proxyEnv(relay?: { argv: readonly string[]; at: string }): Recor
     env.GIT_SSH_COMMAND = `ssh -o 'ProxyCommand=${relay.argv.join(" ")} --connect %h:%p ${relay.at}'`;
   for (const k of ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy"])
     env[k] = RELAY;
-  // Nothing bypasses it: the jail's own loopback has only the relay, and the host's is not there.
-  env.NO_PROXY = "";
-  env.no_proxy = "";
+  // The jail's own loopback is the jail's (its network namespace): a server the agent starts there (a dev
+  // server, a test's) is reached directly; the host's loopback is not in the namespace at all.
+  env.NO_PROXY = "localhost,127.0.0.1,::1";
+  env.no_proxy = "localhost,127.0.0.1,::1";
   return env;
 }

@@ -71,7 +71,17 @@ export interface RunMounts {
    * to it (a Node program of the bridge's), and what the jail's environment gets (the proxy's variables,
    * the CLI's API base, its keys' placeholders).
    */
-  egress?: { socket: string; relay: readonly string[]; port: number; at: string; env: Readonly<Record<string, string>> } | undefined;
+  egress?:
+    | {
+        socket: string;
+        relay: readonly string[];
+        port: number;
+        at: string;
+        env: Readonly<Record<string, string>>;
+        /** Host loopback ports the seat allows: the relay listens on each at the same address in the jail. */
+        forwards?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
 /** The process as it must be started: argv, environment (HOME and TMPDIR its own) and the host uid it runs as. */
@@ -271,7 +281,8 @@ export class Jail {
     const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
     const stage = user.same ? undefined : stageFor(mounts, user);
     const inner = [abs ?? program, ...rest];
-    const started = egress ? [...egress.relay, String(egress.port), egress.at, "--", ...inner] : inner;
+    const forwards = (egress?.forwards ?? []).flatMap((f) => ["--forward", f]);
+    const started = egress ? [...egress.relay, String(egress.port), egress.at, ...forwards, "--", ...inner] : inner;
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,

@@ -5,7 +5,7 @@
 // refused and what it let through go on the card).
 import { bundledFile } from "../config/paths.js";
 import { EgressProxy } from "../egress/proxy.js";
-import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, proxyEnv, runEgress } from "../egress/plan.js";
+import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
 import { guardRepository } from "../git/guard.js";
 import { capText } from "../jail/limits.js";
 import { type RunJailOf, forRun } from "../jail/run-jail.js";
@@ -58,7 +58,7 @@ export async function confine(
     ]);
     const relay = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
     const env = { ...proxyEnv({ argv: relay, at: JAIL_EGRESS_SOCKET }), ...plan.env };
-    mounts = { socket, relay, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env };
+    mounts = { socket, relay, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.egress) };
     egressInput = w.egress.api ? { apiBase: apiBase(w.egress.api.name) } : undefined;
   }
   const runJail = w.jail

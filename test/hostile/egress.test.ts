@@ -72,6 +72,9 @@ async function probe(script: string, isolation: Record<string, unknown> = {}): P
   return { doc, seen: doc.runs.at(-1)?.summary ?? blockedWhy(doc), status: b.daemon.status() };
 }
 
+/** An absolute-URI request through the jail's relay, explicitly (whatever NO_PROXY says): the proxy's status code. */
+const viaProxy = (url: string) =>
+  `node -e 'require("http").get({host:"127.0.0.1",port:3128,path:"${url}"},(r)=>console.log(r.statusCode)).on("error",(e)=>console.log(e.code))' 2>&1`;
 const py = (code: string) => `python3 -c '${code.replace(/'/g, "'\\''")}' 2>&1 | tail -1`;
 
 describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail (network: proxy)", () => {
@@ -102,21 +105,40 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail 
     await abstractSocket(name);
     const script = [
       `echo "DIRECT: $(node -e 'require("http").get("http://127.0.0.1:${port}/status",(r)=>{r.on("data",(d)=>process.stdout.write(d))}).on("error",(e)=>console.log(e.code))' 2>&1)"`,
-      `echo "VIA-PROXY: $(${py(`import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:${port}/status', timeout=10).read())`)})"`,
-      `echo "BY-NAME: $(${py(`import urllib.request; print(urllib.request.urlopen('http://localhost:${port}/status', timeout=10).read())`)})"`,
+      `echo "VIA-PROXY: $(${viaProxy(`http://127.0.0.1:${port}/status`)})"`,
+      `echo "BY-NAME: $(${viaProxy(`http://localhost:${port}/status`)})"`,
+      `echo "PY-DIRECT: $(${py(`import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:${port}/status', timeout=10).read())`)})"`,
       `echo "ABSTRACT: $(node -e 'require("net").connect("\\0${name}").on("data",(d)=>process.stdout.write(d)).on("error",(e)=>console.log(e.code))' 2>&1)"`,
     ].join("\n");
     const jailed = await probe(script, { allowHosts: ["localhost"] });
     expect(jailed.doc.task.status, jailed.seen).toBe("done");
     expect(jailed.seen).not.toContain("LOOPBACK-SECRET-STATUS");
     expect(jailed.seen).not.toContain("ABSTRACT-SECRET");
-    expect(jailed.seen).toMatch(/VIA-PROXY: .*403/);
-    expect(jailed.seen).toMatch(/BY-NAME: .*403/);
+    expect(jailed.seen).toMatch(/VIA-PROXY: 403/);
+    expect(jailed.seen).toMatch(/BY-NAME: 403/);
+    // Python honours NO_PROXY for loopback: it goes to the jail's own loopback, where nothing of the host is
+    expect(jailed.seen).toMatch(/PY-DIRECT: .*(Connection refused|Errno 111)/);
     const blocked = (egressOf(jailed.doc)?.blocked ?? []).map((b) => b.host);
     expect(blocked).toEqual(expect.arrayContaining(["127.0.0.1", "localhost"]));
     const control = await probe(script, { network: "host" });
     expect(control.seen).toContain("LOOPBACK-SECRET-STATUS");
     expect(control.seen).toContain("ABSTRACT-SECRET");
+  });
+
+  it("a server the agent starts in its jail is reached directly (the jail's own loopback), by curl, Python and Node", async () => {
+    const script = [
+      `node -e 'require("http").createServer((q,r)=>r.end("JAIL-OWN-SERVER")).listen(8000,"127.0.0.1")' >/dev/null 2>&1 & server=$!; sleep 0.5`,
+      `echo "PY: $(${py(`import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8000/', timeout=10).read())`)})"`,
+      `echo "NAME: $(${py(`import urllib.request; print(urllib.request.urlopen('http://localhost:8000/', timeout=10).read())`)})"`,
+      'if command -v curl >/dev/null; then echo "CURL: $(curl -sS -m 10 http://127.0.0.1:8000/ 2>&1)"; else echo "CURL: JAIL-OWN-SERVER"; fi',
+      'kill "$server"',
+    ].join("\n");
+    const { doc, seen } = await probe(script);
+    expect(doc.task.status, seen).toBe("done");
+    expect(seen).toMatch(/PY: b'JAIL-OWN-SERVER'/);
+    expect(seen).toMatch(/NAME: b'JAIL-OWN-SERVER'/);
+    expect(seen).toContain("CURL: JAIL-OWN-SERVER");
+    expect(egressOf(doc)?.blocked ?? []).toEqual([]);
   });
 
   it("the seat's API key never enters the jail (env, the CLI's home, /proc), yet the request that reaches the model server carries it", async () => {
@@ -182,13 +204,16 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail 
     closers.push(() => new Promise((r) => s.close(() => r(null))));
     const port = (s.address() as { port: number }).port;
     base = `http://127.0.0.1:${port}`;
-    const script = `npm install --no-audit --no-fund --registry ${base}/ hkb-standin >/dev/null 2>npm.err && node -e 'console.log("INSTALLED: " + require("hkb-standin"))' || (echo "NPM-FAILED"; tail -3 npm.err)`;
+    const script = `npm install --no-audit --no-fund --fetch-retries=0 --fetch-timeout=10000 --registry ${base}/ hkb-standin >/dev/null 2>npm.err && node -e 'console.log("INSTALLED: " + require("hkb-standin"))' || (echo "NPM-FAILED"; tail -3 npm.err)`;
     const allowed = await probe(script, { allowHosts: [`127.0.0.1:${port}`] });
     expect(allowed.seen).toContain("INSTALLED: from the stand-in registry");
+    // Without the entry the host's port is simply not there: npm goes to the jail's own loopback (NO_PROXY)…
     const refused = await probe(script);
     expect(refused.seen).toContain("NPM-FAILED");
-    const blocked = egressOf(refused.doc)?.blocked;
-    expect(blocked).toContainEqual(expect.objectContaining({ host: "127.0.0.1", port }));
+    // …and through the proxy it is refused, named on the card.
+    const proxied = await probe(script.replace("npm install", "NO_PROXY= no_proxy= npm install"));
+    expect(proxied.seen).toContain("NPM-FAILED");
+    expect(egressOf(proxied.doc)?.blocked).toContainEqual(expect.objectContaining({ host: "127.0.0.1", port }));
   }, 120_000);
 
   it.skipIf(!SSH)(
