@@ -4,7 +4,6 @@ import type { Board } from "../../src/board/port.js";
 import { build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
-import { hasAllFields } from "../../src/result/template.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import { bridgeConfig, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
