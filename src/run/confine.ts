@@ -102,10 +102,11 @@ export async function confine(
     },
     settle: async (d) => {
       noteEgress();
-      if (!guard || facts.stop === "lease_lost") return d;
+      if (facts.stop === "lease_lost") return d;
       const found = await guard.check();
       if (found.length === 0) return d;
       await guard.restore();
+      facts.repositoryFound = true;
       w.hooks?.onLog?.("warn", "the run left its repository set to run code: restored, the task is blocked", {
         task_id: record.lease.taskId,
         found: found.map((f) => f.what),

@@ -26,6 +26,8 @@ export interface RunFacts {
   seat: string;
   /** Comments on the task when the agent started (later ones are new for the next run). */
   commentsSeen?: number;
+  /** The run left its repository set to run code (git/guard.ts): nothing of it is committed or pushed. */
+  repositoryFound?: boolean;
 }
 
 function tail(s: string, n = 1200): string {

@@ -56,6 +56,8 @@ export interface RunReport {
   durationMs: number;
 }
 
+const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
+
 export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
   private stopped: RunReport["stopped"];
@@ -218,19 +220,22 @@ export class TaskRun {
       if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
       else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
     }
-    try {
-      const kind = d.type === "complete" ? "complete" : "cut";
-      const fin = await ws.finish({
-        kind,
-        message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
-        signal: this.d.shutdown,
-      });
-      this.record.story.workspaceNote = fin.note;
-      if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
-    } catch (err) {
-      this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
-      if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
-    }
+    // A repository set to run code is left for a person to review: nothing of it is committed or pushed.
+    if (this.record.facts.repositoryFound) this.record.story.workspaceNote = REVIEW_FIRST;
+    else
+      try {
+        const kind = d.type === "complete" ? "complete" : "cut";
+        const fin = await ws.finish({
+          kind,
+          message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
+          signal: this.d.shutdown,
+        });
+        this.record.story.workspaceNote = fin.note;
+        if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
+      } catch (err) {
+        this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
+        if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
+      }
     return d;
   }
 
@@ -240,11 +245,11 @@ export class TaskRun {
     const lease = record.lease;
     try {
       if (decision.type === "lost") {
-        await this.d.closer.recordLost(
-          lease,
-          this.d.traceId,
-          new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }),
+        const lost = new LeaseLost(
+          { verb: "heartbeat", board: lease.board, taskId: lease.taskId },
+          { runId: lease.runId, currentStatus: null, currentRunId: null },
         );
+        await this.d.closer.recordLost(lease, this.d.traceId, lost);
         this.setPhase("lost");
         return "lease_lost";
       }

@@ -57,24 +57,29 @@ describe("row 2: a redirected .git or a rewritten repository config runs nothing
     const d = await emu.show(id);
     expect(existsSync(marker)).toBe(false);
     expect(d.task.status).toBe("blocked");
-    expect(reasonOf(d)).toMatch(/the work tree's \.git was replaced or redirected .* the bridge does not follow it/);
+    expect(reasonOf(d)).toMatch(/\.git in .* was replaced or redirected during the run/);
     expect(git(url, "rev-parse", "main")).toBe(before);
     expect(git(url, "branch", "--list", `hermes/${id}`)).toBe("");
   });
 
-  it("a Hermes `worktree:` workspace whose .git the agent redirects: the gate's change listing runs nothing", async () => {
+  it("a Hermes `worktree:` workspace whose .git the agent redirects: the gate's change listing runs nothing, the close blocks naming it, the .git comes back", async () => {
     emu = await Emu.create();
     const marker = join(emu.dir, "PWNED");
     const main = repo(join(emu.dir, "projects", "main"));
     const wt = join(emu.dir, "projects", "wt-task");
     git(main, "worktree", "add", "-q", "-b", "wt/task", wt);
+    const dotGit = readFileSync(join(wt, ".git"), "utf8");
     const id = await emu.createTask("worktree", { assignee: SEAT, body: "MODE:git-redirect", workspace: `dir:${wt}` });
     await (await runBridge(emu, hostile(marker, { workspace: { allowedRoots: [join(emu.dir, "projects")] } }))).daemon.done;
     const d = await emu.show(id);
     expect(existsSync(marker)).toBe(false);
-    expect(d.task.status).toBe("done");
-    const m = d.runs.at(-1)?.metadata as { changed_files?: string[] };
-    expect(m.changed_files).toEqual(expect.arrayContaining(["work.txt"]));
+    expect(d.task.status).toBe("blocked");
+    expect(reasonOf(d)).toMatch(/\.git in .* was replaced or redirected during the run/);
+    // the worktree's own .git is back: the operator's git status there runs nothing of the agent's
+    expect(readFileSync(join(wt, ".git"), "utf8")).toBe(dotGit);
+    execFileSync("git", ["status", "--short"], { cwd: wt, env: GIT_ENV });
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(join(wt, "work.txt"), "utf8")).toBe("the agent's work\n");
   });
 
   it("a `dir:` workspace that is a whole repository, its config rewritten by the agent: the gate runs none of it, the close is a block naming the keys, the config is put back", async () => {

@@ -158,7 +158,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail's other door
     expect(seen).toContain("COMMITTED");
     expect(doc.task.status).toBe("blocked");
     expect(blockedWhy(doc)).toMatch(/^cause: human decision needed$/m);
-    expect(blockedWhy(doc)).toMatch(/\.git was replaced during the run/);
+    expect(blockedWhy(doc)).toMatch(/\.git in .* was replaced or redirected during the run/);
     expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
     operatorGitStatus(ws, marker);
     // the agent's commit is still there for a person to review
