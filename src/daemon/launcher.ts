@@ -153,10 +153,11 @@ export class RunLauncher {
           onHeartbeat: () => this.hooks.onHeartbeat(taskId, fenced.lease.runId),
           onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
           onEgressBlocked: (host, port, why) => {
-            this.s.metrics?.egressBlocked.inc({ host: host.slice(0, 100) });
-            this.s.log.warn({ ...ids(), host, port, why }, "egress refused");
+            this.s.metrics?.egressRefused(host);
+            this.s.log.warn({ ...ids(), host, port, why }, "egress refused (the first time this run asked for it)");
             this.hooks.onEgressBlocked?.(host, port);
           },
+          onEgressFailed: (host, port, why) => this.s.log.warn({ ...ids(), host, port, why }, "an allowed host could not be reached"),
           onDeadline: (deadline) => {
             this.s.active.moveDeadline(board.slug, taskId, deadline);
             this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");

@@ -12,21 +12,28 @@
 // what was allowed is counted in bytes per host. Nothing here inspects content.
 import { type IncomingMessage, type ServerResponse, type Server, createServer, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { type Socket, connect } from "node:net";
+import { type Socket, connect, isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AllowList, urlRule } from "./allow.js";
+import { type ApiRoute, KeyMask, apiHeaders, maskedHeaders } from "./api-route.js";
 import { type Resolver, pick, resolveHost, systemResolver } from "./address.js";
 
-/** The agent CLI's API, as the jail sees it: a path prefix of the relay, forwarded to `upstream` with the seat's keys. */
-export interface ApiRoute {
-  name: string;
-  upstream: string;
-  /** Placeholder (what the jail's environment holds) → the real value, put into headers toward `upstream` only. */
-  secrets: ReadonlyMap<string, string>;
-}
+export type { ApiRoute } from "./api-route.js";
+
+/** Connections one run's proxy holds at once (each a tunnel's two descriptors): a run cannot drain the bridge's. */
+export const MAX_CONNECTIONS = 256;
+/** A connection that carries nothing this long is closed. */
+const IDLE_MS = 10 * 60_000;
+/** Refused and failed hosts kept per run (the rest counted together): a run that tries a thousand names cannot grow the card. */
+const MAX_HOSTS = 50;
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/i;
 
 export interface EgressCounts {
   blocked: { host: string; port: number; count: number; why: string }[];
+  /** Refusals of hosts beyond the first MAX_HOSTS. */
+  blockedOther?: number;
+  /** Allowed hosts the proxy could not reach (no such name, refused, timed out). */
+  failed?: { host: string; port: number; count: number; why: string }[];
   allowed: { host: string; bytes: number }[];
 }
 
@@ -37,20 +44,26 @@ export class EgressProxy {
   private readonly sockets = new Set<Duplex>();
   private readonly blocked = new Map<string, { host: string; port: number; count: number; why: string }>();
   private readonly bytes = new Map<string, number>();
+  private readonly failed = new Map<string, { host: string; port: number; count: number; why: string }>();
+  private blockedOther = 0;
 
   constructor(
     private readonly o: {
       allow: AllowList;
       routes: readonly ApiRoute[];
       resolver?: Resolver;
-      /** Each refusal as it happens (metrics, log). */
+      /** The first refusal of each host:port (metrics, log). */
       onBlocked?: (host: string, port: number, why: string) => void;
+      /** The first failure to reach each allowed host:port (log). */
+      onFailed?: (host: string, port: number, why: string) => void;
     },
   ) {
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on("connect", (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onConnect(req, socket, head));
+    this.server.maxConnections = MAX_CONNECTIONS;
     this.server.on("connection", (s: Socket) => {
       this.sockets.add(s);
+      s.setTimeout(IDLE_MS, () => s.destroy());
       s.once("close", () => this.sockets.delete(s));
     });
   }
@@ -68,16 +81,36 @@ export class EgressProxy {
   }
 
   counts(): EgressCounts {
-    return { blocked: [...this.blocked.values()], allowed: [...this.bytes].map(([host, bytes]) => ({ host, bytes })) };
+    return {
+      blocked: [...this.blocked.values()],
+      ...(this.blockedOther ? { blockedOther: this.blockedOther } : {}),
+      ...(this.failed.size ? { failed: [...this.failed.values()] } : {}),
+      allowed: [...this.bytes].map(([host, bytes]) => ({ host, bytes })),
+    };
+  }
+
+  /** Counted per host:port (the first MAX_HOSTS; the rest together); `first` once per host:port. */
+  private tally(
+    map: Map<string, { host: string; port: number; count: number; why: string }>,
+    host: string,
+    port: number,
+    why: string,
+    first?: typeof this.o.onBlocked,
+  ): boolean {
+    const key = `${host}:${port}`;
+    const b = map.get(key);
+    if (b) b.count += 1;
+    else if (map.size >= MAX_HOSTS) return false;
+    else {
+      map.set(key, { host, port, count: 1, why });
+      first?.(host, port, why);
+    }
+    return true;
   }
 
   private refuse(host: string, port: number, why: string): string {
-    const key = `${host}:${port}`;
-    const b = this.blocked.get(key) ?? { host, port, count: 0, why };
-    b.count += 1;
-    this.blocked.set(key, b);
-    this.o.onBlocked?.(host, port, why);
-    return `blocked-by-allowlist: ${key} (${why})`;
+    if (!this.tally(this.blocked, host, port, why, this.o.onBlocked)) this.blockedOther += 1;
+    return `blocked-by-allowlist: ${host}:${port} (${why})`;
   }
 
   private count(host: string, n: number): void {
@@ -86,13 +119,17 @@ export class EgressProxy {
 
   /** The address to connect to for host:port, or the answer instead (403: refused; 502: an allowed name that does not resolve). */
   private async destination(host: string, port: number): Promise<{ address: string } | { refused: string; status?: number }> {
+    // No host at all (a name too long, bytes no name has): answered, never counted or logged.
+    if (isIP(host) === 0 && !HOSTNAME.test(host)) return { refused: "not a host name", status: 400 };
     const d = this.o.allow.decide(host, port);
     if (!d.allowed) return { refused: this.refuse(host, port, d.why) };
     let resolved: Awaited<ReturnType<typeof resolveHost>>;
     try {
       resolved = await resolveHost(host, this.o.resolver ?? systemResolver);
     } catch (err) {
-      return { refused: `cannot resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "error"})`, status: 502 };
+      const why = `cannot resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "error"})`;
+      this.tally(this.failed, host, port, why, this.o.onFailed);
+      return { refused: why, status: 502 };
     }
     const to = pick(resolved, d.explicit);
     if (!to) return { refused: this.refuse(host, port, `resolves to ${resolved.map((r) => `${r.address} (${r.range})`).join(", ")}: not a public address`) };
@@ -107,15 +144,15 @@ export class EgressProxy {
     const host = (target[1] ?? "").toLowerCase();
     const port = Number(target[2]);
     const dest = await this.destination(host, port);
-    if ("refused" in dest)
-      return void socket.end(
-        dest.status === 502
-          ? `HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${dest.refused}\n`
-          : `HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist\r\nConnection: close\r\n\r\n${dest.refused}\n`,
-      );
+    if ("refused" in dest) {
+      const head = dest.status === 502 ? "502 Bad Gateway" : dest.status === 400 ? "400 Bad Request" : "403 Forbidden\r\nX-Proxy-Error: blocked-by-allowlist";
+      return void socket.end(`HTTP/1.1 ${head}\r\nConnection: close\r\n\r\n${dest.refused}\n`);
+    }
     const up = connect({ host: dest.address, port });
     this.sockets.add(up);
+    let connected = false;
     up.once("connect", () => {
+      connected = true;
       socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) up.write(head);
       up.on("data", (c: Buffer) => this.count(host, c.length));
@@ -123,7 +160,12 @@ export class EgressProxy {
       up.pipe(socket);
       socket.pipe(up);
     });
-    up.on("error", () => socket.end("HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n"));
+    up.on("error", (err: NodeJS.ErrnoException) => {
+      if (connected) return void socket.destroy();
+      const why = `could not reach ${host}:${port} (${err.code ?? err.message})`;
+      this.tally(this.failed, host, port, why, this.o.onFailed);
+      socket.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${why}\n`);
+    });
     up.on("close", () => socket.destroy());
     socket.on("close", () => up.destroy());
   }
@@ -163,29 +205,32 @@ export class EgressProxy {
     const up = new URL(route.upstream);
     const rule = urlRule(route.upstream, "the agent kind's API");
     const tail = slash === -1 ? "" : rest.slice(slash);
-    const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: up.host };
-    for (const [k, v] of Object.entries(headers)) if (typeof v === "string") headers[k] = swap(v, route.secrets);
-    delete headers["proxy-connection"];
-    const target = { host: up.hostname, port: rule.port, method: req.method, path: `${up.pathname.replace(/\/$/, "")}${tail}`, headers };
-    this.forward(up.protocol === "https:" ? httpsRequest({ ...target, servername: up.hostname }) : httpRequest(target), up.hostname, req, res);
+    const h = apiHeaders({ ...req.headers, host: up.host }, route.secrets);
+    if ("refused" in h) {
+      end(res, 400, `${h.refused}\n`);
+      return;
+    }
+    const target = { host: up.hostname, port: rule.port, method: req.method, path: `${up.pathname.replace(/\/$/, "")}${tail}`, headers: h.headers };
+    const upReq = up.protocol === "https:" ? httpsRequest({ ...target, servername: up.hostname }) : httpRequest(target);
+    this.forward(upReq, up.hostname, req, res, route.secrets);
   }
 
-  private forward(up: ReturnType<typeof httpRequest>, host: string, req: IncomingMessage, res: ServerResponse): void {
+  private forward(up: ReturnType<typeof httpRequest>, host: string, req: IncomingMessage, res: ServerResponse, secrets?: ReadonlyMap<string, string>): void {
     up.on("response", (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
       r.on("data", (c: Buffer) => this.count(host, c.length));
-      r.pipe(res);
+      if (!secrets) {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+        return;
+      }
+      // The API's answer never carries the real key back into the jail.
+      res.writeHead(r.statusCode ?? 502, maskedHeaders(r.headers, secrets));
+      r.pipe(new KeyMask(secrets)).pipe(res);
     });
     up.on("error", (err) => (res.headersSent ? res.destroy() : end(res, 502, `upstream ${host}: ${err.message}\n`)));
     req.on("data", (c: Buffer) => this.count(host, c.length));
     req.pipe(up);
   }
-}
-
-function swap(v: string, secrets: ReadonlyMap<string, string>): string {
-  let out = v;
-  for (const [placeholder, real] of secrets) out = out.split(placeholder).join(real);
-  return out;
 }
 
 /** The path of an absolute URL to the relay itself (the API, asked through the proxy), else null. */

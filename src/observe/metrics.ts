@@ -40,6 +40,13 @@ export class Metrics {
     labelNames: ["mode"],
     registers: [this.registry],
   });
+  private readonly egressHosts = new Set<string>();
+  /** A refused host counted under its name — the first 100 names; any later one as "other" (bounded series). */
+  egressRefused(host: string): void {
+    const h = host.slice(0, 100);
+    if (this.egressHosts.size < 100) this.egressHosts.add(h);
+    this.egressBlocked.inc({ host: this.egressHosts.has(h) ? h : "other" });
+  }
   readonly network = new Gauge({
     name: "hkb_agent_network",
     help: "1 for what this seat's agents can reach (mode: proxy — the listed hosts only, none, host — whatever the host reaches)",

@@ -59,7 +59,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   }
   if (s.session) info.session = s.session;
   if (s.isolation) info.isolation = s.isolation;
-  if (s.egress && (s.egress.blocked.length || s.egress.allowed.length)) info.egress = egressOf(s.egress);
+  if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
@@ -67,17 +67,34 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
 /** The card's part of the run's network: refusals (host, port, how often) and the bytes per host let through, bounded. */
 function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
   return {
-    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count })),
+    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160) })),
+    ...(e.blockedOther ? { blockedOther: e.blockedOther } : {}),
+    ...(e.failed?.length
+      ? { failed: e.failed.slice(0, 20).map((f) => ({ host: f.host.slice(0, 200), port: f.port, count: f.count, why: f.why.slice(0, 160) })) }
+      : {}),
     allowed: e.allowed.slice(0, 20).map((a) => ({ host: a.host.slice(0, 200), bytes: a.bytes })),
   };
 }
 
 /** A failed run's block says what its network refused (often why it failed). */
-export const egressLine = (e: EgressCounts): string =>
-  `egress refused: ${e.blocked
-    .slice(0, 8)
-    .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
-    .join("; ")}${e.blocked.length > 8 ? `; and ${e.blocked.length - 8} more` : ""} — agent.isolation.allowHosts lets a host through`;
+export const egressLine = (e: EgressCounts): string => {
+  const refused = e.blocked.length
+    ? `egress refused: ${e.blocked
+        .slice(0, 8)
+        .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
+        .join("; ")}${e.blocked.length > 8 || e.blockedOther ? "; and more" : ""} — an entry in agent.isolation.allowHosts lets one through (${e.blocked
+        .slice(0, 3)
+        .map((b) => `"${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}"`)
+        .join(", ")})`
+    : "";
+  const failed = e.failed?.length
+    ? `egress failed: ${e.failed
+        .slice(0, 5)
+        .map((f) => f.why.slice(0, 120))
+        .join("; ")}`
+    : "";
+  return [refused, failed].filter(Boolean).join("\n");
+};
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
 export const isolationLine = (i: { mode: string; why: string }): string =>
@@ -103,7 +120,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
   if (s.isolation) lines.push(isolationLine(s.isolation));
-  if (s.egress?.blocked.length) lines.push(egressLine(s.egress));
+  if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

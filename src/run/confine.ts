@@ -46,7 +46,12 @@ export async function confine(
   if (proxied && w.egress) {
     const plan = runEgress(w.egress);
     const socket = newSocketPath({});
-    const p = new EgressProxy({ allow: w.egress.allow, routes: plan.routes, onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why) });
+    const p = new EgressProxy({
+      allow: w.egress.allow,
+      routes: plan.routes,
+      onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why),
+      onFailed: (host, port, why) => w.hooks?.onEgressFailed?.(host, port, why),
+    });
     await p.listen(socket);
     proxy = p;
     cleanup.push([

@@ -22,6 +22,8 @@ export interface RunHooks {
   }) => void;
   /** The run's proxy refused a destination (network: proxy). */
   onEgressBlocked?: (host: string, port: number, why: string) => void;
+  /** An allowed host the run's proxy could not reach (once per host:port and run). */
+  onEgressFailed?: (host: string, port: number, why: string) => void;
   /** Operator notes reached the agent (each once), at `at`. */
   onNotes?: (notes: readonly Note[], at: number) => void;
   onLog?: (level: "info" | "warn", msg: string, data?: Record<string, unknown>) => void;

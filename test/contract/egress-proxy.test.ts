@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AllowList, parseHostRule } from "../../src/egress/allow.js";
 import type { Resolver } from "../../src/egress/address.js";
-import { EgressProxy } from "../../src/egress/proxy.js";
+import { EgressProxy, MAX_CONNECTIONS } from "../../src/egress/proxy.js";
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -138,6 +138,86 @@ describe("the egress proxy", () => {
     await get(socket, "http://127.0.0.1:3128/hkb-api/anthropic/v1/x", { "x-api-key": "hkb-placeholder-1" });
     expect(up.seen[1]?.headers["x-api-key"]).toBe("sk-real-key");
     expect((await get(socket, "/hkb-api/other/v1")).status).toBe(404);
+  });
+});
+
+describe("the egress proxy under attack (review of issue 37)", () => {
+  it("the key goes only into the key's own header, whole; the API's answer never carries it back (an API quoting a header, across chunks)", async () => {
+    const key = "sk-ant-api03-REAL-SEAT-KEY-0123456789";
+    const seen: Record<string, unknown>[] = [];
+    const s: Server = createServer((req, res) => {
+      seen.push(req.headers);
+      // an API that quotes what it got — the key split over two writes, and in a header
+      res.setHeader("x-echo", String(req.headers["x-api-key"]));
+      res.write(`Unexpected value(s) \`${String(req.headers["x-api-key"]).slice(0, 10)}`);
+      setTimeout(() => res.end(`${String(req.headers["x-api-key"]).slice(10)}\` for the header`), 20);
+    });
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => new Promise((r) => s.close(() => r(null))));
+    const port = (s.address() as { port: number }).port;
+    const ph = "hkb-placeholder-anthropic_api_key-abc";
+    const { socket } = await proxy([], { routes: [{ name: "anthropic", upstream: `http://127.0.0.1:${port}`, secrets: new Map([[ph, key]]) }] });
+    const ok = await get(socket, "/hkb-api/anthropic/v1/messages", { "x-api-key": ph, "accept-encoding": "gzip" });
+    expect(seen[0]?.["x-api-key"]).toBe(key);
+    expect(seen[0]?.["accept-encoding"]).toBeUndefined();
+    expect(ok.body).not.toContain(key);
+    expect(ok.body).toBe(`Unexpected value(s) \`${ph}\` for the header`);
+    // the placeholder anywhere but the key's own header, or not whole: refused, never swapped
+    for (const headers of [{ "anthropic-beta": ph }, { "x-api-key": `${ph}x` }, { authorization: `Basic ${ph}` }]) {
+      const r = await get(socket, "/hkb-api/anthropic/v1/messages", headers);
+      expect(r.status).toBe(400);
+    }
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a name that is no host name is answered 400, never counted; refusals are kept for 50 hosts, the rest counted together, reported once each", async () => {
+    const first: string[] = [];
+    const p = new EgressProxy({ allow: new AllowList([]), routes: [], onBlocked: (h) => first.push(h) });
+    const socket = join(mkdtempSync(join(tmpdir(), "hkb-egress-")), "s");
+    await p.listen(socket);
+    closers.push(() => p.close());
+    expect((await tunnel(socket, `${"a".repeat(300)}:443`)).split("\r\n")[0]).toContain("400");
+    expect((await tunnel(socket, "bad%name:443")).split("\r\n")[0]).toContain("400");
+    for (let i = 0; i < 60; i += 1) await tunnel(socket, `h${i}.example.test:443`);
+    await tunnel(socket, "h0.example.test:443");
+    const c = p.counts();
+    expect(c.blocked).toHaveLength(50);
+    expect(c.blocked[0]).toMatchObject({ host: "h0.example.test", count: 2 });
+    expect(c.blockedOther).toBe(10);
+    expect(first).toHaveLength(50);
+  });
+
+  it("an allowed host that cannot be resolved or reached is counted as failed, with why", async () => {
+    const { p, socket } = await proxy(["gone.example.test", "127.0.0.1:1"], { resolver: fake({ "127.0.0.1": ["127.0.0.1"] }) });
+    expect((await tunnel(socket, "gone.example.test:443")).split("\r\n")[0]).toContain("502");
+    expect((await tunnel(socket, "127.0.0.1:1")).split("\r\n")[0]).toContain("502");
+    expect(p.counts().failed).toEqual([
+      expect.objectContaining({ host: "gone.example.test", port: 443, why: expect.stringMatching(/cannot resolve/) }),
+      expect.objectContaining({ host: "127.0.0.1", port: 1, why: expect.stringMatching(/could not reach .*ECONNREFUSED/) }),
+    ]);
+  });
+
+  it(`holds at most ${MAX_CONNECTIONS} connections of a run at once: a flood cannot drain the bridge's descriptors`, async () => {
+    const { socket } = await proxy([]);
+    const open: ReturnType<typeof connect>[] = [];
+    closers.push(async () => {
+      for (const c of open) c.destroy();
+    });
+    // The ones beyond the cap are closed by the proxy at once (a proxy without the cap closes none: the test times out).
+    const closedEarly = await new Promise<number>((resolve) => {
+      let closed = 0;
+      for (let i = 0; i < MAX_CONNECTIONS + 20; i += 1) {
+        const c = connect(socket);
+        open.push(c);
+        c.on("error", () => undefined);
+        c.on("close", () => {
+          closed += 1;
+          if (closed === 20) resolve(closed);
+        });
+      }
+    });
+    expect(closedEarly).toBe(20);
+    expect(open.filter((c) => !c.destroyed && c.readyState === "open").length).toBeLessThanOrEqual(MAX_CONNECTIONS);
   });
 });
 

@@ -133,7 +133,12 @@ describe("git around the repository's config runs nothing of the agent's", () =>
     emu = await Emu.create();
     const ws = join(emu.dir, "projects", "plain");
     mkdirSync(ws, { recursive: true });
-    const r = await attack(emu, ws, [markScript(emu), 'git init -q . && git config core.fsmonitor "$PWD/m.sh" && echo INIT'].join("\n"), join(emu.dir, "projects"));
+    const r = await attack(
+      emu,
+      ws,
+      [markScript(emu), 'git init -q . && git config core.fsmonitor "$PWD/m.sh" && echo INIT'].join("\n"),
+      join(emu.dir, "projects"),
+    );
     expect(r.seen).toContain("INIT");
     expect(r.pwned).toBe(false);
     expect(r.status).toBe("blocked");
