@@ -93,7 +93,7 @@ export function runTools(input: AgentRunInput, agent: string): NonNullable<Agent
 /** The run's own CLI home (agents/cli-home.ts): fresh before the start; after the exit the refreshed login and the session's transcript. */
 export function runHome(
   input: Pick<AgentRunInput, "runDir" | "sessionDir" | "resume">,
-  o: { layout: CliHomeLayout; login: string; template?: string | undefined },
+  o: { layout: CliHomeLayout; login: string; template?: string | undefined; verifyLogin?: ((login: string) => Promise<boolean>) | undefined },
 ): { home: string; before: () => Promise<void>; after: (sessions: readonly (string | null | undefined)[]) => Promise<AgentEvent[]> } {
   const home = join(input.runDir, RUN_CLI_HOME);
   const save = join(input.sessionDir, SAVED_TRANSCRIPT);
@@ -102,7 +102,7 @@ export function runHome(
     before: () => freshHome({ layout: o.layout, login: o.login, template: o.template, home, restore: input.resume ? save : undefined }),
     after: async (sessions) => {
       const ids = [...new Set(sessions.filter((s): s is string => typeof s === "string"))];
-      const r = await closeHome({ layout: o.layout, login: o.login, home, sessions: ids, save });
+      const r = await closeHome({ layout: o.layout, login: o.login, home, sessions: ids, save, verify: o.verifyLogin });
       return r.problem ? [{ type: "progress", note: `the CLI's home after the run: ${r.problem}` }] : [];
     },
   };

@@ -7,7 +7,7 @@
 // to the seat's login (that file only, checked), and the transcript of the run's session is saved for the
 // task's next run. Everything read from a run's home goes through the workspace boundary (the agent could
 // write it: a link or a FIFO there is refused, never followed).
-import { cp, lstat, mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describeError } from "../errors/index.js";
 import { readBytesInside, readTextInside, SandboxRefused } from "../sandbox/files.js";
@@ -85,9 +85,20 @@ export async function freshHome(o: {
   if (o.restore && (await isDir(o.restore))) await copyTree(o.restore, o.home);
 }
 
-/** Credentials the CLI refreshed during the run, written back to the login (checked); the paths written. */
-export async function refreshLogin(o: { layout: CliHomeLayout; login: string; home: string }): Promise<string[]> {
-  const written: string[] = [];
+/**
+ * Credentials the CLI refreshed during the run, written back to the login; the paths written. A run's home
+ * is the agent's to write, so a candidate is only a claim: it must pass its file's own check (the same
+ * account, a later expiry) and then work — `verify` runs the kind's one trivial request with it, from a
+ * login of the bridge's own made for the purpose, outside the jail. The login it replaces is kept as
+ * `<file>.prev`.
+ */
+export async function refreshLogin(o: {
+  layout: CliHomeLayout;
+  login: string;
+  home: string;
+  verify?: ((login: string) => Promise<boolean>) | undefined;
+}): Promise<string[]> {
+  const candidates: { path: string; kept: Record<string, unknown>; was: Record<string, unknown> | null }[] = [];
   for (const c of o.layout.credentials) {
     if (!c.accepts) continue;
     const run = await readJson(o.home, c.path);
@@ -96,11 +107,25 @@ export async function refreshLogin(o: { layout: CliHomeLayout; login: string; ho
     const was = await readJson(o.login, c.path);
     const login = was === undefined || was === null ? null : c.pick(was);
     if (JSON.stringify(login) === JSON.stringify(kept) || !c.accepts(login, kept)) continue;
-    await mkdir(o.login, { recursive: true, mode: 0o700 });
-    writeStateFile(join(o.login, c.path), `${JSON.stringify(kept, null, 2)}\n`, { mode: 0o600 });
-    written.push(c.path);
+    candidates.push({ path: c.path, kept, was: login });
   }
-  return written;
+  if (candidates.length === 0) return [];
+  if (o.verify) {
+    const trial = await mkdtemp(`${o.login}.candidate-`);
+    try {
+      await freshHome({ layout: o.layout, login: o.login, home: trial });
+      for (const c of candidates) await writeFile(join(trial, c.path), `${JSON.stringify(c.kept, null, 2)}\n`, { mode: 0o600 });
+      if (!(await o.verify(trial))) throw new Error("the login the run left did not work with one request of the bridge's own: the seat keeps its own");
+    } finally {
+      await rm(trial, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+  await mkdir(o.login, { recursive: true, mode: 0o700 });
+  for (const c of candidates) {
+    if (c.was) writeStateFile(join(o.login, `${c.path}.prev`), `${JSON.stringify(c.was, null, 2)}\n`, { mode: 0o600 });
+    writeStateFile(join(o.login, c.path), `${JSON.stringify(c.kept, null, 2)}\n`, { mode: 0o600 });
+  }
+  return candidates.map((c) => c.path);
 }
 
 /** Saves the transcript of `sessions` from a run's home into `save` (replacing an earlier one); the files saved. */
@@ -131,6 +156,7 @@ export async function closeHome(o: {
   home: string;
   sessions: readonly string[];
   save: string;
+  verify?: ((login: string) => Promise<boolean>) | undefined;
 }): Promise<{ refreshed: string[]; saved: number; problem: string | null }> {
   let refreshed: string[] = [];
   let saved = 0;

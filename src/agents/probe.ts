@@ -73,6 +73,11 @@ export async function probeSeat(o: {
 }
 
 /** The verdict on `claim` from what a probe met. */
+/** A probe's answer about a login: the API took it (a limit too is an answer to a login it took). */
+export function loginWorks(p: Awaited<ReturnType<typeof probeSeat>>): boolean {
+  return p.auth === null && (p.ok || p.limit !== null);
+}
+
 export function verdictOf(claim: Claim, p: Awaited<ReturnType<typeof probeSeat>>): ClaimCheck {
   if (claim === "limit" && p.limit) return { verdict: "confirmed", detail: p.detail, resetsAt: p.limit.resetsAt };
   if (claim === "auth" && p.auth) return { verdict: "confirmed", detail: p.detail };

@@ -163,7 +163,8 @@ describe("the egress proxy under attack (review of issue 37)", () => {
     expect(ok.body).not.toContain(key);
     expect(ok.body).toBe(`Unexpected value(s) \`${ph}\` for the header`);
     // the placeholder anywhere but the key's own header, or not whole: refused, never swapped
-    for (const headers of [{ "anthropic-beta": ph }, { "x-api-key": `${ph}x` }, { authorization: `Basic ${ph}` }]) {
+    const bad: Record<string, string>[] = [{ "anthropic-beta": ph }, { "x-api-key": `${ph}x` }, { authorization: `Basic ${ph}` }];
+    for (const headers of bad) {
       const r = await get(socket, "/hkb-api/anthropic/v1/messages", headers);
       expect(r.status).toBe(400);
     }

@@ -29,6 +29,8 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   login: string;
   /** The operator's template of the CLI home (agent.cliHome), copied into each run's. */
   template?: string | undefined;
+  /** Tries a login the run refreshed (one request of the bridge's own) before it replaces the seat's. */
+  verifyLogin?: ((login: string) => Promise<boolean>) | undefined;
   appendSystemPrompt?: string | undefined;
   /** argv that starts `hermes-bridge task-tools`. */
   toolsCommand: readonly string[];
@@ -82,7 +84,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
     const tools = runTools(input, this.name);
-    const home = runHome(input, { layout: CLAUDE_HOME, login: this.o.login, template: this.o.template });
+    const home = runHome(input, { layout: CLAUDE_HOME, login: this.o.login, template: this.o.template, verifyLogin: this.o.verifyLogin });
     const mcp = join(input.runDir, "mcp.json");
     const [cmd = "node", ...args] = this.o.toolsCommand;
     const toolsEnv = { [TOOLS_ENV.socket]: tools.socketPath, [TOOLS_ENV.token]: tools.token };

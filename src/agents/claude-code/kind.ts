@@ -5,7 +5,7 @@ import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
 import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.js";
 import { agentEnv } from "../env.js";
-import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
+import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
 import { initialClaudeState, translateClaudeLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
 import { loginFix, loginStatus, shellLine } from "../cli-login.js";
@@ -52,6 +52,34 @@ function login(a: z.output<typeof schema>, stateDir: string) {
   ];
 }
 
+/** One trivial request of the bridge's own through `login` (a claim's check; a refreshed login's trial), outside the jail. */
+function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string }; env: NodeJS.ProcessEnv }, login: string) {
+  const translate = statefulTranslator(
+    initialClaudeState(null),
+    (s, line) => translateClaudeLine(s, line, systemClock.now()),
+    () => false,
+  );
+  return probeSeat({
+    layout: CLAUDE_HOME,
+    login,
+    scratch: statePath(ctx.config.stateDir, "private"),
+    make: (h, cwd) => ({
+      // biome-ignore format: flag, value
+      argv: [...a.command, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "1", "--strict-mcp-config",
+        ...(a.model ? ["--model", a.model] : []), "--", PROBE_PROMPT],
+      env: {
+        ...agentEnv(ctx.env, a.passEnv, a.env),
+        CLAUDE_CONFIG_DIR: h,
+        HOME: cwd,
+        TZ: "UTC",
+        DISABLE_AUTOUPDATER: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      },
+      translate: (line) => translate(line).events,
+    }),
+  });
+}
+
 export const claudeCodeKind = defineKind({
   kind: "claude-code",
   schema,
@@ -67,6 +95,7 @@ export const claudeCodeKind = defineKind({
       allowedTools: a.allowedTools,
       login: home(a, ctx.config.stateDir),
       template: a.cliHome,
+      verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
       appendSystemPrompt: readFileSync(bundledFile("prompts", "claude-code.md"), "utf8"),
       toolsCommand: toolsCommand(),
       clock: ctx.clock,
@@ -99,33 +128,7 @@ export const claudeCodeKind = defineKind({
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
-  check: (claim, a, ctx) =>
-    checked(async () => {
-      const translate = statefulTranslator(
-        initialClaudeState(null),
-        (s, line) => translateClaudeLine(s, line, systemClock.now()),
-        () => false,
-      );
-      const p = await probeSeat({
-        layout: CLAUDE_HOME,
-        login: home(a, ctx.config.stateDir),
-        scratch: statePath(ctx.config.stateDir, "private"),
-        make: (h, cwd) => ({
-          // biome-ignore format: flag, value
-          argv: [...a.command, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "1", "--strict-mcp-config",
-            ...(a.model ? ["--model", a.model] : []), "--", PROBE_PROMPT],
-          env: {
-            ...agentEnv(ctx.env, a.passEnv, a.env),
-            CLAUDE_CONFIG_DIR: h,
-            HOME: cwd,
-            TZ: "UTC",
-            DISABLE_AUTOUPDATER: "1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-          },
-          translate: (line) => translate(line).events,
-        }),
-      });
-      return verdictOf(claim, p);
-    }),
+  // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
+  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
   program: (a) => a.command[0],
 });

@@ -26,6 +26,8 @@ export interface CodexOptions extends ProcessAgentOptions {
   login: string;
   /** The operator's template of the CLI home (agent.cliHome: config.toml, AGENTS.md), copied into each run's. */
   template?: string | undefined;
+  /** Tries a login the run refreshed (one request of the bridge's own) before it replaces the seat's. */
+  verifyLogin?: ((login: string) => Promise<boolean>) | undefined;
   extraConfig: readonly string[];
   toolsCommand: readonly string[];
   /** The protocol text (prompts/codex.md) put before the task prompt: Codex has no system-prompt flag. */
@@ -102,7 +104,7 @@ export class CodexAgent implements AgentAdapter {
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
     if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
     const tools = runTools(input, this.name);
-    const cli = runHome(input, { layout: CODEX_HOME, login: this.o.login, template: this.o.template });
+    const cli = runHome(input, { layout: CODEX_HOME, login: this.o.login, template: this.o.template, verifyLogin: this.o.verifyLogin });
     let state: CodexState = initialCodexState();
     // The run's own HOME: Codex finds the task's skills (staged there, run/pins.ts) in its user scope
     // (`$HOME/.agents/skills`) and no others of the host; the first prompt invokes them by name.

@@ -6,7 +6,7 @@ import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
 import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.js";
 import { agentEnv } from "../env.js";
-import { PROBE_PROMPT, checked, probeSeat, verdictOf } from "../probe.js";
+import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
 import { initialCodexState, translateCodexLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
 import { loginFix, loginStatus, shellLine } from "../cli-login.js";
@@ -62,6 +62,27 @@ function login(a: z.output<typeof schema>, stateDir: string) {
   ];
 }
 
+/** One trivial request of the bridge's own through `login` (a claim's check; a refreshed login's trial), outside the jail. */
+function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string }; env: NodeJS.ProcessEnv }, login: string) {
+  const translate = statefulTranslator(
+    initialCodexState(),
+    (s, line) => translateCodexLine(s, line, systemClock.now()),
+    () => false,
+  );
+  return probeSeat({
+    layout: CODEX_HOME,
+    login,
+    scratch: statePath(ctx.config.stateDir, "private"),
+    make: (h, cwd) => ({
+      // biome-ignore format: flag, value
+      argv: [...a.command, "exec", "--json", "--skip-git-repo-check", "-s", "read-only", "-C", cwd,
+        ...a.config.flatMap((c) => ["-c", c]), ...(a.model ? ["-m", a.model] : []), "--", PROBE_PROMPT],
+      env: { ...agentEnv(ctx.env, a.passEnv, a.env), CODEX_HOME: h, HOME: cwd, TZ: "UTC" },
+      translate: (line) => translate(line).events,
+    }),
+  });
+}
+
 export const codexKind = defineKind({
   kind: "codex",
   schema,
@@ -75,6 +96,7 @@ export const codexKind = defineKind({
       model: a.model,
       login: home(a, ctx.config.stateDir),
       template: a.cliHome,
+      verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
       extraConfig: a.config,
       toolsCommand: toolsCommand(),
       protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"),
@@ -111,26 +133,6 @@ export const codexKind = defineKind({
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
-  check: (claim, a, ctx) =>
-    checked(async () => {
-      const translate = statefulTranslator(
-        initialCodexState(),
-        (s, line) => translateCodexLine(s, line, systemClock.now()),
-        () => false,
-      );
-      const p = await probeSeat({
-        layout: CODEX_HOME,
-        login: home(a, ctx.config.stateDir),
-        scratch: statePath(ctx.config.stateDir, "private"),
-        make: (h, cwd) => ({
-          // biome-ignore format: flag, value
-          argv: [...a.command, "exec", "--json", "--skip-git-repo-check", "-s", "read-only", "-C", cwd,
-            ...a.config.flatMap((c) => ["-c", c]), ...(a.model ? ["-m", a.model] : []), "--", PROBE_PROMPT],
-          env: { ...agentEnv(ctx.env, a.passEnv, a.env), CODEX_HOME: h, HOME: cwd, TZ: "UTC" },
-          translate: (line) => translate(line).events,
-        }),
-      });
-      return verdictOf(claim, p);
-    }),
+  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
   program: (a) => a.command[0],
 });
