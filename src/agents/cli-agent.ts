@@ -150,6 +150,7 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
       gid: started.gid,
       jailed: jail?.mode === "bwrap",
       jailMarker: started.marker,
+      inheritFiles: started.files,
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,

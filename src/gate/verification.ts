@@ -79,6 +79,7 @@ export async function runVerification(
       gid: started.gid,
       jailed: o.jail?.mode === "bwrap",
       jailMarker: started.marker,
+      inheritFiles: started.files,
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       captureLimit: o.tailChars * 4,

@@ -25,6 +25,8 @@ export interface JailMounts {
    * where they are staged for bubblewrap (jail.ts): bound there first, in a mount namespace of the jail's own.
    */
   via?: Readonly<Record<string, string>>;
+  /** The descriptor bubblewrap reads the jail's system-call filter from (seccomp.ts; JailedCommand.files). */
+  seccompFd?: number | undefined;
   /** Size of the jail's /tmp (a tmpfs in RAM), bytes; unset: the kernel's default (half the RAM). */
   tmpBytes?: number | undefined;
   cwd: string;
@@ -96,6 +98,7 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
     "ALL",
   ];
   a.push("--setenv", JAIL_MARKER_VAR, m.marker);
+  if (m.seccompFd !== undefined) a.push("--seccomp", String(m.seccompFd));
   if (m.network !== "host") a.push("--unshare-net");
   a.push("--ro-bind", "/usr", "/usr");
   for (const [top, kind] of Object.entries(sys.tops)) {

@@ -55,6 +55,8 @@ export interface JailPolicy {
    * set up (bubblewrap arms its own only once its namespaces exist) takes the jail with it.
    */
   setpriv?: string | null | undefined;
+  /** The jail's system-call filter (seccomp.ts), a file of the state dir's jail folder; null on an architecture without one. */
+  seccomp?: string | null | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */
@@ -99,6 +101,8 @@ export interface JailedCommand {
    * after the run.
    */
   stage?: { dir: string; binds: readonly (readonly [string, string])[] };
+  /** Files the process gets as descriptors 3, 4, … (RunOptions.inheritFiles): the jail's seccomp filter. */
+  files?: string[];
 }
 
 /** What one kind's process needs besides the run's own paths. */
@@ -275,6 +279,7 @@ export class Jail {
       network: this.policy.network,
       egress: egress ? { socket: egress.socket, at: egress.at } : undefined,
       tmpBytes: this.policy.tmpBytes,
+      seccompFd: this.policy.seccomp ? 3 : undefined,
       cwd: run.workspace,
       marker,
     };
@@ -289,6 +294,7 @@ export class Jail {
       env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
       ...as,
       ...(stage?.binds.length ? { stage } : {}),
+      ...(this.policy.seccomp ? { files: [this.policy.seccomp] } : {}),
     };
   }
 }

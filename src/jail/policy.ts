@@ -13,6 +13,7 @@ import type { JailPolicy } from "./jail.js";
 import type { LimitsPolicy } from "./limits.js";
 import { resolveProgram } from "./jail.js";
 import { type ForbiddenRoots, checkExtras } from "./roots.js";
+import { writeSeccomp } from "./seccomp.js";
 
 export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
 export { cannotReach } from "./identity.js";
@@ -59,6 +60,8 @@ export async function probeBwrap(
   bwrap: string,
   env: NodeJS.ProcessEnv,
   user: AgentUser = resolveAgentUser("auto"),
+  /** The jail's system-call filter (seccomp.ts): the probe loads it as every jail does. */
+  seccomp: string | null = null,
 ): Promise<{ ok: true; path: string } | { ok: false; why: string }> {
   const path = resolveProgram(bwrap, env.PATH, "/");
   let found = false;
@@ -70,12 +73,14 @@ export async function probeBwrap(
   if (!path || !found) return { ok: false, why: `${bwrap} is missing: bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
   // biome-ignore format: one jail option per line pair
   const argv = [path, "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--tmpfs", "/tmp",
-    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent", "--cap-drop", "ALL", "--", "true"];
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
+    ...(seccomp ? ["--seccomp", "3"] : []), "--", "true"];
   const r = await runProcess({
     argv,
     env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     timeoutMs: 10_000,
     cwd: "/",
+    inheritFiles: seccomp ? [seccomp] : [],
     ...(user.same ? {} : { uid: user.uid, gid: user.gid }),
   });
   if (r.exitCode === 0) return { ok: true, path };
@@ -106,6 +111,7 @@ export async function resolvePolicy(
     tmpBytes: o.limits?.tmpBytes,
     limits: o.limits,
     setpriv: resolveProgram("setpriv", o.env.PATH ?? "/usr/bin:/bin", "/"),
+    seccomp: null as string | null,
   };
   const userMode = (why: string): JailPolicy => ({ ...base, mode: "user", why });
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };
@@ -116,9 +122,16 @@ export async function resolvePolicy(
       ]);
     return userMode(`agent.isolation.mode is user: agents run as uid ${user.uid} (${user.name}), without a jail of their own`);
   }
-  const probe = await probeBwrap(iso.bwrap, o.env, user);
+  let seccomp = await writeSeccomp(o.dir);
+  let probe = await probeBwrap(iso.bwrap, o.env, user, seccomp);
+  let filtered = seccomp ? "" : `, without a system-call filter (none for ${process.arch})`;
+  if (!probe.ok && seccomp) {
+    // A kernel that refuses the filter still gets the jail, said so (rather than no jail at all).
+    const bare = await probeBwrap(iso.bwrap, o.env, user);
+    if (bare.ok) [probe, seccomp, filtered] = [bare, null, `, without a system-call filter (this kernel refused it: ${probe.why})`];
+  }
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  if (probe.ok) return { ...base, mode: "bwrap", bwrap: probe.path, why: `bubblewrap (${probe.path})${as}` };
+  if (probe.ok) return { ...base, seccomp, mode: "bwrap", bwrap: probe.path, why: `bubblewrap (${probe.path})${as}${filtered}` };
   if (iso.mode === "bwrap") throw new ConfigError([{ path: "agent.isolation.mode", message: `is bwrap, but ${probe.why}` }]);
   if (!user.same)
     return userMode(`agent.isolation.mode is auto and bubblewrap is not usable: ${probe.why} — agents run as uid ${user.uid} (${user.name}) without a jail`);

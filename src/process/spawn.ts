@@ -18,6 +18,8 @@ export interface StartOptions {
   stdout: "pipe" | number;
   stderr: "pipe" | number;
   cleanup: boolean;
+  /** Descriptors the child gets as 3, 4, … (the jail's seccomp filter). */
+  extraFds?: readonly number[] | undefined;
   /** Start it as this host user (the agent's, jail/identity.ts); unset: the bridge's own. */
   uid?: number | undefined;
   gid?: number | undefined;
@@ -46,7 +48,7 @@ export function startChild(file: string, args: readonly string[], o: StartOption
     child = spawn(file, args, {
       cwd: o.cwd,
       env: o.env,
-      stdio: [o.stdin, o.stdout, o.stderr],
+      stdio: [o.stdin, o.stdout, o.stderr, ...(o.extraFds ?? [])],
       detached: true,
       ...(o.uid !== undefined ? { uid: o.uid } : {}),
       ...(o.gid !== undefined ? { gid: o.gid } : {}),
