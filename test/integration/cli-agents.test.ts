@@ -79,6 +79,8 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
           "acceptEdits",
           "--max-turns",
           "200",
+          "--setting-sources",
+          "user",
           "--append-system-prompt",
         ]),
       );

@@ -25,6 +25,8 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   maxTurns: number;
   model?: string | undefined;
   allowedTools: readonly string[];
+  /** `--setting-sources` (agent.settingSources): the workspace's settings files only where the operator says. */
+  settingSources?: readonly string[] | undefined;
   /** The seat's login (CLAUDE_CONFIG_DIR of `claude auth login`): never shown to a run; its credentials go into each run's fresh home. */
   login: string;
   /** The operator's template of the CLI home (agent.cliHome), copied into each run's. */
@@ -56,6 +58,8 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
     o.permissionMode,
     "--max-turns",
     String(o.maxTurns),
+    "--setting-sources",
+    (o.settingSources ?? ["user"]).join(","),
   ];
   if (resume) argv.push("--resume", resume);
   // The task's pinned model over the seat's; its skills as a plugin of this run only (never the workspace).

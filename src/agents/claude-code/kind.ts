@@ -21,6 +21,12 @@ const schema = z.strictObject({
   model: z.string().optional(),
   /** Extra --allowedTools rules (mcp__task is always allowed). */
   allowedTools: list(z.string()).default([]),
+  /**
+   * Which settings files the CLI reads (`--setting-sources`): `user` is the run's fresh home (the operator's
+   * template). A workspace's `.claude/settings*.json` — which an earlier task may have written, hooks and all —
+   * only with `project` / `local` here, for repositories the operator trusts.
+   */
+  settingSources: z.array(z.enum(["user", "project", "local"])).default(["user"]),
   /** The seat's login (the CLAUDE_CONFIG_DIR of `claude auth login`); default <stateDir>/claude. No run sees it: each gets a fresh home. */
   configDir: z.string().optional(),
   /** A folder copied into each run's fresh CLI home (settings.json, CLAUDE.md, plugins): the operator's, never a run's. */
@@ -93,6 +99,7 @@ export const claudeCodeKind = defineKind({
       maxTurns: a.maxTurns,
       model: a.model,
       allowedTools: a.allowedTools,
+      settingSources: a.settingSources,
       login: home(a, ctx.config.stateDir),
       template: a.cliHome,
       verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
