@@ -16,7 +16,8 @@ import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
 import { checkPins, stagePins } from "./pins.js";
 import { changesBrief } from "./review.js";
-import { renderPrompt, shownToAgent, writeContextFile } from "./prompt.js";
+import { shownToAgent } from "../tools/shown.js";
+import { renderPrompt, writeContextFile } from "./prompt.js";
 import type { RunRecord } from "./record.js";
 
 export interface PrepareInput {

@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import type { TaskDetail } from "../board/port.js";
 import { bundledFile } from "../config/paths.js";
-import { defuseHidden } from "../result/text.js";
 
 export interface PromptInput {
   detail: TaskDetail;
@@ -11,24 +10,6 @@ export interface PromptInput {
   workspace: string;
   contextFile: string;
   resultFile: string;
-}
-
-/**
- * The task as the agent is shown it (prompt and context file): its title, body, comments, parents' and
- * earlier runs' text with nothing hidden (result/text.ts `defuseHidden`: HTML comments and invisible or
- * bidirectional characters written out and marked). The board's own record is untouched.
- */
-export function shownToAgent(detail: TaskDetail, contextText: string): { detail: TaskDetail; contextText: string } {
-  const d = (s: string | null) => (s === null ? null : defuseHidden(s));
-  return {
-    contextText: defuseHidden(contextText),
-    detail: {
-      ...detail,
-      task: { ...detail.task, title: defuseHidden(detail.task.title), body: d(detail.task.body) },
-      comments: detail.comments.map((c) => ({ ...c, body: defuseHidden(c.body) })),
-      runs: detail.runs.map((r) => ({ ...r, summary: d(r.summary) })),
-    },
-  };
 }
 
 export function loadTemplate(file?: string): string {
