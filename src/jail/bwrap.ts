@@ -38,6 +38,9 @@ export interface JailMounts {
   marker: string;
 }
 
+/** /dev/shm's size without agent.limits.tmpMiB (Docker's default). */
+const SHM_DEFAULT_BYTES = 64 * 1024 * 1024;
+
 /** The agent's HOME inside the jail (on the jail's own /tmp: fresh for every run). */
 export const JAIL_HOME = "/tmp/home";
 
@@ -112,13 +115,15 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
   for (const e of sys.proc.readOnly) a.push("--ro-bind", `/proc/${e}`, `/proc/${e}`);
   for (const e of sys.proc.hiddenFiles) a.push("--ro-bind", "/dev/null", `/proc/${e}`);
   for (const e of sys.proc.hiddenDirs) a.push("--tmpfs", `/proc/${e}`, "--remount-ro", `/proc/${e}`);
-  a.push("--dev", "/dev");
+  // /dev read-only but for a sized /dev/shm (POSIX semaphores, shared memory): no RAM of the host's to fill there.
+  a.push("--dev", "/dev", "--size", String(m.tmpBytes ?? SHM_DEFAULT_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   if (m.tmpBytes !== undefined) a.push("--size", String(m.tmpBytes));
   a.push("--tmpfs", "/tmp", "--dir", JAIL_HOME);
   for (const p of m.readOnly) a.push("--ro-bind", src(p), p);
   for (const p of m.readWrite) a.push("--bind", src(p), p);
   for (const p of m.readOnlyOver) a.push("--ro-bind", src(p), p);
   if (m.egress) a.push("--bind", src(m.egress.socket), m.egress.at);
-  a.push("--chdir", m.cwd, "--", ...argv);
+  // The jail's own root (a tmpfs holding the mount points) read-only last: nothing written there but the mounts' own.
+  a.push("--remount-ro", "/", "--chdir", m.cwd, "--", ...argv);
   return a;
 }

@@ -43,6 +43,20 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail's system-cal
     expect(seen).toContain("SPAWN ok");
   });
 
+  it("row 13: the jail's own root and /dev are read-only, and /dev/shm is a sized tmpfs (no host RAM to fill there)", async () => {
+    emu = await Emu.create();
+    const probe = [
+      "touch /hkb-probe 2>/dev/null && echo ROOT writable || echo ROOT read-only",
+      "touch /dev/hkb-probe 2>/dev/null && echo DEV writable || echo DEV read-only",
+      "head -c 40000000 /dev/zero > /dev/shm/fill 2>/dev/null; echo SHM $(wc -c < /dev/shm/fill)",
+    ].join("\n");
+    const { doc, seen } = await probeRun(emu, probe, "bwrap", { limits: { tmpMiB: 16 } });
+    expect(doc.task.status, seen).toBe("done");
+    expect(seen).toContain("ROOT read-only");
+    expect(seen).toContain("DEV read-only");
+    expect(Number(/SHM (\d+)/.exec(seen)?.[1])).toBeLessThanOrEqual(16 * 1024 * 1024);
+  });
+
   it("row 13, control: unjailed, the same probe attaches and makes its namespace (the probe bites)", async () => {
     emu = await Emu.create();
     const { seen } = await probeRun(emu, PTRACE_AND_USERNS, "none");
