@@ -6,7 +6,7 @@
 // the tree's own owner; an entry the agent's user does not own (a hard link to someone else's file) is
 // never changed on the way back.
 import type { Dirent, Stats } from "node:fs";
-import { lchown, lstat, readdir } from "node:fs/promises";
+import { chmod, lchown, lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 
@@ -91,6 +91,10 @@ export async function handOver(root: string, to: Owner, o: { limit?: number } = 
         if (st.uid !== to.uid && !was) return;
         const want = was ?? owner;
         if (!same(st, want)) await lchown(p, want.uid, want.gid);
+        // Nothing the agent leaves is another local user's to write or runs as its owner: o+w, setuid and a
+        // file's setgid go (a directory's setgid — a shared group's — stays). Only after the run: no process of it is left.
+        const unsafe = st.isDirectory() ? 0o4002 : st.isFile() ? 0o6002 : 0;
+        if (st.mode & unsafe) await chmod(p, st.mode & 0o7777 & ~unsafe);
       });
     },
   };
