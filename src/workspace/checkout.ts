@@ -8,11 +8,12 @@
 // remote URL are used on the command line only, never written where the agent (or the board) can read them.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { GitResult, GitRunner } from "../git/runner.js";
 import { redactUrl } from "../result/redact.js";
 import { readTextInside } from "../sandbox/files.js";
-import { NOTHING_TO_FINISH, type PreparedWorkspace, WorkspaceRefused } from "./port.js";
+import { type PreparedWorkspace, WorkspaceRefused } from "./port.js";
 
 export interface CheckoutInput {
   local: string;
@@ -96,7 +97,9 @@ export async function prepareCheckout(i: CheckoutInput): Promise<PreparedWorkspa
   // bubblewrap must pass these folders to mount the work tree.
   if (!i.repo) {
     mkdirSync(i.local, { recursive: true, mode: 0o711 });
-    return { ...base, finish: async () => NOTHING_TO_FINISH };
+    // Nothing goes anywhere: the card and the summary say where the work is (a board user can act on that).
+    const note = `the work stays on ${hostname()} in ${i.local}: ${i.boardPath} is not on this host and workspace.repos names no repository to push it to`;
+    return { ...base, finish: async () => ({ artifacts: [], note }) };
   }
   const url = i.repo;
   const cache = await mirror(i, url);

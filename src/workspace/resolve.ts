@@ -1,6 +1,6 @@
 // Which workspace a claimed task gets on this host, and whether it may have it at all. Pure decisions
 // (allowed roots, mode choice, path mapping) apart from the existence checks; checkout.ts does git.
-import { lstatSync, statSync } from "node:fs";
+import { type Stats, lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, normalize, resolve } from "node:path";
 import type { Task } from "../board/port.js";
@@ -119,6 +119,21 @@ export function unmapPath(pathMap: Readonly<Record<string, string>>, local: stri
   return best ? join(normalize(best[0]), p.slice(normalize(best[1]).replace(/\/+$/, "").length)) : null;
 }
 
+/** A path that exists and is not a directory is the board's word gone wrong, never "not on this host": refused. */
+function notADirectory(p: string, what: string): void {
+  let st: Stats;
+  try {
+    st = statSync(p);
+  } catch {
+    return;
+  }
+  if (!st.isDirectory())
+    throw new WorkspaceRefused(
+      `${what} ${p} exists on this host but is not a directory (${st.isFile() ? "a file" : "not a folder"}): the agent was not started; point the task at a folder (or remove the file) and unblock it`,
+      "workspace",
+    );
+}
+
 const isDir = (p: string) => {
   try {
     return statSync(p).isDirectory();
@@ -135,6 +150,7 @@ export function modeFor(s: WorkspaceSettings, board: string): "auto" | Workspace
 export function chooseMode(s: WorkspaceSettings, board: string, task: Pick<Task, "projectId">, boardPath: string): { mode: WorkspaceMode; why: string } {
   const configured = modeFor(s, board);
   if (configured !== "auto") return { mode: configured, why: `workspace.mode is ${configured}` };
+  notADirectory(boardPath, "the task's workspace");
   if (isDir(boardPath)) return { mode: "board", why: `the claimed path ${boardPath} exists on this host` };
   const m = mapPath(s.pathMap, boardPath);
   if (m) return { mode: "mapped", why: `workspace.pathMap maps ${m.from} to ${m.to}` };
@@ -195,6 +211,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
     if (refused) throw refused;
     const { mode, why } = chooseMode(this.s, lease.board, task, boardPath);
     if (mode === "board") {
+      notADirectory(boardPath, "the task's workspace");
       if (!isDir(boardPath))
         throw new WorkspaceRefused(
           `workspace.mode board: ${boardPath} does not exist on this host (is the board on another host? use mapped or checkout)`,
@@ -206,6 +223,7 @@ export class LocalWorkspaces implements WorkspaceProvider {
     if (mode === "mapped") {
       const m = mapPath(this.s.pathMap, boardPath);
       if (!m) throw new WorkspaceRefused(`workspace.mode mapped: no workspace.pathMap entry covers ${boardPath}`, "workspace.pathMap");
+      notADirectory(m.local, `workspace.pathMap maps ${boardPath} to`);
       if (!isDir(m.local))
         throw new WorkspaceRefused(
           `workspace.pathMap entry "${m.from}" → "${m.to}" maps ${boardPath} to ${m.local}, which does not exist on this host`,

@@ -80,6 +80,26 @@ describe("workspace modes", () => {
     const mode = async (id: string) =>
       ((await emu.show(id)).runs.at(-1)?.metadata as { bridge?: { workspace?: { mode?: string } } } | undefined)?.bridge?.workspace?.mode;
     expect([await mode(a), await mode(b), await mode(c)]).toEqual(["board", "mapped", "checkout"]);
+    // the checkout had no repository to push to: the summary says where the work is
+    expect((await emu.show(c)).runs.at(-1)?.summary).toMatch(/\n\nWorkspace: the work stays on \S+ in \/.+: \/remote-board-host\/.+ is not on this host and workspace.repos names no repository/);
+  });
+
+  it("a dir: workspace that is a file blocks before the agent starts, naming the path — never an empty checkout marked done", async () => {
+    emu = await Emu.create();
+    const projects = join(emu.dir, "projects");
+    mkdirSync(projects);
+    const file = join(projects, "notes.txt");
+    writeFileSync(file, "a file, not a folder\n");
+    const id = await emu.createTask("file ws", { assignee: SEAT, body: "MODE:complete", workspace: `dir:${file}` });
+    const b = await runBridge(emu, { base: { workspace: { allowedRoots: [projects] } } });
+    await b.daemon.done;
+    const doc = await emu.show(id);
+    expect(doc.task.status).toBe("blocked");
+    const r = reasonOf(doc);
+    expect(r).toMatch(/^cause: environment$/m);
+    expect(r).toContain(`the task's workspace ${file} exists on this host but is not a directory (a file)`);
+    expect(b.reports[0]?.decision).toBe("block");
+    expect(readFileSync(file, "utf8")).toBe("a file, not a folder\n");
   });
 });
 
