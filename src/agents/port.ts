@@ -27,6 +27,8 @@ export type AgentEvent =
   /** `note`: why the reported reset time was replaced (result/limits.ts bounds it). */
   | { type: "limit"; kind: string; resetsAt: number | null; message: string; note?: string }
   | { type: "auth_failed"; message: string }
+  /** The agent could not reach its API (a connection error, a reconnect loop): the run's watchdog counts from the first. */
+  | { type: "unreachable"; message: string }
   /** The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). */
   | { type: "failed"; cause: "environment" | "human decision needed"; message: string }
   | { type: "outcome"; request: OutcomeRequest }

@@ -10,8 +10,8 @@ import { runProcess } from "../process/runner.js";
 import { type CliHomeLayout, freshHome } from "./cli-home.js";
 import type { AgentEvent } from "./port.js";
 
-/** What a run claimed that would pause the seat. */
-export type Claim = "limit" | "auth";
+/** What a run claimed that would pause the seat (`unreachable`: its API out of reach). */
+export type Claim = "limit" | "auth" | "unreachable";
 
 export interface ClaimCheck {
   verdict: "confirmed" | "refuted" | "unknown";
@@ -79,6 +79,8 @@ export function loginWorks(p: Awaited<ReturnType<typeof probeSeat>>): boolean {
 }
 
 export function verdictOf(claim: Claim, p: Awaited<ReturnType<typeof probeSeat>>): ClaimCheck {
+  // Any answer of the API — a limit or a refused login too — is an API within reach.
+  if (claim === "unreachable") return p.ok || p.limit || p.auth ? { verdict: "refuted", detail: p.detail } : { verdict: "confirmed", detail: p.detail };
   if (claim === "limit" && p.limit) return { verdict: "confirmed", detail: p.detail, resetsAt: p.limit.resetsAt };
   if (claim === "auth" && p.auth) return { verdict: "confirmed", detail: p.detail };
   if (p.ok) return { verdict: "refuted", detail: p.detail };

@@ -83,6 +83,12 @@ export const agentCommon = {
   killGraceSeconds: seconds.default(10),
   /** No agent event for this long → the run is stopped as stalled. 0 = off. */
   stallSeconds: z.number().min(0).default(600),
+  /**
+   * The agent reports it cannot reach its API (Codex's reconnect loop, Claude's connection retries, the local
+   * loop's refused connection) for this long with no answer in between → the run is stopped, the task handed
+   * back to the lane and the seat paused until its own check gets through. 0 = off.
+   */
+  unreachableSeconds: z.number().min(0).default(180),
   /** A CLI that printed its final result and does not exit within this is stopped; the result counts. */
   afterResultSeconds: seconds.default(15),
   /** Polite stop this long before the deadline (default min(60, ttl/8)). */

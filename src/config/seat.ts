@@ -14,6 +14,15 @@ export const Seat = z.strictObject({
     .max(24 * 366)
     .default(168),
   /**
+   * The agent could not reach its API (agent.unreachableSeconds): the seat claims nothing this long, then its
+   * own check asks the API; no answer doubles the pause (up to 15 minutes).
+   */
+  unreachablePauseSeconds: z
+    .number()
+    .positive()
+    .max(3600)
+    .default(60),
+  /**
    * A usage limit or failed login the agent reported that the seat's own check did not confirm pauses
    * the seat this long, then it checks again (run/claims.ts).
    */

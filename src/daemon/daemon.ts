@@ -86,6 +86,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       boards,
       check: d.checkClaim,
       maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+      reachPauseMs: c.seat.unreachablePauseSeconds * 1000,
     });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };

@@ -18,6 +18,9 @@ import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { boundReset } from "../result/limits.js";
 import { iso } from "./status.js";
 
+const REACH_FIRST_MS = 60_000;
+const REACH_MAX_MS = 15 * 60_000;
+
 export interface PauseHooks {
   paused(e: { until: string | null; reason: string | null }): void;
   resumed(): void;
@@ -32,6 +35,8 @@ export class SeatPauses {
   private parked: ParkedTask[] = [];
   /** The pause is for a claim the seat's own check did not confirm: checked again when it ends. */
   private recheck: Claim | null = null;
+  /** The pause after an unreachable API, doubled each time the seat's own check does not get through. */
+  private reachPauseMs = 0;
 
   constructor(
     private readonly seat: SeatState,
@@ -47,6 +52,8 @@ export class SeatPauses {
       check?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
       /** The longest pause a reset time may make (seat.maxLimitPauseHours). */
       maxPauseMs?: number;
+      /** The first pause after an unreachable API (seat.unreachablePauseSeconds). */
+      reachPauseMs?: number;
     } = {},
   ) {}
 
@@ -67,11 +74,27 @@ export class SeatPauses {
       }
       this.wakeAtEnd();
     }
+    if (r.unreachable) {
+      this.recheck = "unreachable";
+      this.pauseUnreachable(r.unreachable);
+    }
     if (r.authFailed) {
       this.seat.pauseForAuth();
       this.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication");
       this.hooks.paused({ until: null, reason: this.seat.reason });
     }
+  }
+
+  /** Its API out of reach: the seat claims nothing for a while (1 min, doubling to 15), then checks. */
+  private pauseUnreachable(what: string): void {
+    this.reachPauseMs = Math.min(Math.max(this.o.reachPauseMs ?? REACH_FIRST_MS, this.reachPauseMs * 2), REACH_MAX_MS);
+    this.seat.pauseUntil(
+      this.clock.now() + this.reachPauseMs,
+      `the agent could not reach its API (${what.slice(0, 200)}): claiming again once the seat's own check gets through`,
+    );
+    this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
+    this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
+    this.wakeAtEnd();
   }
 
   /** Wakes the boards when a usage-limit pause ends (the parked tasks first). */
@@ -95,6 +118,16 @@ export class SeatPauses {
     this.recheck = null;
     if (!claim || !this.o.check) return false;
     const v = await this.o.check(claim);
+    if (claim === "unreachable") {
+      if (v.verdict === "refuted") {
+        this.reachPauseMs = 0;
+        this.log.info({ detail: v.detail }, "the seat's own check got through to its API: claiming again");
+        return false;
+      }
+      this.recheck = "unreachable";
+      this.pauseUnreachable(v.detail);
+      return true;
+    }
     if (v.verdict !== "confirmed") {
       this.log.info({ claim, verdict: v.verdict, detail: v.detail }, "the unconfirmed claim was checked again: not confirmed, claiming again");
       return false;

@@ -24,6 +24,8 @@ export interface KindEgress {
 export interface EgressPlan {
   allow: AllowList;
   api: { name: string; upstream: string; keys: readonly { env: string; value: string }[] } | null;
+  /** The kind's API and login host names (and its base URL's): no answer from one is the agent's API out of reach. */
+  apiHosts: readonly string[];
 }
 
 export function egressPlan(o: {
@@ -48,7 +50,8 @@ export function egressPlan(o: {
   const allow = new AllowList([...kindRules, ...apiRule, ...rules(o.allowHosts, "allowHosts")], rules(o.denyHosts, "denyHosts"));
   if (issues.length) throw new ConfigError(issues);
   const keys = (api?.keyEnvs ?? []).flatMap((env) => (o.env[env] ? [{ env, value: o.env[env] ?? "" }] : []));
-  return { allow, api: api ? { name: api.name, upstream: api.upstream, keys } : null };
+  const apiHosts = [...o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts").host), ...(api ? [new URL(api.upstream).hostname] : [])];
+  return { allow, api: api ? { name: api.name, upstream: api.upstream, keys } : null, apiHosts: [...new Set(apiHosts.map((h) => h.toLowerCase()))] };
 }
 
 /** One run's placeholders: the jail's environment for the keys, and the proxy's route that puts the real ones back. */

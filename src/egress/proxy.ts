@@ -56,6 +56,8 @@ export class EgressProxy {
       onBlocked?: (host: string, port: number, why: string) => void;
       /** The first failure to reach each allowed host:port (log). */
       onFailed?: (host: string, port: number, why: string) => void;
+      /** Every time an allowed host gave no answer (did not resolve, refused or dropped the connection): the run's unreachable watch. */
+      onUnanswered?: (host: string, port: number, why: string) => void;
     },
   ) {
     this.server = createServer((req, res) => void this.onRequest(req, res));
@@ -128,7 +130,7 @@ export class EgressProxy {
       resolved = await resolveHost(host, this.o.resolver ?? systemResolver);
     } catch (err) {
       const why = `cannot resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "error"})`;
-      this.tally(this.failed, host, port, why, this.o.onFailed);
+      this.unanswered(host, port, why);
       return { refused: why, status: 502 };
     }
     const to = pick(resolved, d.explicit);
@@ -163,7 +165,7 @@ export class EgressProxy {
     up.on("error", (err: NodeJS.ErrnoException) => {
       if (connected) return void socket.destroy();
       const why = `could not reach ${host}:${port} (${err.code ?? err.message})`;
-      this.tally(this.failed, host, port, why, this.o.onFailed);
+      this.unanswered(host, port, why);
       socket.end(`HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n${why}\n`);
     });
     up.on("close", () => socket.destroy());
@@ -190,7 +192,7 @@ export class EgressProxy {
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: url.host };
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
-    this.forward(httpRequest({ host: dest.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers }), host, req, res);
+    this.forward(httpRequest({ host: dest.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers }), { host, port }, req, res);
   }
 
   private toApi(path: string, req: IncomingMessage, res: ServerResponse): void {
@@ -212,10 +214,22 @@ export class EgressProxy {
     }
     const target = { host: up.hostname, port: rule.port, method: req.method, path: `${up.pathname.replace(/\/$/, "")}${tail}`, headers: h.headers };
     const upReq = up.protocol === "https:" ? httpsRequest({ ...target, servername: up.hostname }) : httpRequest(target);
-    this.forward(upReq, up.hostname, req, res, route.secrets);
+    this.forward(upReq, { host: up.hostname, port: rule.port ?? (up.protocol === "https:" ? 443 : 80) }, req, res, route.secrets);
   }
 
-  private forward(up: ReturnType<typeof httpRequest>, host: string, req: IncomingMessage, res: ServerResponse, secrets?: ReadonlyMap<string, string>): void {
+  private unanswered(host: string, port: number, why: string): void {
+    this.tally(this.failed, host, port, why, this.o.onFailed);
+    this.o.onUnanswered?.(host, port, why);
+  }
+
+  private forward(
+    up: ReturnType<typeof httpRequest>,
+    to: { host: string; port: number },
+    req: IncomingMessage,
+    res: ServerResponse,
+    secrets?: ReadonlyMap<string, string>,
+  ): void {
+    const { host } = to;
     up.on("response", (r) => {
       r.on("data", (c: Buffer) => this.count(host, c.length));
       if (!secrets) {
@@ -227,7 +241,12 @@ export class EgressProxy {
       res.writeHead(r.statusCode ?? 502, maskedHeaders(r.headers, secrets));
       r.pipe(new KeyMask(secrets)).pipe(res);
     });
-    up.on("error", (err) => (res.headersSent ? res.destroy() : end(res, 502, `upstream ${host}: ${err.message}\n`)));
+    up.on("error", (err: NodeJS.ErrnoException) => {
+      if (res.headersSent) return void res.destroy();
+      const why = `could not reach ${host}:${to.port} (${err.code ?? err.message})`;
+      this.unanswered(host, to.port, why);
+      end(res, 502, `${why}\n`);
+    });
     req.on("data", (c: Buffer) => this.count(host, c.length));
     req.pipe(up);
   }

@@ -22,7 +22,8 @@ export interface GateExtras {
 export type Decision =
   /** `review`: the close is a review hand-off (`request-review`) to `reviewer` (null: the board's own choice). */
   | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras; review?: { reviewer: string | null } }
-  | { type: "block"; template: BlockTemplate; limit: boolean }
+  /** `unreachable`: the agent could not reach its API — handed back to the lane, never left blocked (run/unreachable.ts). */
+  | { type: "block"; template: BlockTemplate; limit: boolean; unreachable?: true }
   | { type: "lost" };
 
 export function blockDecision(cause: Cause, what: string, options: string[], recommendation: string, next: string, limit = false): Decision {

@@ -1,7 +1,7 @@
 // The agent's part of the working phase: the agent runs resumed or fresh, its events folded into the
 // run's record (drive.ts); a resume that is refused before the agent did anything is started over
 // fresh, once (never in a loop), with a comment on the task saying so.
-import type { AgentRunInput, RunInbox, Usage } from "../agents/port.js";
+import type { AgentEvent, AgentRunInput, RunInbox, Usage } from "../agents/port.js";
 import { describeError } from "../errors/index.js";
 import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
@@ -21,6 +21,8 @@ export interface AgentRun {
   signal: AbortSignal;
   wrapUp: AbortSignal;
   stop: (why: Stop, detail?: string) => void;
+  /** The unreachable watch (reach.ts): every agent event goes through it. */
+  reach: (e: AgentEvent) => void;
   /** The budget crossed by this usage so far (its text for the block), or null. */
   overBudget: (u: Usage) => string | null;
 }
@@ -41,6 +43,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   });
   const hooks: DriveHooks = {
     onEvent: (e) => {
+      w.reach(e);
       if (e.type === "progress") record.note(e.note);
       if (e.type === "usage") {
         record.setUsage(e.usage);

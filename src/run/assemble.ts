@@ -91,6 +91,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     traceId: r.traceId,
     leaseClock: r.leaseClock,
     killGraceMs: c.agent.killGraceSeconds * 1000,
+    unreachableMs: c.agent.unreachableSeconds * 1000,
     runsDir: statePath(c.stateDir, "runs"),
     privateRoot: statePath(c.stateDir, "private"),
     cliOnThisHost: s.cliOnThisHost,

@@ -11,6 +11,7 @@ import { type LimitMode, limitIntent } from "./limit.js";
 import type { RunFacts } from "./decide.js";
 import { type KeptClaim, type ShutdownMode, shutdownIntent } from "./restart.js";
 import { type ReviewPolicy, handOff } from "./review.js";
+import { unreachableIntent } from "./unreachable.js";
 
 export interface IntentContext {
   story: RunStory;
@@ -29,6 +30,7 @@ export function closeIntentOf(decision: Exclude<Decision, { type: "lost" }>, o: 
     const bridge = bridgeInfo(o.story, o.lease.runId, o.facts.finished, o.facts.stop);
     return completeIntent(decision, { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) }, o.review);
   }
+  if (decision.unreachable) return unreachableIntent(decision, { seat: o.seat, lane: o.lane, story: o.story });
   const limit = decision.limit ? o.facts.limit : undefined;
   if (limit && o.onLimit) return limitIntent(o.onLimit, { seat: o.seat, lane: o.lane, limit, story: o.story });
   if (o.facts.stop === "shutdown" && o.onShutdown)

@@ -33,7 +33,14 @@ export interface Confinement {
 
 export async function confine(
   w: WorkInput,
-  o: { socket?: string | undefined; stop: (why: Stop, detail?: string) => void; abort: (why: Error) => void; timers: Timer[] },
+  o: {
+    socket?: string | undefined;
+    stop: (why: Stop, detail?: string) => void;
+    abort: (why: Error) => void;
+    timers: Timer[];
+    /** No answer from the kind's API host through the run's proxy (the unreachable watch, reach.ts). */
+    unreachable?: ((message: string) => void) | undefined;
+  },
 ): Promise<Confinement> {
   const { prep, record } = w;
   const facts = record.facts;
@@ -51,6 +58,9 @@ export async function confine(
       routes: plan.routes,
       onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why),
       onFailed: (host, port, why) => w.hooks?.onEgressFailed?.(host, port, why),
+      onUnanswered: (host, _port, why) => {
+        if (w.egress?.apiHosts.includes(host)) o.unreachable?.(`the run's proxy: ${why}`);
+      },
     });
     await p.listen(socket);
     proxy = p;

@@ -10,7 +10,7 @@ import { validateBlock } from "../result/template.js";
 
 export type { Decision } from "../result/decision.js";
 
-export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | null;
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | "unreachable" | null;
 
 export interface RunFacts {
   outcome: OutcomeRequest | null;
@@ -19,6 +19,8 @@ export interface RunFacts {
   stopDetail?: string;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: string;
+  /** The agent's last word that it cannot reach its API, while no answer came since (run/agent-run.ts). */
+  unreachable?: string;
   failure?: Extract<AgentEvent, { type: "failed" }>;
   /** The seat's own check of a limit or login failure the agent reported (run/claims.ts). */
   claimCheck?: ClaimCheck & { claim: Claim };
@@ -70,6 +72,18 @@ export function decide(f: RunFacts): Decision {
       "Unblock this task once the limit has reset.",
       true,
     );
+  // Its API out of reach (the watchdog stopped it, or it gave up by itself): no deadline, no agent fault.
+  if (f.stop === "unreachable" || (f.stop === null && f.unreachable && f.outcome?.kind !== "complete" && f.outcome?.kind !== "block"))
+    return {
+      ...block(
+        "environment",
+        `The agent could not reach its API: ${tail(f.unreachable ?? f.stopDetail ?? "connection errors", 400)}. Seat ${f.seat} pauses until its own check gets through.`,
+        ["nothing: the task goes back to the lane for a seat that can reach its API", "fix the seat's network or base URL (hermes-bridge doctor)"],
+        "Check the seat's network, proxy allow-list and API base URL.",
+        "None for the task; fix the seat's network if it stays paused.",
+      ),
+      unreachable: true,
+    } as Decision;
   if (f.finished?.reason === "stalled")
     return block(
       "environment",

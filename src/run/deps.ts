@@ -66,6 +66,8 @@ export interface TaskRunDeps {
   /** The run's deadline, polite stop, heartbeat and — where the CLI renews claims — its renewals (lease/clock.ts). */
   leaseClock: LeaseClock;
   killGraceMs: number;
+  /** The agent's reports that it cannot reach its API, unanswered this long, stop the run (agent.unreachableSeconds; 0: off). */
+  unreachableMs?: number | undefined;
   /** Where the agent's run directory is made (the agent is told of it). */
   runsDir: string;
   /** Where the run's private directory is made (staged deliverables, the git view; never told to the agent). */
@@ -100,6 +102,7 @@ export type WorkInput = Pick<
   | "traceId"
   | "leaseClock"
   | "killGraceMs"
+  | "unreachableMs"
   | "shutdown"
   | "gate"
   | "redactor"

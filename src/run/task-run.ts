@@ -45,6 +45,8 @@ export interface RunReport {
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
+  /** The agent could not reach its API (handed back): the seat pauses until its own check gets through. */
+  unreachable?: string;
   /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
   claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
@@ -152,6 +154,7 @@ export class TaskRun {
     if (this.refusedInstead) report.cause = "human decision needed";
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
+    if (decision.type === "block" && decision.unreachable) report.unreachable = record.facts.unreachable ?? record.facts.stopDetail ?? "connection errors";
     if (record.facts.claimCheck) report.claimCheck = record.facts.claimCheck;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
     if (this.stopped && close !== "lease_lost") report.stopped = this.stopped;

@@ -9,6 +9,7 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
+import { unreachableWatch } from "./reach.js";
 import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
@@ -136,7 +137,14 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools host", () => t.host.end()]);
     }
     // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
-    const confined = await confine(w, { socket: tools?.endpoint.path, stop, abort: (why) => agentAc.abort(why), timers });
+    const reach = unreachableWatch({ ...w, stop });
+    const confined = await confine(w, {
+      socket: tools?.endpoint.path,
+      stop,
+      abort: (why) => agentAc.abort(why),
+      timers,
+      unreachable: (message) => reach({ type: "unreachable", message }),
+    });
     cleanup.push(...confined.cleanup);
     const runJail = confined.runJail;
     // A task (or seat) already over its budget does not start the agent at all.
@@ -145,7 +153,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     if (before) {
       facts.stop = "budget";
       facts.stopDetail = before;
-    } else await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    } else
+      await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, reach, overBudget: over });
     await confined.afterAgent();
     // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
     if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);

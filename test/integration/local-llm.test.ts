@@ -104,10 +104,14 @@ describe("local-LLM agent", () => {
     expect(r).toMatch(what);
   });
 
-  it("a server that goes away mid-run is an environment block", async () => {
-    const { doc } = await runWith([{ reset: true }]);
-    expect(reasonOf(doc)).toMatch(/^cause: environment$/m);
-    expect(reasonOf(doc)).toMatch(/not reachable/);
+  it("a server that goes away mid-run: the task goes back to the lane (never blocked), naming it; the seat pauses", async () => {
+    const { doc, reports } = await runWith([{ reset: true }]);
+    expect(doc.task.status).toBe("ready");
+    expect(doc.events.map((e) => e.kind)).not.toContain("blocked");
+    expect(doc.events.find((e) => e.kind === "reclaimed")?.payload?.reason).toMatch(/^environment: the agent of seat test-seat could not reach its API/);
+    expect(doc.comments.at(-1)?.body).toMatch(/^cause: environment$/m);
+    expect(doc.comments.at(-1)?.body).toMatch(/The agent could not reach its API: the model server at .* is not reachable/);
+    expect(reports[0]?.unreachable).toMatch(/not reachable/);
   });
 
   it("an unreachable server at start pauses the seat: nothing is claimed", async () => {

@@ -76,6 +76,14 @@ describe("Claude Code translator", () => {
       { type: "auth_failed", message: "Not logged in · Please run /login" },
     ]);
   });
+  it("no network: api_retry with no HTTP status is the API out of reach; a final connection error too; a 529 retry is progress", () => {
+    const ev = claude("norun-claude-fakekey-nonetwork.txt");
+    expect(ev.filter((e) => e.type === "unreachable")).toHaveLength(5);
+    expect(ev.find((e) => e.type === "unreachable")).toEqual({ type: "unreachable", message: "API retry 1/10: no answer from the API (unknown)" });
+    const end = translateClaudeLine(initialClaudeState(null), JSON.stringify({ type: "result", subtype: "success", is_error: true, result: "API Error: Connection error." }), NOW);
+    expect(end.events).toContainEqual({ type: "unreachable", message: "API Error: Connection error." });
+    expect(claude("mockrun-claude-529-overloaded.txt").some((e) => e.type === "unreachable")).toBe(false);
+  });
   it("repeated 401 api_retry lines → auth_failed without waiting for all retries", () => {
     const ev = claude("mockrun-claude-401.txt");
     expect(ev.findIndex((e) => e.type === "auth_failed")).toBeGreaterThan(0);
@@ -123,6 +131,13 @@ describe("Claude Code translator", () => {
 });
 
 describe("Codex translator", () => {
+  it("a reconnect loop with no answer (a name that does not resolve, waiting for network) is the API out of reach; a 401 or 429 reconnect is not", () => {
+    const ev = codex("norun-codex-exec-json.txt");
+    expect(ev.filter((e) => e.type === "unreachable").length).toBeGreaterThan(2);
+    expect(ev.filter((e) => e.type === "progress" && /Reconnecting/.test(e.note))).toEqual([]);
+    expect(codex("mockrun-codex-401.txt").some((e) => e.type === "unreachable")).toBe(false);
+    expect(codex("mockrun-codex-429usage.txt").some((e) => e.type === "unreachable")).toBe(false);
+  });
   it("success: started, tools, message, usage", () => {
     const ev = codex("mockrun-codex-exec-json-success-approved.txt");
     expect(ev[0]).toEqual({ type: "session", id: "01a22a0f-450d-71a1-977b-478c35e65705" });

@@ -3,6 +3,7 @@
 // api_retry name a failure; init must show the task MCP server connected; session_id is the resumable
 // handle; usage comes from the result line as the run's totals ("No conversation found" = a resume
 // that cannot be continued).
+import { noAnswerFromApi } from "../network.js";
 import { arr, modelName, num, obj, parseLine, str, uuid } from "../json.js";
 import type { AgentEvent, Usage } from "../port.js";
 import { parseLimitText } from "./limits.js";
@@ -74,7 +75,13 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
       s.authRetries += 1;
       if (s.authRetries >= 2)
         events.push({ type: "auth_failed", message: `HTTP ${num(line.error_status) ?? "?"} authentication_failed, retried ${s.authRetries} times` });
-    } else events.push({ type: "progress", note: `API retry ${num(line.attempt) ?? "?"}/${num(line.max_retries) ?? "?"} (${str(line.error) ?? "error"})` });
+    } else if (num(line.error_status) === null)
+      // No HTTP status: the request got no answer at all (no network, a dead port, a name that does not resolve).
+      events.push({
+        type: "unreachable",
+        message: `API retry ${num(line.attempt) ?? "?"}/${num(line.max_retries) ?? "?"}: no answer from the API (${str(line.error) ?? "connection error"})`,
+      });
+    else events.push({ type: "progress", note: `API retry ${num(line.attempt) ?? "?"}/${num(line.max_retries) ?? "?"} (${str(line.error) ?? "error"})` });
   } else if (type === "rate_limit_event") {
     const info = obj(line.rate_limit_info);
     const at = num(info.resetsAt);
@@ -158,5 +165,6 @@ function resultError(line: Record<string, unknown>, s: ClaudeState, now: number)
   if (subtype === "error_max_budget_usd") return [{ type: "failed", cause: "human decision needed", message: "ran out of budget (max budget USD)" }];
   if (legacy && status !== null) return [{ type: "limit", kind: legacy.kind, resetsAt: s.resetsAt ?? legacy.resetsAt, message: text }];
   if (legacy && /usage limit reached\|/i.test(text)) return [{ type: "limit", kind: legacy.kind, resetsAt: legacy.resetsAt, message: text }];
+  if (status === null && noAnswerFromApi(text)) return [{ type: "unreachable", message: text.slice(0, 300) }];
   return [{ type: "failed", cause: "environment", message: `Claude ended with an error (${subtype ?? "error"}${status ? `, HTTP ${status}` : ""}): ${text}` }];
 }

@@ -2,6 +2,7 @@
 // = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress; thread_id is
 // the resumable handle; turn.completed usage is the thread's running total, reported as such.)
 import { num, obj, parseLine, str, uuid } from "../json.js";
+import { noAnswerFromApi } from "../network.js";
 import type { AgentEvent, Usage } from "../port.js";
 
 export interface CodexState {
@@ -66,7 +67,9 @@ export function translateCodexLine(state: CodexState, raw: string, now: number):
     if (s.threadId) events.push({ type: "session", id: s.threadId });
   } else if (type === "error") {
     const message = str(line.message) ?? "";
-    if (/^Reconnecting\.\.\./.test(message)) events.push({ type: "progress", note: message.slice(0, 300) });
+    // A reconnect with no answer from the API is the unreachable watch's (run/agent-run.ts); any other is progress.
+    if (/^Reconnecting\.\.\./.test(message))
+      events.push(noAnswerFromApi(message) ? { type: "unreachable", message: message.slice(0, 300) } : { type: "progress", note: message.slice(0, 300) });
   } else if (type === "item.started" || type === "item.completed") {
     const item = obj(line.item);
     const itype = str(item.type);
@@ -82,7 +85,9 @@ export function translateCodexLine(state: CodexState, raw: string, now: number):
     events.push({ type: "usage", usage: usageOf(obj(line.usage), s.turns) });
   } else if (type === "turn.failed") {
     s.terminal = "failed";
-    events.push(failure(str(obj(line.error).message) ?? "turn failed", now));
+    const message = str(obj(line.error).message) ?? "turn failed";
+    if (noAnswerFromApi(message)) events.push({ type: "unreachable", message: message.slice(0, 300) });
+    events.push(failure(message, now));
   }
   return { state: s, events };
 }

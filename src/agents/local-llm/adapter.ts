@@ -184,6 +184,8 @@ export class LocalLlmAgent implements AgentAdapter {
       if (p.signal.aborted) return { ...ended("aborted", "stopped by the bridge"), abortReason: p.signal.reason };
       const e = err as Error;
       const cause = e instanceof LlmError && e.kind === "context_overflow" ? "human decision needed" : "environment";
+      // The bridge's own request got no answer: the run goes back to the lane and the seat pauses (decide.ts).
+      if (e instanceof LlmError && e.kind === "unreachable") p.emit({ type: "unreachable", message: e.message });
       p.emit({ type: "failed", cause, message: e.message });
       return ended("exited");
     }

@@ -24,6 +24,27 @@ const schema = z.strictObject({
   ...agentCommon,
 });
 
+/** GET <baseUrl>/models from the bridge: does the server answer, and does it serve the model? */
+async function modelServer(a: z.output<typeof schema>, ctx: { env: NodeJS.ProcessEnv }) {
+  try {
+    const res = await (await import("undici")).request(`${a.baseUrl.replace(/\/+$/, "")}/models`, {
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
+      headers: a.apiKeyEnv && ctx.env[a.apiKeyEnv] ? { authorization: `Bearer ${ctx.env[a.apiKeyEnv]}` } : {},
+    });
+    const body = await res.body.text();
+    const ok = res.statusCode === 200 && body.includes(a.model);
+    return {
+      ok,
+      reached: true,
+      detail: ok ? `${a.baseUrl} serves ${a.model}` : `${a.baseUrl}/models answered ${res.statusCode} without ${a.model}`,
+      fix: "start the model server and pull the model (Ollama: ollama pull <model>)",
+    };
+  } catch (err) {
+    return { ok: false, reached: false, detail: `${a.baseUrl} unreachable: ${(err as Error).message}`, fix: "start the model server or fix agent.baseUrl" };
+  }
+}
+
 export const localLlmKind = defineKind({
   kind: "local-llm",
   schema,
@@ -49,23 +70,12 @@ export const localLlmKind = defineKind({
       redact: (m) => ctx.redactor.redactDeep(m),
     });
   },
-  async preflight(a, ctx) {
-    try {
-      const res = await (await import("undici")).request(`${a.baseUrl.replace(/\/+$/, "")}/models`, {
-        headersTimeout: 5000,
-        bodyTimeout: 5000,
-        headers: a.apiKeyEnv && ctx.env[a.apiKeyEnv] ? { authorization: `Bearer ${ctx.env[a.apiKeyEnv]}` } : {},
-      });
-      const body = await res.body.text();
-      const ok = res.statusCode === 200 && body.includes(a.model);
-      return {
-        ok,
-        detail: ok ? `${a.baseUrl} serves ${a.model}` : `${a.baseUrl}/models answered ${res.statusCode} without ${a.model}`,
-        fix: "start the model server and pull the model (Ollama: ollama pull <model>)",
-      };
-    } catch (err) {
-      return { ok: false, detail: `${a.baseUrl} unreachable: ${(err as Error).message}`, fix: "start the model server or fix agent.baseUrl" };
-    }
+  preflight: (a, ctx) => modelServer(a, ctx),
+  // Only an unreachable server is checked (the loop's limits and logins are the bridge's own answers): any answer refutes it.
+  check: async (claim, a, ctx) => {
+    if (claim !== "unreachable") return { verdict: "unknown", detail: "the local loop's limits and logins are the bridge's own answers" };
+    const p = await modelServer(a, ctx);
+    return p.reached ? { verdict: "refuted", detail: p.detail } : { verdict: "confirmed", detail: p.detail };
   },
   // The task prompt of the first user message (the system prompt is agent.promptFile or prompts/local-llm.md).
   promptFile: () => bundledFile("prompts", "task.md"),
