@@ -21,7 +21,7 @@ export interface CredentialFile {
   /** The part of its parsed JSON a run may carry (known keys only), or null when it is no login. */
   pick(json: unknown): Record<string, unknown> | null;
   /** A run's version may replace the login's (the same account, a later expiry); absent: never written back. */
-  accepts?(login: Record<string, unknown> | null, run: Record<string, unknown>): boolean;
+  accepts?(login: Record<string, unknown> | null, run: Record<string, unknown>, now: number): boolean;
 }
 
 /** What a CLI kind keeps in its config home, by role. */
@@ -97,6 +97,7 @@ export async function refreshLogin(o: {
   login: string;
   home: string;
   verify?: ((login: string) => Promise<boolean>) | undefined;
+  now?: number | undefined;
 }): Promise<string[]> {
   const candidates: { path: string; kept: Record<string, unknown>; was: Record<string, unknown> | null }[] = [];
   for (const c of o.layout.credentials) {
@@ -106,7 +107,7 @@ export async function refreshLogin(o: {
     if (!kept) continue;
     const was = await readJson(o.login, c.path);
     const login = was === undefined || was === null ? null : c.pick(was);
-    if (JSON.stringify(login) === JSON.stringify(kept) || !c.accepts(login, kept)) continue;
+    if (JSON.stringify(login) === JSON.stringify(kept) || !c.accepts(login, kept, o.now ?? Date.now())) continue;
     candidates.push({ path: c.path, kept, was: login });
   }
   if (candidates.length === 0) return [];

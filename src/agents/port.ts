@@ -133,5 +133,7 @@ export interface AgentAdapter {
   readonly observes?: boolean;
   /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/pins.ts). */
   readonly skillsAsPlugin?: boolean;
+  /** Tries a login a run left (one request of the bridge's own) before it may replace the seat's (agents/cli-home.ts). */
+  verifyLogin?(login: string): Promise<boolean>;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;
 }

@@ -111,6 +111,8 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
         home: join(r.runDir, RUN_CLI_HOME),
         sessions: [rec.session],
         save: join(d.journal.taskDir(r.board, r.task), SAVED_TRANSCRIPT),
+        // The dead run's login is a claim like a live one's: tried first, never written back unchecked.
+        verify: (login) => (d.agent.name === r.agent && d.agent.verifyLogin ? d.agent.verifyLogin(login) : Promise.resolve(false)),
       });
       if (kept.problem) d.log.warn({ ...ids, err: kept.problem }, "the interrupted run's CLI home was not fully kept");
     }

@@ -30,6 +30,15 @@ const CODE_KEYS: readonly RegExp[] = [
   /^trailer\.[^.]+\.(command|cmd)$/,
   /^sendemail\..*cmd$/,
   /^http\..*cookiefile$/,
+  // signing programs (ssh signing runs defaultKeyCommand at every signed commit), config-based hooks, other transports
+  /^gpg\.ssh\.(defaultkeycommand|allowedsignersfile|program)$/,
+  /^hook\.[^.]+\.command$/,
+  /^lfs\.(customtransfer|extension)\.[^.]+\.(path|clean|smudge|args)$/,
+  /^imap\.tunnel$/,
+  /^sendemail\.(smtpserver|toCmd|ccCmd|headerCmd)$/i,
+  /^guitool\.[^.]+\.cmd$/,
+  /^(core\.)?sshcommand$/,
+  /^safe\.directory$/,
 ];
 
 /** An alias runs a program when it starts with `!`. */

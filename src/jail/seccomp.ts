@@ -35,6 +35,12 @@ export const SECCOMP_DENIED: Readonly<Record<string, readonly [number, number]>>
   kexec_load: [246, 104],
   kexec_file_load: [320, 294],
   open_by_handle_at: [304, 265],
+  // another process's descriptors (a copy of the CLI's stdout, the pipe the bridge reads) — ptrace's door by another name
+  pidfd_getfd: [438, 438],
+  // io_uring: its operations pass by the filter (and it is much of the kernel's recent attack surface)
+  io_uring_setup: [425, 425],
+  io_uring_enter: [426, 426],
+  io_uring_register: [427, 427],
   iopl: [172, -1],
   ioperm: [173, -1],
 };

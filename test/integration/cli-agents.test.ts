@@ -143,4 +143,11 @@ describe("a login the run left behind", () => {
     expect(existsSync(`${seatLogin()}.prev`)).toBe(false);
     expect(bridge.daemon.status().seat.paused).toBe(false);
   });
+
+  it("the seat's own access token kept beside a refresh token of the run's, expiring in 3000 years, is no refresh", async () => {
+    const { doc } = await run("claude-code", "refresh", "auto", { env: { FAKE_TOKEN: "KEEP" }, login });
+    expect(doc.task.status).toBe("done");
+    expect(JSON.parse(readFileSync(seatLogin(), "utf8")).claudeAiOauth.refreshToken).toBe("r-SEAT-OWN");
+    expect(existsSync(`${seatLogin()}.prev`)).toBe(false);
+  });
 });

@@ -81,6 +81,9 @@ export class ClaudeCodeAgent implements AgentAdapter {
   readonly skillsAsPlugin = true;
   readonly providers = ["anthropic", "claude"] as const;
   readonly model: string | undefined;
+  verifyLogin(login: string): Promise<boolean> {
+    return this.o.verifyLogin ? this.o.verifyLogin(login) : Promise.resolve(false);
+  }
   constructor(private readonly o: ClaudeOptions) {
     this.model = o.model;
   }

@@ -21,6 +21,9 @@ const ACCOUNT_KEYS = ["oauthAccount", "userID", "primaryApiKey", "customApiKeyRe
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const slugDir = /^projects\/[^/]+\//;
 
+/** Longer than any access token Claude Code's OAuth issues lives (hours): a refreshed login expiring later is made up. */
+const MAX_TOKEN_LIFE_MS = 48 * 3600_000;
+
 export const CLAUDE_HOME: CliHomeLayout = {
   env: "CLAUDE_CONFIG_DIR",
   credentials: [
@@ -32,13 +35,15 @@ export const CLAUDE_HOME: CliHomeLayout = {
         const { accessToken, refreshToken, expiresAt, scopes, subscriptionType, rateLimitTier } = r.data;
         return { claudeAiOauth: { accessToken, refreshToken, expiresAt, scopes, subscriptionType, rateLimitTier } };
       },
-      // A refresh moves the expiry on; a run never replaces the login with an older one.
-      accepts: (login, run) => {
+      // A refresh is a new access token whose expiry moves on — by no more than a token lives: never the seat's own
+      // access token kept beside a refresh token of the run's choosing, never an older login, never a far expiry.
+      accepts: (login, run, now) => {
+        const field = (x: Record<string, unknown> | null, k: string) => (x && isRecord(x.claudeAiOauth) ? x.claudeAiOauth[k] : undefined);
         const at = (x: Record<string, unknown> | null) => {
-          const o = x && isRecord(x.claudeAiOauth) ? x.claudeAiOauth.expiresAt : undefined;
+          const o = field(x, "expiresAt");
           return typeof o === "number" ? o : 0;
         };
-        return at(run) > at(login);
+        return at(run) > at(login) && at(run) <= now + MAX_TOKEN_LIFE_MS && field(run, "accessToken") !== field(login, "accessToken");
       },
     },
     {

@@ -97,6 +97,9 @@ export class CodexAgent implements AgentAdapter {
   readonly notesVia = "tools" as const;
   readonly providers = ["openai", "openai-codex", "codex"] as const;
   readonly model: string | undefined;
+  verifyLogin(login: string): Promise<boolean> {
+    return this.o.verifyLogin ? this.o.verifyLogin(login) : Promise.resolve(false);
+  }
   constructor(private readonly o: CodexOptions) {
     this.model = o.model;
   }

@@ -22,6 +22,10 @@ const accountOf = (x: Record<string, unknown> | null) => {
   const t = x?.tokens;
   return typeof t === "object" && t !== null ? (t as Record<string, unknown>).account_id : undefined;
 };
+const tokenOf = (x: Record<string, unknown> | null) => {
+  const t = x?.tokens;
+  return typeof t === "object" && t !== null ? (t as Record<string, unknown>).access_token : undefined;
+};
 const refreshedAt = (x: Record<string, unknown> | null) => {
   const v = x?.last_refresh;
   return typeof v === "string" ? Date.parse(v) || 0 : 0;
@@ -44,12 +48,15 @@ export const CODEX_HOME: CliHomeLayout = {
         return Object.keys(kept).length ? kept : null;
       },
       // Only a refresh of the same ChatGPT account, later than the login's: never an API key swapped in, never another account.
-      accepts: (login, run) =>
+      // A refresh is new tokens (the access token changed) at a time that has come (never the future).
+      accepts: (login, run, now) =>
         login !== null &&
         accountOf(login) !== undefined &&
         accountOf(run) === accountOf(login) &&
         login.OPENAI_API_KEY === run.OPENAI_API_KEY &&
-        refreshedAt(run) > refreshedAt(login),
+        refreshedAt(run) > refreshedAt(login) &&
+        refreshedAt(run) <= now + 5 * 60_000 &&
+        tokenOf(run) !== tokenOf(login),
     },
   ],
   isTranscript: (rel, id) => /^sessions\//.test(rel) && rel.endsWith(`-${id}.jsonl`),
