@@ -1,0 +1,1 @@
+systemd_stage() { skip "systemd" "not written yet"; }
