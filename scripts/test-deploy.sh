@@ -15,9 +15,9 @@
 # same board container (CI has no copy of the Hermes source; the lane says which it ran).
 # HKB_DEPLOY_CACHE=<dir> keeps the debootstrap tarball between runs (off by default: CI starts from nothing).
 set -euo pipefail
-HKB_REPO=$(cd "$(dirname "$0")/.." && pwd)
+HKB_REPO=${HKB_REPO:-$(cd "$(dirname "$0")/.." && pwd)}
 export HKB_REPO
-D="$HKB_REPO/scripts/deploy"
+D="$(cd "$(dirname "$0")" && pwd)/deploy"
 # shellcheck source=deploy/lib.sh
 . "$D/lib.sh"
 . "$D/engine.sh"
@@ -95,7 +95,8 @@ finish() {
   rm -rf "$HKB_WORK"
   log "timings: ${HKB_TIMINGS[*]}"
   [ ${#HKB_FAILURES[@]} -eq 0 ] || printf '  failed: %s\n' "${HKB_FAILURES[@]}"
-  echo "deploy: $HKB_PASSED passed, $HKB_FAILED failed, $HKB_SKIPPED skipped ($(($(date +%s) - HKB_T0)) s)"
+  log "the deploy lane took $(($(date +%s) - HKB_T0)) s"
+  echo "deploy: $HKB_PASSED passed, $HKB_FAILED failed, $HKB_SKIPPED skipped"
   [ "$rc" -eq 0 ] && [ "$HKB_FAILED" -eq 0 ] && exit 0
   exit 1
 }

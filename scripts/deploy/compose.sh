@@ -10,7 +10,7 @@ new_tasks() {
   local i id
   for ((i = 1; i <= $3; i++)); do
     id=$(dk main exec -u hermes hkb_board-host_1 hermes kanban --board main create "deploy lane $2 $i" --body "$4" --assignee "$2" --json |
-      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')
+      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))') || die "compose: could not create a task on the board"
     echo "$id" >>"$1"
   done
 }

@@ -38,7 +38,7 @@ swarm_tasks() {
   local i id
   for ((i = 1; i <= $2; i++)); do
     id=$(swarm_board kanban --board main create "swarm pool $3 $i" --body "DEMO:complete" --assignee pool --json |
-      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))')
+      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))') || die "swarm: could not create a task on the board"
     echo "$id" >>"$1"
   done
 }
@@ -65,13 +65,12 @@ swarm_stage() {
   check "swarm: node 2's namespace has no default route" no_default_route hkb-n2
   start_dockerd n1 hkb-n1
   start_dockerd n2 hkb-n2
-  local img
-  for img in "$BRIDGE_IMAGE" hkb-test/board; do
-    dk main save "$img" >"$HKB_WORK/image.tar"
-    dk n1 load -q -i "$HKB_WORK/image.tar" >/dev/null
-    dk n2 load -q -i "$HKB_WORK/image.tar" >/dev/null
-  done
-  rm -f "$HKB_WORK/image.tar"
+  # One archive (the images share their layers), loaded into both nodes at once.
+  dk main save "$BRIDGE_IMAGE" hkb-test/board >"$HKB_WORK/images.tar"
+  dk n1 load -q -i "$HKB_WORK/images.tar" >/dev/null &
+  dk n2 load -q -i "$HKB_WORK/images.tar" >/dev/null
+  wait $!
+  rm -f "$HKB_WORK/images.tar"
   dk n1 swarm init --advertise-addr "$SW_NET.1" --listen-addr "$SW_NET.1:2377" --default-addr-pool 10.214.0.0/16 >/dev/null
   dk n2 swarm join --token "$(dk n1 swarm join-token -q worker)" --advertise-addr "$SW_NET.2" --listen-addr "$SW_NET.2:2377" "$SW_NET.1:2377" >/dev/null
   check "swarm: two nodes ready" wait_for 60 nodes_ready 2
