@@ -39,7 +39,7 @@ skip_lane() {
 [ "$(id -u)" = 0 ] || skip_lane "not root (it starts its own dockerd, network namespaces and veth pairs)"
 command -v apt-get >/dev/null || skip_lane "no apt-get (it installs Debian's docker.io, docker-compose, debootstrap, podman)"
 need=()
-for c in dockerd:docker.io docker-compose:docker-compose debootstrap:debootstrap podman:podman nsenter:util-linux ip:iproute2 curl:curl ssh-keygen:openssh-client; do
+for c in dockerd:docker.io docker-compose:docker-compose debootstrap:debootstrap podman:podman nsenter:util-linux ip:iproute2 curl:curl ssh-keygen:openssh-client catatonit:catatonit; do
   command -v "${c%%:*}" >/dev/null || need+=("${c#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -58,12 +58,59 @@ if (values.smoke) {
     spec: t.spec,
   }));
   pod.spec.volumes.push(...sts.spec.volumeClaimTemplates.map((t) => ({ name: t.metadata.name, persistentVolumeClaim: { claimName: `${t.metadata.name}-${name}` } })));
+  // podman 4.3 has no projected volumes (kube play panics on one): the smoke pod mounts the one login
+  // Secret the ordinal's init container copies, at the same path.
+  for (const v of pod.spec.volumes)
+    if (v.projected) {
+      const own = v.projected.sources.map((x) => x.secret).find((x) => x.items?.[0]?.path.startsWith(`${name}/`));
+      delete v.projected;
+      // … and podman makes no directories for an item's path: the ordinal's dir is the mount point.
+      v.secret = { secretName: own.name, optional: true, items: own.items.map((i) => ({ ...i, path: i.path.slice(name.length + 1) })) };
+      for (const c of pod.spec.initContainers)
+        for (const m of c.volumeMounts ?? []) if (m.name === v.name) m.mountPath = `${m.mountPath}/${name}`;
+    }
+  // podman 4.3's kube play has no working Secret source (a secret volume or secretKeyRef dereferences a nil
+  // secrets manager and panics): the smoke pod reads each Secret's data from a ConfigMap of the same name,
+  // at the same paths and keys.
+  for (const v of pod.spec.volumes)
+    if (v.secret) {
+      const { secretName, ...rest } = v.secret;
+      delete v.secret;
+      v.configMap = { name: secretName, ...rest };
+    }
+  for (const c of [...pod.spec.initContainers, ...pod.spec.containers])
+    for (const e of c.env ?? []) if (e.valueFrom?.secretKeyRef) e.valueFrom = { configMapKeyRef: e.valueFrom.secretKeyRef };
+  const asConfigMaps = objects
+    .filter((o) => o.kind === "Secret")
+    .map((o) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: o.metadata.name },
+      data: Object.fromEntries(Object.entries(o.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")])),
+    }));
+  // podman 4.3 removes a "once" init container right after starting it and fails when it has not exited
+  // yet: run it as an "always" init container (every start of the pod) instead.
+  pod.metadata.annotations = { ...pod.metadata.annotations, "io.podman.annotations.init.container.type": "always" };
+  // A user namespace for the pod (hostUsers: false) needs subordinate id ranges podman would take from
+  // /etc/subuid; the smoke pod runs in the host's (podman 4.3 ignores procMount either way).
+  delete pod.spec.hostUsers;
   pod.spec.hostname = name;
   pod.spec.hostAliases = [{ ip: "127.0.0.1", hostnames: ["board-host"] }];
-  for (const c of [...pod.spec.initContainers, ...pod.spec.containers]) c.imagePullPolicy = "Never";
+  for (const c of [...pod.spec.initContainers, ...pod.spec.containers]) {
+    c.imagePullPolicy = "Never";
+    delete c.ports; // podman publishes a containerPort on the host, which a pod with no network cannot
+  }
   pod.spec.containers.push({ name: "board-host", image: values["board-image"], imagePullPolicy: "Never", securityContext: { runAsUser: 0, runAsNonRoot: false } });
   const out = [
-    ...objects.filter((o) => o.kind === "ConfigMap" || o.kind === "Secret"),
+    // podman with no network writes no /etc/hosts (hostAliases are dropped): the seat reaches the board
+    // sidecar at 127.0.0.1, its host key still checked under the name board-host.
+    ...objects
+      .filter((o) => o.kind === "ConfigMap")
+      .map((o) => ({
+        ...o,
+        data: Object.fromEntries(Object.entries(o.data ?? {}).map(([k, v]) => [k, v.replaceAll("hermes@board-host", "-o HostKeyAlias=board-host hermes@127.0.0.1")])),
+      })),
+    ...asConfigMaps,
     ...claims,
     { apiVersion: "v1", kind: "Pod", metadata: { ...pod.metadata, name }, spec: pod.spec },
   ];

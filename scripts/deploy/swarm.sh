@@ -101,6 +101,10 @@ EOF
     --secret source=board_known_hosts,target=board_known_hosts,uid=10001,mode=0444 \
     --env-file "$HKB_WORK/swarm.env" --stop-grace-period 60s --placement-pref spread=node.id "$BRIDGE_IMAGE" >/dev/null
   check "swarm: the pool's 2 replicas run, one on each node" wait_for 120 seats_on_nodes 2 2
+  local c2
+  c2=$(dk n2 ps -q --filter label=com.docker.swarm.service.name=seat | head -n 1)
+  check "swarm: the board host answers a seat on node 2 over ssh (the overlay network)" dk n2 exec "$c2" \
+    ssh -i /run/secrets/board_ssh_key -o UserKnownHostsFile=/run/secrets/board_known_hosts -o BatchMode=yes hermes@board-host hermes kanban boards list
   local ids="$HKB_WORK/swarm-tasks"
   : >"$ids"
   swarm_tasks "$ids" 10 a

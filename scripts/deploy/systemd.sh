@@ -15,6 +15,7 @@ systemd_stage() {
   local ctx="$HKB_WORK/systemd-image"
   mkdir -p "$ctx"
   cp "$HKB_REPO/scripts/deploy/systemd/"* "$ctx/" && cp "$HKB_REPO/deploy/hermes-bridge@.service" "$ctx/"
+  cp "$HKB_WORK/image/"*.tgz "$ctx/" && cp -a "$HKB_WORK/emulator-image/node_modules" "$ctx/"
   check "systemd: the test machine image builds (systemd, the package, the unit as shipped)" dk main build --network host -t hkb-test/systemd "$ctx"
   [ -d "$HKB_WORK/podman/root" ] || podman_setup
   podman_load hkb-test/systemd

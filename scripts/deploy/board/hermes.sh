@@ -1,4 +1,4 @@
 #!/bin/sh
-# The board host's `hermes`: the real CLI when the image has its source, else the bundled emulator.
-if [ "$(cat /etc/hermes-flavour)" = real ]; then exec /usr/bin/python3 /opt/hermes/hermes "$@"; fi
+# The emulator board host's `hermes` (the real one is /opt/hermes/hermes itself: a Python launcher, so the
+# bridge's call server can run it through ssh).
 exec /usr/local/bin/node /usr/local/lib/node_modules/hermes-kanban-bridge/dist/emulator/bin.js "$@"
