@@ -41,6 +41,7 @@ function render(overlay: string): { objects: K8sObject[]; problems: string[] } {
     execFileSync(process.execPath, ["scripts/deploy/kube-render.mjs", join("deploy", "kubernetes", "overlays", overlay), "--json"], { encoding: "utf8" }),
   );
 }
+const specOf = (o: K8sObject): Record<string, unknown> => o.spec ?? {};
 const byKind = (objs: K8sObject[], kind: string) => {
   const o = objs.find((x) => x.kind === kind);
   if (!o) throw new Error(`no ${kind} rendered`);
@@ -87,7 +88,7 @@ describe.skipIf(!run)("Kubernetes seat pool (kustomize)", () => {
     // one headless service names every seat; each seat its own state volume, mounted as the state dir
     expect(sts.spec?.serviceName).toBe(svc.metadata.name);
     expect(svc.spec?.clusterIP).toBe("None");
-    expect((sts.spec?.volumeClaimTemplates as { metadata: { name: string } }[]).map((t) => t.metadata.name)).toEqual(["state"]);
+    expect((specOf(sts).volumeClaimTemplates as { metadata: { name: string } }[]).map((t) => t.metadata.name)).toEqual(["state"]);
     expect(bridge.volumeMounts).toContainEqual({ name: "state", mountPath: "/var/lib/hermes-bridge" });
     // a login Secret per seat ordinal, mounted only by the init container that copies its own
     const replicas = sts.spec?.replicas as number;
@@ -113,7 +114,7 @@ describe.skipIf(!run)("Kubernetes seat pool (kustomize)", () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(raw.shutdown.graceSeconds);
     expect(config.shutdown.graceSeconds).toBe(raw.shutdown.graceSeconds);
     expect(pdb.spec?.maxUnavailable).toBe(1);
-    expect((pdb.spec?.selector as { matchLabels: Record<string, string> }).matchLabels).toEqual(tpl.metadata.labels);
+    expect((specOf(pdb).selector as { matchLabels: Record<string, string> }).matchLabels).toEqual(tpl.metadata.labels);
     // the jail: its own user namespace, an unmasked /proc, bubblewrap's seccomp profile; nothing else
     expect(config.agent.isolation.mode).toBe("bwrap");
     expect(pod.hostUsers).toBe(false);
