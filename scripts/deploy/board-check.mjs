@@ -15,11 +15,17 @@ const hermes = argv.slice(sep + 1);
 const ids = readFileSync(opts.ids ?? "", "utf8").split(/\s+/).filter(Boolean);
 const deadline = Date.now() + Number(opts.wait) * 1000;
 
-function show(id) {
+function kanban(...args) {
   const [cmd, ...rest] = hermes;
-  const r = spawnSync(cmd, [...rest, "kanban", "--board", "main", "show", id, "--json"], { encoding: "utf8" });
-  if (r.status !== 0) throw new Error(`show ${id} exited ${r.status}: ${r.stderr}`);
+  const r = spawnSync(cmd, [...rest, "kanban", "--board", "main", ...args], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`${args.join(" ")} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+const show = (id) => kanban("show", id, "--json");
+/** Every listed task's status from one `list` (a poll); `show` per task only for the verdict. */
+function statuses() {
+  const byId = new Map(kanban("list", "--json").map((t) => [t.id, t.status]));
+  return ids.map((id) => ({ id, status: byId.get(id) ?? show(id).task?.status }));
 }
 
 function report() {
@@ -42,11 +48,8 @@ function report() {
 
 // --until-done: a block may still be lifted by the seat itself (a cut it continues): wait for done.
 const closed = (t) => t.status === "done" || (!opts["until-done"] && (t.status === "blocked" || t.status === "triage"));
-let rows = report();
-while (!rows.every(closed) && Date.now() < deadline) {
-  await new Promise((r) => setTimeout(r, 2000));
-  rows = report();
-}
+while (!statuses().every(closed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2000));
+const rows = report();
 const problems = [];
 for (const t of rows) {
   if (t.status !== "done") problems.push(`${t.id} is ${t.status} (runs: ${t.outcomes.join(", ")})`);
