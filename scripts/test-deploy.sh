@@ -58,6 +58,9 @@ BASE_IMAGE=node:20-bookworm-slim
 DEMO_AGENT=/usr/local/lib/node_modules/hermes-kanban-bridge/examples/demo-agent.mjs
 HKB_LINKS_BEFORE=$(ip -o link show | awk -F': ' '{print $2}' | sort)
 HKB_FORWARD_BEFORE=$(cat /proc/sys/net/ipv4/ip_forward)
+# Firewall rules (nft and legacy iptables; the engines run with --iptables=false and make none): compared after.
+fw_rules() { { iptables-save 2>/dev/null; iptables-legacy-save 2>/dev/null; nft list ruleset 2>/dev/null; } | grep -Ev '^(#|\*|:|COMMIT)' | sort || true; }
+HKB_FW_BEFORE=$(fw_rules)
 
 # After the cleanup stack: nothing of the lane may be left — processes, namespaces, links, mounts.
 verify_clean() {
@@ -75,9 +78,12 @@ verify_clean() {
   mounts=$(grep -F "$HKB_WORK" /proc/mounts || true)
   [ -z "$mounts" ] || left+=$'\nmounts:\n'"$mounts"
   [ "$(cat /proc/sys/net/ipv4/ip_forward)" = "$HKB_FORWARD_BEFORE" ] || left+=$'\nip_forward changed'
+  local fw
+  fw=$(comm -13 <(echo "$HKB_FW_BEFORE") <(fw_rules) || true)
+  [ -z "$fw" ] || left+=$'\nfirewall rules:\n'"$fw"
   if [ -z "$left" ]; then
     HKB_PASSED=$((HKB_PASSED + 1))
-    log "ok   - cleanup: no process, namespace, link or mount of the lane is left; ip_forward as it was"
+    log "ok   - cleanup: no process, namespace, link, mount or firewall rule of the lane is left; ip_forward as it was"
   else
     HKB_FAILED=$((HKB_FAILED + 1))
     HKB_FAILURES+=("cleanup")
