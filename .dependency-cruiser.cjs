@@ -8,7 +8,7 @@ const LAYERS = [
   ["discovery", "agents", "gate", "outbox", "continuity", "workspace"],
   ["tools"],
   ["lease"],
-  ["board", "git", "state", "jail", "skills"],
+  ["board", "git", "state", "jail", "skills", "egress"],
   ["sandbox", "process"],
   ["config", "result", "log"],
   ["errors", "time"],

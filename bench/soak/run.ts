@@ -3,7 +3,7 @@
 // reclaims, time jumps that expire claims, a webhook that goes down, daemons SIGKILLed and
 // restarted, an operator unblocking runs cut at their deadline (the next run of the same seat resumes
 // the agent's session) — then an audit of the board and the outboxes. Reproduce a run with its seed.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
@@ -96,6 +96,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const log = o.log ?? (() => undefined);
   const r = prng(o.seed);
   const dir = mkdtempSync(join(tmpdir(), "hkb-soak-"));
+  chmodSync(dir, 0o711); // passable: a bridge running as root runs its agents as another uid
   const home = join(dir, "hermes");
   const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, ...(o.compat ? { HERMES_EMULATOR_COMPAT: o.compat } : {}) };
   // The operator's own calls (create, dispatch, unblock) run the emulator's main() here: no Node start each.

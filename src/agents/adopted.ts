@@ -1,7 +1,7 @@
 // An agent process started by an earlier bridge process (restart recovery): we cannot read its
 // pipes any more, only follow its output files, wait for it to exit and read the outcome file it was
 // told to write. Runs on the one pump, so it always ends with `finished` and stops its tailers.
-import { join } from "node:path";
+import { outputFiles } from "./cli-agent.js";
 import { LineSplitter, TailBuffer } from "../process/lines.js";
 import { sameProcessAlive } from "../process/liveness.js";
 import { FileTailer } from "../process/tail.js";
@@ -15,8 +15,8 @@ export interface AdoptedProcess {
   pid: number;
   startTime: string | null;
   resultFile: string;
-  /** The run directory of the earlier bridge process (stdout.log / stderr.log are followed). */
-  runDir: string;
+  /** Where the earlier bridge process had its output files (cli-agent.ts `outputFiles`), followed now. */
+  outputDir: string;
   name: string;
   /** The agent talks to the task tools (they are served again for it). */
   usesTools?: boolean;
@@ -48,7 +48,7 @@ export class AdoptedAgent implements AgentAdapter {
       });
       const tailers = [
         new FileTailer(
-          join(proc.runDir, "stdout.log"),
+          outputFiles(proc.outputDir).stdout,
           (t) => {
             out.push(t);
             lines.push(t);
@@ -56,7 +56,7 @@ export class AdoptedAgent implements AgentAdapter {
           8 * 1024 * 1024,
           "tail",
         ),
-        new FileTailer(join(proc.runDir, "stderr.log"), (t) => err.push(t), 8 * 1024 * 1024, "tail"),
+        new FileTailer(outputFiles(proc.outputDir).stderr, (t) => err.push(t), 8 * 1024 * 1024, "tail"),
       ];
       const onWrapUp = () => killGroup(proc.pid, proc.politeSignal);
       input.wrapUp.addEventListener("abort", onWrapUp, { once: true });

@@ -2,17 +2,18 @@
 // spawn in the workspace with stdin closed (or the prompt), output to files (adoptable), lines → a
 // pure translator → events, SIGINT on wrap-up, the kill ladder on a hard stop, the group reaped after
 // the exit, and the pump's watchdogs (silence; a final line followed by no exit).
-import { mkdirSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentConfig } from "../config/fields.js";
 import { bundledFile, packageRoot } from "../config/paths.js";
 import { BridgeError } from "../errors/index.js";
 import { type StdinChannel, runProcess } from "../process/runner.js";
-import { type JailNeeds, nodeMounts } from "../jail/jail.js";
+import { type JailNeeds, type JailedCommand, nodeMounts } from "../jail/jail.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { agentEnv } from "./env.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
 import type { KindContext } from "./kind.js";
+import { type CliHomeLayout, RUN_CLI_HOME, SAVED_TRANSCRIPT, closeHome, freshHome } from "./cli-home.js";
 
 /** What every process-based adapter shares (from config `agent.*`). */
 export interface ProcessAgentOptions {
@@ -58,15 +59,18 @@ export function commandFiles(command: readonly string[]): string[] {
   });
 }
 
-/** What a tool-using CLI needs in the jail: its per-seat home (read-write), Node and the bridge's task-tools server (read-only). */
-export function seatJailNeeds(command: readonly string[], home: string, readOnlyOver: readonly string[] = []): JailNeeds {
-  return { readWrite: [home], readOnly: [...commandFiles(command), ...nodeMounts(packageRoot())], readOnlyOver };
+/** What a tool-using CLI needs in the jail: Node and the bridge's task-tools server (read-only); its home is the run's own. */
+export function seatJailNeeds(command: readonly string[], readOnlyOver: readonly string[] = []): JailNeeds {
+  return { readOnly: [...commandFiles(command), ...nodeMounts(packageRoot())], readOnlyOver };
 }
+
+/** An agent's output files (followed by the runner; after a restart by the adopted agent). */
+export const outputFiles = (dir: string) => ({ stdout: join(dir, "agent-stdout.log"), stderr: join(dir, "agent-stderr.log") });
 
 export interface CliAgentRun {
   argv: string[];
   env: Record<string, string>;
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "signal" | "wrapUp" | "jail">;
+  input: Pick<AgentRunInput, "workspace" | "outputDir" | "signal" | "wrapUp" | "jail">;
   /** What this kind's process needs in the jail besides the run's own paths (its home, the task-tools server). */
   jailNeeds?: JailNeeds;
   o: ProcessAgentOptions;
@@ -74,19 +78,34 @@ export interface CliAgentRun {
   stdin?: string | StdinChannel;
   /** Feeds one stdout line; returns the events and whether the run reached its terminal line. */
   translate: (line: string) => { events: AgentEvent[]; terminal: boolean };
+  /** Before the start (the run's fresh CLI home); a throw ends the run as an environment failure. */
+  before?: () => Promise<void>;
   /** After the exit: more events (e.g. from an outcome file). */
   after?: (end: AgentEnd) => Promise<AgentEvent[]>;
 }
 
-/**
- * What every tool-using CLI run needs first: its per-seat home (login + sessions; both CLIs refuse a
- * missing one) and the run's task tools.
- */
-export function prepareSeatRun(input: AgentRunInput, seatDir: string, agent: string): NonNullable<AgentRunInput["tools"]> {
-  // sync-io: the per-seat home (the bridge's), made before the agent starts
-  mkdirSync(seatDir, { recursive: true, mode: 0o700 });
+/** The run's task tools, which every tool-using CLI run needs. */
+export function runTools(input: AgentRunInput, agent: string): NonNullable<AgentRunInput["tools"]> {
   if (!input.tools) throw new BridgeError("agent_needs_tools", `the ${agent} agent needs the task tools (run ${input.runId ?? "?"} of ${input.taskId})`);
   return input.tools;
+}
+
+/** The run's own CLI home (agents/cli-home.ts): fresh before the start; after the exit the refreshed login and the session's transcript. */
+export function runHome(
+  input: Pick<AgentRunInput, "runDir" | "sessionDir" | "resume">,
+  o: { layout: CliHomeLayout; login: string; template?: string | undefined; verifyLogin?: ((login: string) => Promise<boolean>) | undefined },
+): { home: string; before: () => Promise<void>; after: (sessions: readonly (string | null | undefined)[]) => Promise<AgentEvent[]> } {
+  const home = join(input.runDir, RUN_CLI_HOME);
+  const save = join(input.sessionDir, SAVED_TRANSCRIPT);
+  return {
+    home,
+    before: () => freshHome({ layout: o.layout, login: o.login, template: o.template, home, restore: input.resume ? save : undefined }),
+    after: async (sessions) => {
+      const ids = [...new Set(sessions.filter((s): s is string => typeof s === "string"))];
+      const r = await closeHome({ layout: o.layout, login: o.login, home, sessions: ids, save, verify: o.verifyLogin });
+      return r.problem ? [{ type: "progress", note: `the CLI's home after the run: ${r.problem}` }] : [];
+    },
+  };
 }
 
 /** Wraps a pure (state, line) → (state, events) translator into the stateful callback runCliAgent takes. */
@@ -103,17 +122,35 @@ export function statefulTranslator<S>(
   };
 }
 
+/**
+ * A session handle that is not the CLI's own shape never reaches its argv (`--resume <id>`, `resume <id>`:
+ * an id like `--dangerously-bypass-approvals-and-sandbox` would be read as a flag): the resume is refused
+ * before anything starts, and the run starts fresh (run/agent-run.ts).
+ */
+export function refusedResume(input: Pick<AgentRunInput, "signal">, id: string, agent: string): AsyncGenerator<AgentEvent> {
+  const message = `${JSON.stringify(id.slice(0, 80))} is not a ${agent} session id: not resumed`;
+  return pump({ signal: input.signal }, async (p) => {
+    p.emit({ type: "resume_failed", message });
+    return { exitCode: null, signal: null, reason: "spawn_failed", stdoutTail: "", stderrTail: message, outputBytes: 0 };
+  });
+}
+
 export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
-  const { workspace, runDir } = r.input;
+  const { workspace, outputDir } = r.input;
   const jail = r.input.jail;
-  const started = jail ? jail.command(r.argv, r.env, r.jailNeeds) : { argv: r.argv, env: r.env };
   return pump({ signal: r.input.signal, stallMs: r.o.stallMs, afterResultMs: r.o.afterResultMs }, async (p) => {
+    await r.before?.();
+    // A path the jail refuses (a program under a forbidden root) ends here as the run's environment failure.
+    const started: JailedCommand = jail ? await jail.command(r.argv, r.env, r.jailNeeds) : { argv: r.argv, env: r.env };
     const res = await runProcess({
       argv: started.argv,
       cwd: workspace,
       env: started.env,
+      uid: started.uid,
+      gid: started.gid,
       jailed: jail?.mode === "bwrap",
       jailMarker: started.marker,
+      inheritFiles: started.files,
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,
@@ -122,7 +159,7 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
       killGraceMs: r.o.killGraceMs,
       cleanup: false,
       reapGroup: true,
-      outputFiles: { stdout: join(runDir, "stdout.log"), stderr: join(runDir, "stderr.log"), maxBytes: Math.max(r.o.outputCapBytes, 1024 * 1024) },
+      outputFiles: { ...outputFiles(outputDir), maxBytes: Math.max(r.o.outputCapBytes, 1024 * 1024) },
       onSpawn: (pid) => p.emit({ type: "started", pid }),
       onStdoutLine: (line) => {
         const t = r.translate(line);

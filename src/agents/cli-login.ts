@@ -1,9 +1,27 @@
 // The pre-flight of a CLI agent with a per-seat home: its own "am I logged in?" command
 // (`claude auth status`, `codex login status`), run with the agent's environment and that home.
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { runProcess } from "../process/runner.js";
+import { type CliHomeLayout, freshHome } from "./cli-home.js";
 import { agentEnv } from "./env.js";
-import type { PreflightResult } from "./kind.js";
+import { shellQuote } from "../board/remote.js";
+import type { LoginStep, PreflightResult } from "./kind.js";
 
+/** A shell line: variables, then the words, each quoted for a POSIX shell. */
+export function shellLine(vars: Readonly<Record<string, string>>, argv: readonly string[]): string {
+  return [...Object.entries(vars).map(([k, v]) => `${k}=${shellQuote(v)}`), ...argv.map(shellQuote)].join(" ");
+}
+
+/** The pre-flight's fix: every way to log the seat in, as commands that work when pasted. */
+export function loginFix(steps: readonly LoginStep[]): string {
+  return `log this seat in — ${steps.map((s) => `${s.what}: ${s.command}${s.after ? ` (${s.after})` : ""}`).join("; or ")}`;
+}
+
+/**
+ * Runs the CLI's login check. With `fresh`, in a home made like a run's (the login's credentials only, in
+ * a folder of the bridge's): the check sees what a run will see, and writes nothing into the seat's login.
+ */
 export async function loginStatus(o: {
   argv: readonly string[];
   passEnv: readonly string[];
@@ -11,8 +29,22 @@ export async function loginStatus(o: {
   home: Record<string, string>;
   env: NodeJS.ProcessEnv;
   fix: string;
+  fresh?: { layout: CliHomeLayout; login: string; scratch: string };
 }): Promise<PreflightResult> {
-  const r = await runProcess({ argv: o.argv, env: { ...agentEnv(o.env, o.passEnv, o.set), ...o.home }, timeoutMs: 30_000 });
+  const f = o.fresh;
+  if (!f) return check(o, o.home);
+  await mkdir(f.scratch, { recursive: true, mode: 0o700 });
+  const dir = await mkdtemp(join(f.scratch, "login-"));
+  try {
+    await freshHome({ layout: f.layout, login: f.login, home: dir });
+    return await check(o, { ...o.home, [f.layout.env]: dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+async function check(o: Parameters<typeof loginStatus>[0], home: Record<string, string>): Promise<PreflightResult> {
+  const r = await runProcess({ argv: o.argv, env: { ...agentEnv(o.env, o.passEnv, o.set), ...home }, timeoutMs: 30_000 });
   const ok = r.reason === "exited" && r.exitCode === 0;
   const what = o.argv.slice(-2).join(" ");
   const text = (r.stdout + r.stderr).replace(/\s+/g, " ").trim().slice(0, 200);

@@ -17,3 +17,19 @@ export function parseLine(raw: string): Json | null {
     return null;
   }
 }
+
+/**
+ * A session handle as the CLIs make them (Claude Code's session_id, Codex's thread_id: a UUID), or null.
+ * What the agent prints is its word: an id of another shape never reaches an argv, the journal or a card.
+ */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const uuid = (v: unknown): string | null => {
+  const s = str(v);
+  return s !== null && UUID.test(s) ? s : null;
+};
+
+/** A model name as providers spell them ("claude-sonnet-4-5", "gpt-5.1-codex", "org/model:tag"), or null. */
+export const modelName = (v: unknown): string | null => {
+  const s = str(v);
+  return s !== null && /^[A-Za-z0-9][A-Za-z0-9._:/@[\]-]{0,99}$/.test(s) ? s : null;
+};

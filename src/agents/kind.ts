@@ -7,12 +7,27 @@ import type { AgentConfig } from "../config/fields.js";
 import type { Config } from "../config/schema.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
+import type { CliHomeLayout } from "./cli-home.js";
+import type { Claim, ClaimCheck } from "./probe.js";
+import type { KindEgress } from "../egress/plan.js";
 import type { AgentAdapter } from "./port.js";
 
 export interface PreflightResult {
   ok: boolean;
   detail: string;
   fix: string;
+}
+
+/** One way to log a seat in: the command an operator pastes (its per-seat home made first where the CLI needs it). */
+export interface LoginStep {
+  /** subscription · token · chatgpt · device · api-key */
+  id: string;
+  /** What it is for, in words ("a Claude subscription: a browser sign-in"). */
+  what: string;
+  /** The shell line, exactly as it works (quoted). */
+  command: string;
+  /** What to do after it, if anything ("then CLAUDE_CODE_OAUTH_TOKEN in the seat's environment …"). */
+  after?: string;
 }
 
 export interface KindContext {
@@ -35,8 +50,25 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   preflight(a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<PreflightResult>;
   /** The prompt template of a first run. */
   promptFile(a: C): string;
-  /** The per-seat home (login and sessions), if the kind keeps one. */
+  /** The seat's login dir (the CLI's config home it was logged in with), if the kind keeps one; no run sees it. */
   home?(a: C, stateDir: string): string;
+  /** What the kind's CLI keeps in its config home, by role: each run gets a fresh one (agents/cli-home.ts). */
+  readonly cliHome?: CliHomeLayout;
+  /**
+   * Checks from outside the jail what a run reported on its own stream (a usage limit, a lost login),
+   * with the seat's own credentials (agents/probe.ts); absent: the kind cannot tell (its claim stays unconfirmed).
+   */
+  check?(claim: Claim, a: C, ctx: Omit<KindContext, "clock" | "redactor" | "stopSignal">): Promise<ClaimCheck>;
+  /**
+   * The ways an operator logs this seat in, the usual one first: `init` prints them, the pre-flight's fix
+   * names them (one text for both). None: the kind has no login of its own.
+   */
+  login?(a: C, stateDir: string): LoginStep[];
+  /**
+   * Where its CLI talks, for a jail whose network is the seat's proxy: its API and login hosts, and the
+   * API the proxy forwards for it with the seat's keys (which then never enter the jail).
+   */
+  egress?(a: C, env: NodeJS.ProcessEnv): KindEgress;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
 }

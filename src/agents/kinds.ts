@@ -3,6 +3,7 @@
 // and restart recovery iterate over the list (or a list given in its place).
 import type { Config } from "../config/schema.js";
 import { type LoadOptions, loadConfigWith } from "../config/load.js";
+import { parseHostRule } from "../egress/allow.js";
 import { ConfigError } from "../errors/index.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
@@ -15,11 +16,23 @@ import type { AgentAdapter } from "./port.js";
 
 export const AGENT_KINDS: readonly AgentKind[] = [commandKind, claudeCodeKind, codexKind, localLlmKind];
 
-export type { AgentKind, PreflightResult } from "./kind.js";
+export type { AgentKind, LoginStep, PreflightResult } from "./kind.js";
 
 /** The seat's config, its agent part checked by its kind's own schema. */
 export function loadConfig(o: LoadOptions, kinds: readonly AgentKind[] = AGENT_KINDS): Config {
-  return loadConfigWith(kinds, o);
+  const c = loadConfigWith(kinds, o);
+  // The jail's host entries are checked with the config (egress/allow.ts is their one parser): a bad one is no valid config.
+  const issues: { path: string; message: string }[] = [];
+  for (const key of ["allowHosts", "denyHosts"] as const)
+    c.agent.isolation[key].forEach((entry, i) => {
+      try {
+        parseHostRule(entry, `agent.isolation.${key}.${i}`);
+      } catch (err) {
+        issues.push({ path: `agent.isolation.${key}.${i}`, message: (err as Error).message });
+      }
+    });
+  if (issues.length) throw new ConfigError(issues);
+  return c;
 }
 
 export function kindNamed(name: string, kinds: readonly AgentKind[] = AGENT_KINDS): AgentKind | undefined {

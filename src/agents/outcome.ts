@@ -62,12 +62,25 @@ export function reviewerOf(v: unknown): string | null | undefined {
   return typeof v === "string" && /^[a-z0-9][a-z0-9_-]{0,63}$/.test(v) ? v : undefined;
 }
 
+/**
+ * A command agent's session handle: letters, digits and `._:@-`, up to 128 characters, not starting with
+ * `-` — it reaches the agent's next run as an environment value, the journal and every block's text, so
+ * an id of another shape (a newline and a forged line after it, an option) is dropped.
+ */
+export const COMMAND_SESSION = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+
+/** A declared session id, if it has that shape. */
+export const sessionId = (s: string | undefined | null): string | null => {
+  const t = s?.trim();
+  return t && COMMAND_SESSION.test(t) ? t : null;
+};
+
 /** The session an outcome file declares (`"session": "<id>"`), if any. */
 export function declaredSession(text: string | null): string | null {
   if (!text) return null;
   try {
     const s = (JSON.parse(text) as { session?: unknown }).session;
-    return typeof s === "string" && s.trim() !== "" && s.length <= 500 ? s.trim() : null;
+    return typeof s === "string" ? sessionId(s) : null;
   } catch {
     return null;
   }

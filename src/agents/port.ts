@@ -66,8 +66,13 @@ export interface AgentRunInput {
   contextFile: string;
   /** Where the agent writes its outcome. */
   resultFile: string;
-  /** The run's private directory (output files live here); removed after the run. */
+  /** The run's directory, shown to the agent (result, session, inbox, its CLI's home); removed after the run. */
   runDir: string;
+  /**
+   * Where the agent's output files are kept (its stdout and stderr): the run's private dir, never shown to
+   * the agent — nothing it can write there is read back as its CLI's word.
+   */
+  outputDir: string;
   /** The task's durable directory in the state dir (saved local-LLM history lives here). */
   sessionDir: string;
   /** The run's task tools, when the adapter asked for them (usesTools). */
@@ -82,6 +87,11 @@ export interface AgentRunInput {
   jail?: RunJail;
   /** What the task's creator pinned: its model (and provider) over the seat's, and the skills it needs. */
   pins?: RunPins;
+  /**
+   * The jail's network is the seat's proxy and forwards the CLI's API: its base URL inside the jail (the
+   * relay), where the adapter points the CLI; the keys in its environment are placeholders by then.
+   */
+  egress?: { apiBase: string };
 }
 
 /** A task's own pins, checked against the seat before the agent starts (run/pins.ts). */
@@ -114,6 +124,11 @@ export interface AgentAdapter {
    * task-tool call. Absent: not while it runs (the next run's prompt carries them).
    */
   readonly notesVia?: "input" | "tools";
+  /**
+   * Its limit and auth events are the bridge's own observations (the local loop's HTTP answers), not
+   * lines the agent printed: they need no check from outside.
+   */
+  readonly observes?: boolean;
   /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/pins.ts). */
   readonly skillsAsPlugin?: boolean;
   run(input: AgentRunInput): AsyncIterable<AgentEvent>;

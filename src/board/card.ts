@@ -38,11 +38,19 @@ export function usageLine(u: Usage | null, model?: string, seat?: string): strin
   return `usage: ${parts.join(", ")}${m ? ` (model ${m})` : ""}${who}`;
 }
 
-/** Reads a `usage:` line back (the last one in the text); null when there is none. */
+/**
+ * The shape of the bridge's own line, whole: the last line of a close's text is it, or there is none. What
+ * an agent wrote earlier in the text (a forged `usage:` line in its block template, anywhere but last) is
+ * never read as the run's usage.
+ */
+const USAGE_LINE =
+  /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · seat \S+)?$/;
+
+/** Reads the bridge's `usage:` line back: the text's last line, when it is one; null otherwise. */
 export function parseUsageLine(text: string): RunCost | null {
-  const lines = [...text.matchAll(/usage: ([^\n]*)/g)];
-  const line = lines.at(-1)?.[1];
-  if (line === undefined) return null;
+  const last = text.replace(/\s+$/, "").split("\n").at(-1) ?? "";
+  if (!USAGE_LINE.test(last)) return null;
+  const line = last.slice("usage: ".length);
   const seat = / · seat (\S+)/.exec(line)?.[1] ?? null;
   const model = /\(model ([^)]+)\)/.exec(line)?.[1] ?? null;
   if (line.startsWith("unmeasured")) return { seat, agent: null, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
@@ -78,10 +86,17 @@ export function badUsageValue(bridge: Record<string, unknown>): string | null {
 }
 
 /**
- * What one run cost, as its close recorded it: `metadata.bridge` (a complete), else the `usage:` line of
- * its summary or error (a block, a schedule, a hand-back). Null for a run the bridge did not close.
+ * What one run cost, as its close recorded it: `metadata.bridge` (a complete), else the `usage:` line that
+ * ends its summary, its error or a reason of the events that closed it (a block, a schedule, a hand-back).
+ * Null for a run the bridge did not close.
  */
-export function runCost(run: { metadata: Record<string, unknown> | null; summary: string | null; error: string | null }): RunCost | null {
+export function runCost(run: {
+  metadata: Record<string, unknown> | null;
+  summary: string | null;
+  error: string | null;
+  /** The reasons of the events that closed the run (a reclaim keeps its reason only there). */
+  reasons?: readonly string[];
+}): RunCost | null {
   const b = run.metadata?.bridge;
   if (b && typeof b === "object") {
     const bridge = b as Record<string, unknown>;
@@ -100,7 +115,11 @@ export function runCost(run: { metadata: Record<string, unknown> | null; summary
       measured,
     };
   }
-  return parseUsageLine(`${run.summary ?? ""}\n${run.error ?? ""}`);
+  for (const text of [run.summary, run.error, ...(run.reasons ?? [])]) {
+    const c = text ? parseUsageLine(text) : null;
+    if (c) return c;
+  }
+  return null;
 }
 
 /** Why a run's `metadata.bridge` is not that run's own usage record (it names another run, a number no usage has), or null. */

@@ -24,6 +24,21 @@ export function stderrTail(stderr: string, max = 400): string {
 const TRANSIENT_RE =
   /database is locked|database table is locked|disk I\/O error|unable to open database|Resource temporarily unavailable|Connection (?:reset|refused|closed|timed out)|Broken pipe|Temporary failure/i;
 
+/**
+ * The hermes program is not there — said as such, not as a usage error: Python's "can't open file …
+ * [Errno 2]" (exit 2: `python3 /opt/hermes/hermes` with no such script) or a shell's "command not found"
+ * (exit 127: a wrapper, or the remote shell of `ssh host hermes`).
+ */
+function missingProgram(exitCode: number | null, stderr: string): string | null {
+  const py = /can't open file '([^']+)': \[Errno 2\]/.exec(stderr);
+  if (exitCode === 2 && py) return `the hermes program ${py[1]} does not exist`;
+  if (exitCode === 127) {
+    const sh = /(?:^|\s)([^\s:]+): (?:command )?not found/.exec(stderr);
+    return `the hermes program ${sh?.[1] ? `'${sh[1]}' ` : ""}was not found (exit 127)`;
+  }
+  return null;
+}
+
 /** Returns the error a finished CLI call stands for, or null when it succeeded. */
 export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "stderrTail">): BoardError | null {
   const data: BoardErrorData = { ...d, exitCode: res.exitCode, stderrTail: stderrTail(res.stderr) };
@@ -42,6 +57,8 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   // Older Hermes (v0.14) exited 0 on domain errors: exit 0 + empty stdout + stderr text = failure.
   const legacyFailure = res.exitCode === 0 && res.stdout.trim() === "" && stderr !== "";
   if (res.exitCode === 0 && !legacyFailure) return null;
+  const missing = missingProgram(res.exitCode, stderr);
+  if (missing) return new CliUnavailable(data, missing);
   if (res.exitCode === 2) {
     if (/invalid board slug/.test(stderr)) return new UsageError(data, "invalid board slug");
     return new UsageError(data);

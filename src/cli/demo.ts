@@ -1,6 +1,6 @@
 // `hermes-bridge demo`: a temporary emulator board, a handful of seeded tasks, the daemon with the
 // command agent and the bundled scripted demo agent, live progress, and a summary table.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { HermesCliBoard } from "../board/index.js";
@@ -21,6 +21,8 @@ const SEEDS = [
 
 export async function demoCommand(o: { keep: boolean }, print: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "hermes-bridge-demo-"));
+  // Passable (never listable): a bridge running as root runs the demo's agents as another user.
+  chmodSync(dir, 0o711);
   const home = join(dir, "hermes");
   const emulator = [process.execPath, bundledFile("dist", "emulator", "bin.js")];
   const env = { ...process.env, HERMES_HOME: home };

@@ -1,6 +1,6 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
-import { probeBwrap } from "../jail/policy.js";
+import { probeBwrap, resolveAgentUser } from "../jail/policy.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -15,6 +15,7 @@ import { redactUrl } from "../result/redact.js";
 import { stateDirProblem } from "../state/dir.js";
 import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Check } from "./check.js";
+import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
 
 export type { Check } from "./check.js";
@@ -50,6 +51,11 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
     return { checks: [fail("config", detail, "correct the keys named (see config.example.yaml)")], config: null };
   }
   const checks: Check[] = [pass("config", `${o.config ?? "(flags/env only)"} is valid`)];
+  const warnings = c.provenance?.warnings ?? [];
+  if (warnings.length > 0)
+    checks.push(
+      fail("environment", warnings.join("; "), "rename or unset the variables named (the setting variables are the flags' names: hermes-bridge run --help)"),
+    );
   const boards = buildBoards(c, env, redactorFor(c, env));
   let caps: Capabilities | null = null;
   try {
@@ -83,7 +89,8 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(assigneeCheck(c, env));
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
-  checks.push(await isolationCheck(c, env));
+  const isolation = await isolationCheck(c, env);
+  checks.push(isolation, networkCheck(c, env, isolation.ok));
   checks.push(await socketCheck(env));
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
@@ -126,8 +133,21 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
       "agent.isolation.mode is none: agents run as the bridge's user and can read its HOME, config and state dir",
       "install bubblewrap and set agent.isolation.mode: auto (or bwrap)",
     );
-  const probe = await probeBwrap(iso.bwrap, env);
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}; network: ${iso.network})`);
+  if (iso.mode === "user")
+    return fail(
+      "isolation",
+      "agent.isolation.mode is user: agents run as an unprivileged uid without a jail (no namespaces: they see every host file that uid may read, and the host's network)",
+      "give the container or host what bubblewrap needs (user namespaces; in Docker: --security-opt systempaths=unconfined) and set agent.isolation.mode: auto",
+    );
+  let user: ReturnType<typeof resolveAgentUser>;
+  try {
+    user = resolveAgentUser(iso.user);
+  } catch (err) {
+    return fail("isolation", describeError(err), "fix agent.isolation.user");
+  }
+  const probe = await probeBwrap(iso.bwrap, env, user);
+  const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,

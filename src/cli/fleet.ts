@@ -2,7 +2,7 @@
 // the local state dirs under a root (default: the parent of this config's state dir, where each seat
 // has one) and remote seats by their /status URL (config fleet.urls, or --url). Needs no agent settings.
 import { dirname } from "node:path";
-import { loadOpsConfig } from "../config/load.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 import { defaultStateRoot } from "../config/schema.js";
 import { httpToken } from "../config/http-token.js";
 import { type FleetSeat, collectFleet, runText, spendText, stateText } from "../observe/fleet.js";
@@ -20,7 +20,7 @@ export interface FleetOptions {
 }
 
 export function renderFleet(seats: readonly FleetSeat[], now: number): string {
-  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "LAST ERROR"];
+  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "EGRESS REFUSED", "LAST ERROR"];
   const rows = seats.map((s) => [
     s.seat,
     s.agent ?? "-",
@@ -29,6 +29,7 @@ export function renderFleet(seats: readonly FleetSeat[], now: number): string {
     spendText(s.today),
     spendText(s.window5h),
     s.outboxBacklog === null ? "-" : String(s.outboxBacklog),
+    s.egressBlocked.length ? s.egressBlocked.join(", ") : "-",
     s.lastError ?? "",
   ]);
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => termSafe(r[i] ?? "", 60).length))));
@@ -49,7 +50,8 @@ export async function fleetCommand(
 ): Promise<number> {
   // A config (file or flags) names the seat's own state dir and fleet.urls; without one the fleet is the default state location.
   const given = o.config !== undefined || Object.values(o.flags).some((v) => v !== undefined);
-  const c = given ? loadOpsConfig({ file: o.config, env, flags: o.flags }) : null;
+  const c = given ? await opsConfig(o, env) : null;
+  if (c) printWarnings(c);
   const root = o.root ?? c?.fleet.root ?? (c ? dirname(c.stateDir) : defaultStateRoot());
   const urls = [...(c?.fleet.urls ?? []), ...(o.urls ?? [])];
   const t = c ? httpToken(c, env) : null;

@@ -17,9 +17,22 @@ function flagsOf(opts: Record<string, unknown>): Record<string, string | undefin
   return out;
 }
 
-function withFlags(cmd: Command): Command {
+/** The flags of a command that reads one seat's state dir (or its lane's default one). */
+const STATE = ["state-dir", "assignee"];
+/** The flags that reach a board. */
+const BOARD = ["board", "hermes", "hermes-home", "call-server"];
+
+/**
+ * A command's own flags: its --help lists those only (`run` and `doctor` take every setting). The other
+ * setting flags are still accepted, unlisted — a script that passes a seat's whole flag set to `status`
+ * keeps working, and a setting reaches the command from the config file and HERMES_BRIDGE_* alike.
+ */
+function withFlags(cmd: Command, names?: readonly string[]): Command {
   cmd.option("-c, --config <file>", "YAML config file");
-  for (const f of FLAGS) cmd.addOption(new Option(`--${f.name} <${f.metavar}>`, f.help));
+  for (const f of FLAGS) {
+    const opt = new Option(`--${f.name} <${f.metavar}>`, f.help);
+    cmd.addOption(!names || names.includes(f.name) ? opt : opt.hideHelp());
+  }
   return cmd;
 }
 
@@ -42,20 +55,22 @@ export async function main(argv: string[]): Promise<number> {
       code = await (await import("./run.js")).runCommand({ ...common(opts), once: opts.once === true });
     });
   const outbox = program.command("outbox").description("closes that did not land");
-  withFlags(outbox.command("list").description("show pending, failed and dead entries"))
+  withFlags(outbox.command("list").description("show pending, failed and dead entries"), STATE)
     .option("--json", "JSON output")
     .action(async (opts: Record<string, unknown>) => {
-      code = (await import("./outbox.js")).outboxList({ ...common(opts), json: opts.json === true });
+      code = await (await import("./outbox.js")).outboxList({ ...common(opts), json: opts.json === true });
     });
-  withFlags(outbox.command("replay").description("retry every open entry (fenced), re-send failed alerts")).action(async (opts: Record<string, unknown>) => {
-    code = await (await import("./outbox.js")).outboxReplay(common(opts));
-  });
-  withFlags(program.command("status").description("the seat, runs in flight, outbox backlog, last errors"))
+  withFlags(outbox.command("replay").description("retry every open entry (fenced), re-send failed alerts"), [...STATE, ...BOARD, "webhook-url"]).action(
+    async (opts: Record<string, unknown>) => {
+      code = await (await import("./outbox.js")).outboxReplay(common(opts));
+    },
+  );
+  withFlags(program.command("status").description("the seat, runs in flight, outbox backlog, last errors"), [...STATE, "http-port"])
     .option("--json", "JSON output")
     .action(async (opts: Record<string, unknown>) => {
       code = await (await import("./status.js")).statusCommand({ ...common(opts), json: opts.json === true });
     });
-  withFlags(program.command("usage").description("tokens and cost by task, seat, board or day, from the board's records (every seat)"))
+  withFlags(program.command("usage").description("tokens and cost by task, seat, board or day, from the board's records (every seat)"), [...BOARD, ...STATE])
     .option("--since <when>", "an ISO date/time or a duration back from now (7d, 24h, 90m)", "7d")
     .option("--by <key>", "task | seat | board | day", "seat")
     .option("--csv", "CSV output")
@@ -70,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
         json: opts.json === true,
       });
     });
-  withFlags(program.command("fleet").description("every seat in one table: local state dirs under a root and remote /status URLs"))
+  withFlags(program.command("fleet").description("every seat in one table: local state dirs under a root and remote /status URLs"), STATE)
     .option("--root <dir>", "the directory holding one state dir per seat (default: the parent of the state dir)")
     .option("--url <url>", "a remote seat's status URL (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option("--json", "JSON output")
@@ -97,6 +112,42 @@ export async function main(argv: string[]): Promise<number> {
     .option("--send-test-alert", "deliver a test alert to the webhook")
     .action(async (opts: Record<string, unknown>) => {
       code = await (await import("./doctor.js")).doctorCommand({ ...common(opts), sendTestAlert: opts.sendTestAlert === true });
+    });
+  program
+    .command("init")
+    .description("a first seat: write a commented config, make the agent's login home, print the login, run doctor")
+    .requiredOption("--board <slug>", "the board the seat works")
+    .option("--seat <name>", "the seat's name (its state dir and config file; its lane unless --assignee)")
+    .option("--assignee <name>", "the seat's lane on the board (default: the seat's name)")
+    .requiredOption("--agent <setup>", "claude | claude-api-key | codex | codex-api-key | codex-endpoint | local-llm | command")
+    .option("--model <name>", "the model (required for codex-endpoint and local-llm)")
+    .option("--base-url <url>", "the endpoint (codex-endpoint, local-llm; claude-api-key: an Anthropic-compatible gateway)")
+    .option("--api-key-env <name>", "the variable that holds the endpoint's key (codex-endpoint, local-llm)")
+    .option("--agent-command <argv>", "the command agent's argv, or the CLI to run instead of claude / codex on PATH")
+    .option("--hermes <argv>", 'how this host runs the board\'s CLI (default "hermes"; e.g. "ssh -T board-host hermes")')
+    .option("--hermes-home <dir>", "HERMES_HOME for the CLI")
+    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-kanban-bridge/<seat>)")
+    .option("-c, --config <file>", "where to write the config (default: ./<seat>.yaml)")
+    .option("--force", "replace an existing config file")
+    .option("--no-doctor", "do not run doctor at the end")
+    .action(async (opts: Record<string, unknown>) => {
+      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+      code = await (await import("./init.js")).initCommand({
+        board: String(opts.board),
+        agent: String(opts.agent),
+        seat: str(opts.seat),
+        assignee: str(opts.assignee),
+        model: str(opts.model),
+        baseUrl: str(opts.baseUrl),
+        apiKeyEnv: str(opts.apiKeyEnv),
+        agentCommand: str(opts.agentCommand),
+        hermes: str(opts.hermes),
+        hermesHome: str(opts.hermesHome),
+        stateDir: str(opts.stateDir),
+        config: str(opts.config),
+        force: opts.force === true,
+        doctor: opts.doctor !== false,
+      });
     });
   program
     .command("task-tools")

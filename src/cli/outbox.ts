@@ -1,11 +1,12 @@
 // `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them. Needs no
 // agent settings. Text is shown with control characters escaped.
-import { loadOpsConfig } from "../config/load.js";
 import { buildOps } from "../daemon/build.js";
 import { createLogger } from "../log/logger.js";
 import { replayOutbox } from "../outbox/replay.js";
+import { type StateDirLock, lockStateDir } from "../state/lock.js";
 import { termSafe } from "../result/text.js";
 import { ensureStateDir } from "../state/dir.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 
 export interface OutboxOptions {
   config?: string;
@@ -13,15 +14,22 @@ export interface OutboxOptions {
   flags: Record<string, string | undefined>;
 }
 
-function setup(o: OutboxOptions, env: NodeJS.ProcessEnv) {
-  const config = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
+async function setup(o: OutboxOptions, env: NodeJS.ProcessEnv, locked?: (lock: StateDirLock) => void) {
+  const config = await opsConfig(o, env, { seat: true });
+  printWarnings(config);
   ensureStateDir(config.stateDir);
+  // A replay writes closes: never beside the seat's running daemon (it replays its own outbox).
+  if (locked) locked(await lockStateDir(config.stateDir, { config: o.config ?? null, now: Date.now() }));
   const log = createLogger({ level: "warn", format: "json", destination: process.stderr });
   return buildOps(config, env, log);
 }
 
-export function outboxList(o: OutboxOptions, env: NodeJS.ProcessEnv = process.env, print: (s: string) => void = (s) => process.stdout.write(s)): number {
-  const b = setup(o, env);
+export async function outboxList(
+  o: OutboxOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
+  const b = await setup(o, env);
   const entries = b.outbox.open();
   if (o.json) {
     print(`${JSON.stringify(entries, null, 2)}\n`);
@@ -44,11 +52,20 @@ export async function outboxReplay(
   env: NodeJS.ProcessEnv = process.env,
   print: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
-  const b = setup(o, env);
-  b.alerts.start();
-  const items = await replayOutbox(b.outbox, b.closer);
-  const delivered = await b.alerts.drain(60_000);
-  await b.alerts.stop();
+  let lock: StateDirLock | undefined;
+  const b = await setup(o, env, (l) => {
+    lock = l;
+  });
+  let items: Awaited<ReturnType<typeof replayOutbox>>;
+  let delivered: boolean;
+  try {
+    b.alerts.start();
+    items = await replayOutbox(b.outbox, b.closer);
+    delivered = await b.alerts.drain(60_000);
+    await b.alerts.stop();
+  } finally {
+    await lock?.release();
+  }
   for (const i of items) print(`${i.entry.board}/${i.entry.taskId} run ${i.entry.runId ?? "-"} ${i.entry.intent.type}: ${i.result}\n`);
   if (items.length === 0) print("nothing to replay\n");
   if (!delivered) print("some alerts are still waiting for the webhook: they are sent by the next run or replay\n");

@@ -1,5 +1,6 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
 import { loadConfig, preflight } from "../agents/kinds.js";
+import type { Config } from "../config/schema.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { effectiveSettings } from "../daemon/settings.js";
@@ -11,6 +12,9 @@ import { describeError } from "../errors/index.js";
 import { fleetPage } from "../observe/fleet-html.js";
 import { HttpServer } from "../observe/http.js";
 import { ensureStateDir } from "../state/dir.js";
+import { lockStateDir } from "../state/lock.js";
+import { closeInheritedDescriptors } from "../process/descriptors.js";
+import { recordSeatSettings } from "./ops-config.js";
 
 export interface RunOptions {
   config?: string;
@@ -19,10 +23,19 @@ export interface RunOptions {
 }
 
 export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // Only what a child is given reaches it: descriptors inherited without close-on-exec go first.
+  const closed = closeInheritedDescriptors(env);
   const config = loadConfig({ file: o.config, env, flags: o.flags });
   ensureStateDir(config.stateDir);
+  // One daemon per seat: held for this process's life (a second one is refused, naming this one).
+  const lock = await lockStateDir(config.stateDir, { config: o.config ?? null, now: Date.now() });
   const redactor = redactorFor(config, env);
   const log = createLogger({ level: config.log.level, format: config.log.format, redact: (t) => redactor.redact(t) });
+  try {
+    recordSeatSettings(config);
+  } catch (err) {
+    log.warn({ err: describeError(err) }, "could not record the seat's settings: status, outbox and usage need --config for this seat");
+  }
   const b = await build(config, env, log);
   b.outbox.compact();
   const daemon = new Daemon({ ...b, once: o.once === true, preflight: () => preflight(config, env) });
@@ -51,14 +64,23 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   });
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
+    if (closed.length) log.warn({ descriptors: closed }, "closed descriptors the bridge inherited without close-on-exec: no agent gets them");
+    for (const w of config.provenance?.warnings ?? []) log.warn({ warning: w }, "configuration warning");
     if (b.jail?.mode === "bwrap") log.info({ isolation: "bwrap", why: b.jail.policy.why }, "agents run in a jail of their own");
+    else if (b.jail?.mode === "user")
+      log.warn(
+        { isolation: "user", why: b.jail.policy.why },
+        "AGENTS ARE NOT JAILED: they run as an unprivileged uid of their own, without namespaces (they see the host's files that uid may read, and its network)",
+      );
     else
       log.warn(
         { isolation: "none", why: b.jail?.policy.why },
         "AGENTS ARE NOT ISOLATED: they run as the bridge's user and can read its HOME, its config and its state dir (install bubblewrap, or see `hermes-bridge doctor`)",
       );
     if (http && config.http.port !== undefined) {
-      const port = await http.listen(config.http.port, config.http.host);
+      const port = await http.listen(config.http.port, config.http.host).catch((err: unknown) => {
+        throw listenError(err, config);
+      });
       log.info({ url: `http://${config.http.host}:${port}` }, "observability server listening (/ fleet page, /healthz, /metrics, /status)");
     }
     await daemon.start();
@@ -69,10 +91,46 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     throw new ExitError(1, `the bridge stopped: ${(err as Error).message}`, { cause: err });
   } finally {
     await http?.close();
+    await lock.release();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
   const backlog = b.outbox.backlog();
   log.info({ outbox_backlog: backlog, close_failures: notClosed }, "hermes-kanban-bridge stopped");
+  // A seat that could not work is no success for cron or CI: its pre-flight (or a run) found the agent logged out.
+  if (o.once && daemon.seat.authFailed())
+    throw new ExitError(
+      1,
+      `run --once: the seat could not work and claimed nothing: ${daemon.seat.reason ?? "its agent pre-flight failed"}${daemon.seat.fix ? ` — fix: ${daemon.seat.fix}` : ""}`,
+    );
   return notClosed > 0 ? 1 : 0;
+}
+
+/** A port that cannot be bound is the operator's setting: named as http.port (and how it was set). */
+function listenError(err: unknown, c: Config): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const how = c.provenance?.given["http.port"];
+  const set = how && !how.startsWith("http.port") ? ` (set by ${how})` : "";
+  if (code === "EADDRINUSE")
+    return new ConfigError(
+      [
+        {
+          path: "http.port",
+          message: `${c.http.port} is already in use on ${c.http.host}${set}: another seat or program listens there — choose a free port (0: any)`,
+        },
+      ],
+      { cause: err },
+    );
+  if (code === "EACCES")
+    return new ConfigError(
+      [{ path: "http.port", message: `${c.http.port} may not be bound by this user on ${c.http.host}${set} — choose a port above 1023` }],
+      {
+        cause: err,
+      },
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new ConfigError([{ path: "http.host", message: `${c.http.host} is no address of this machine — choose one it has (127.0.0.1 for loopback)` }], {
+      cause: err,
+    });
+  return err;
 }

@@ -1,4 +1,4 @@
-import { loadOpsConfig } from "../config/load.js";
+import { opsConfig, printWarnings } from "./ops-config.js";
 import { httpToken } from "../config/http-token.js";
 import { spendText } from "../observe/fleet.js";
 import type { StatusSnapshot } from "../observe/snapshot.js";
@@ -15,7 +15,8 @@ export interface StatusOptions {
 }
 
 async function fetchStatus(o: StatusOptions, env: NodeJS.ProcessEnv): Promise<{ s: StatusSnapshot; source: string; running: boolean }> {
-  const c = loadOpsConfig({ file: o.config, env, flags: o.flags }, { seat: true });
+  const c = await opsConfig(o, env, { seat: true });
+  printWarnings(c);
   if (c.http.port !== undefined) {
     const url = `http://${c.http.host}:${c.http.port}/status`;
     try {
@@ -56,9 +57,18 @@ export async function statusCommand(
     return 0;
   }
   if (!running) print(`NOT RUNNING: the daemon that wrote this status (pid ${s.pid ?? "?"}) is gone; what follows is its last snapshot.\n`);
-  const pause = s.seat.paused ? `PAUSED until ${s.seat.pausedUntil} (${termSafe(s.seat.reason ?? "", 300)})` : "claiming";
+  // An auth pause has no end time: it lasts "until an operator fixes it".
+  const until = s.seat.pausedUntil && /^\d/.test(s.seat.pausedUntil) ? `until ${s.seat.pausedUntil}` : (s.seat.pausedUntil ?? "");
+  const pause = s.seat.paused ? `PAUSED ${until} (${termSafe(s.seat.reason ?? "", 300)})` : "claiming";
   const who = s.seat.name && s.seat.name !== s.seat.assignee ? `seat ${s.seat.name} (lane ${s.seat.assignee}, ${s.seat.agent})` : `seat ${s.seat.assignee}`;
   print(`${who} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
+  if (s.seat.fix) print(`fix: ${termSafe(s.seat.fix, 2000)}\n`);
+  if (s.seat.isolation)
+    print(`isolation: ${termSafe(s.seat.isolation.mode, 20)}${s.seat.isolation.mode !== "bwrap" ? ` (${termSafe(s.seat.isolation.why, 500)})` : ""}\n`);
+  if (s.seat.network) {
+    const refused = s.seat.network.blocked.slice(0, 10).map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})`);
+    print(`network: ${termSafe(s.seat.network.mode, 20)}${refused.length ? `; refused since start: ${refused.join(", ")}` : ""}\n`);
+  }
   if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);
   if (s.runs.length === 0) print("no runs in flight\n");

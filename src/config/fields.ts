@@ -18,16 +18,30 @@ const budgetLimits = z.strictObject({ tokens: z.number().int().positive().option
 
 /**
  * Where the agent runs: `bwrap` — in a bubblewrap jail of its own (refused at start without a working
- * bubblewrap); `auto` — the jail when a probe at start works, else unconfined and said loudly; `none` —
- * unconfined. A string is the mode.
+ * bubblewrap); `auto` — the jail when a probe at start works, else (said loudly) `user` where the bridge
+ * runs as root and `none` where it does not; `user` — as an unprivileged uid without a jail (engines that
+ * cannot relax /proc); `none` — unconfined. A string is the mode.
  */
 export const isolation = z.preprocess(
   (v) => (typeof v === "string" ? { mode: v } : v),
   z
     .strictObject({
-      mode: z.enum(["auto", "bwrap", "none"]).default("auto"),
-      /** host: the agent reaches the network as the bridge does (its API); none: no network at all. */
-      network: z.enum(["host", "none"]).default("host"),
+      mode: z.enum(["auto", "bwrap", "user", "none"]).default("auto"),
+      /**
+       * Who the agent is on the host when the bridge runs as root (never root): a user name, uid or uid:gid;
+       * `auto` — the host's `hermes-agent` user, else nobody. A bridge that is not root runs agents as itself.
+       */
+      user: z.string().min(1).default("auto"),
+      /**
+       * proxy: the jail's own network namespace, and out of it only through the seat's proxy — the agent kind's
+       * API and login hosts and `allowHosts`, never the host's loopback or private ranges (unless an entry
+       * names that host:port); host: the host's network as it is; none: no network at all.
+       */
+      network: z.enum(["proxy", "host", "none"]).default("proxy"),
+      /** Where a jailed agent may connect besides its API (network: proxy): host, *.domain, IP, each with an optional :port. */
+      allowHosts: list(z.string().min(1)).default([]),
+      /** Never, whatever allows it (a deny wins). */
+      denyHosts: list(z.string().min(1)).default([]),
       /** Extra paths the agent may read (toolchains, caches), at their real paths. */
       readOnly: list(z.string().min(1)).default([]),
       /** Extra paths the agent may write (a shared build cache). */
@@ -38,9 +52,24 @@ export const isolation = z.preprocess(
     .prefault({}),
 );
 
+/**
+ * Per-run caps: memory (swap included), processes and the jail's /tmp. `auto` — systemd-run scopes where a
+ * service manager runs the bridge, else a cgroup of the run's own (v2 delegated, or v1's memory and pids),
+ * else uncapped and said loudly; `systemd`, `cgroup` — that one or the seat does not start; `none`.
+ */
+export const limits = z
+  .strictObject({
+    mode: z.enum(["auto", "systemd", "cgroup", "none"]).default("auto"),
+    memoryMiB: z.number().int().min(64).default(8192),
+    pids: z.number().int().min(16).default(4096),
+    tmpMiB: z.number().int().min(16).default(2048),
+  })
+  .prefault({});
+
 /** The keys every agent kind has (timing, environment, output caps, continuity). */
 export const agentCommon = {
   isolation,
+  limits,
   /** Extra variables set for the agent (values are literal). */
   env: z.record(envName, z.string()).default({}),
   /** Variable names passed through from the bridge's environment (allow-list). */

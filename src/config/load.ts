@@ -3,7 +3,7 @@
 // file key, and `doctor` can print where each effective value came from.
 import { type HttpTokenConfig, httpToken } from "./http-token.js";
 import { readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError } from "../errors/index.js";
@@ -11,6 +11,8 @@ import { splitCommand } from "./command.js";
 import { FLAGS, type FlagKind, envNameFor } from "./flags.js";
 import { type Config, type OpsConfig, OpsConfigSchema, type Provenance, configSchemaFor } from "./schema.js";
 import { timingIssues } from "./timing.js";
+import { closest, knownKeys } from "./keys.js";
+import { envWarnings } from "./env-check.js";
 
 export { envNameFor, ENV_PREFIX } from "./flags.js";
 
@@ -128,53 +130,37 @@ function layered(o: LoadOptions): { raw: Record<string, unknown>; given: Record<
   return { raw, given };
 }
 
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j += 1) (d[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i += 1)
-    for (let j = 1; j <= b.length; j += 1) {
-      const row = d[i] as number[];
-      const prev = d[i - 1] as number[];
-      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-  return (d[a.length] as number[])[b.length] as number;
-}
-
-/** Keys zod would have accepted at `path` (for did-you-mean). */
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  let cur: unknown = schema;
-  const unwrap = (s: unknown): unknown => {
-    let x = s as {
-      def?: { type?: string; innerType?: unknown; in?: unknown; schema?: unknown; out?: unknown; options?: unknown[] };
-      shape?: Record<string, unknown>;
-    };
-    for (let i = 0; i < 10 && x?.def && !x.shape; i += 1) x = (x.def.innerType ?? x.def.in ?? x.def.schema ?? x.def.out) as typeof x;
-    return x;
-  };
-  for (const key of path) {
-    const s = unwrap(cur) as { shape?: Record<string, unknown> } | undefined;
-    cur = s?.shape?.[String(key)];
-    if (cur === undefined) return [];
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = raw;
+  for (const k of path) {
+    if (!cur || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[k];
   }
-  const s = unwrap(cur) as { shape?: Record<string, unknown>; def?: { options?: unknown[] } } | undefined;
-  if (s?.shape) return Object.keys(s.shape);
-  const options = (cur as { def?: { options?: unknown[] } } | undefined)?.def?.options ?? s?.def?.options ?? [];
-  return [...new Set(options.flatMap((o) => Object.keys((unwrap(o) as { shape?: Record<string, unknown> }).shape ?? {})))];
+  return cur;
 }
 
-function issuesOf(err: z.ZodError, schema: z.ZodType, given: Record<string, string>): { path: string; message: string }[] {
+/** A key that must be given: "is required", and where it can be set (the flag and variable that set it, if any). */
+function required(path: string): string {
+  const f = FLAGS.find((x) => x.path.join(".") === path || x.path.join(".").startsWith(`${path}.`));
+  return f ? `is required (in the config file, or --${f.name} / ${envNameFor(f.name)})` : "is required";
+}
+
+function issuesOf(err: z.ZodError, schema: z.ZodType, raw: Record<string, unknown>, given: Record<string, string>): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];
   for (const i of err.issues) {
     if (i.code === "unrecognized_keys") {
       const known = knownKeys(schema, i.path);
       for (const key of i.keys) {
-        const best = known.map((k) => ({ k, d: editDistance(key.toLowerCase(), k.toLowerCase()) })).sort((a, b) => a.d - b.d)[0];
-        const hint = best && best.d <= Math.max(2, Math.floor(key.length / 3)) ? ` — did you mean '${best.k}'?` : "";
-        out.push({ path: [...i.path.map(String), key].join("."), message: `unknown key${hint}` });
+        const best = closest(key, known);
+        out.push({ path: [...i.path.map(String), key].join("."), message: `unknown key${best ? ` — did you mean '${best}'?` : ""}` });
       }
       continue;
     }
     const path = i.path.map(String).join(".");
+    if (i.code === "invalid_type" && valueAt(raw, i.path) === undefined) {
+      out.push({ path, message: required(path) });
+      continue;
+    }
     const how = given[path];
     out.push({ path, message: how && !how.startsWith(path) ? `${i.message} (set by ${how})` : i.message });
   }
@@ -183,7 +169,7 @@ function issuesOf(err: z.ZodError, schema: z.ZodType, given: Record<string, stri
 
 function checked<T>(schema: z.ZodType<T>, raw: Record<string, unknown>, given: Record<string, string>): T {
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error, schema, given), { cause: parsed.error });
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed.error, schema, raw, given), { cause: parsed.error });
   return parsed.data;
 }
 
@@ -207,10 +193,11 @@ function envIssues(c: { webhook: { secretEnv?: string | undefined } } & HttpToke
  */
 export function loadConfigWith(kinds: readonly { schema: z.ZodObject }[], o: LoadOptions): Config {
   const { raw, given } = layered(o);
-  const c = checked(configSchemaFor(kinds.map((k) => k.schema)), raw, given) as Config;
+  const schema = configSchemaFor(kinds.map((k) => k.schema));
+  const c = checked(schema, raw, given) as Config;
   const issues = [...timingIssues(c, given), ...envIssues(c, o.env ?? {})];
   if (issues.length > 0) throw new ConfigError(issues);
-  const provenance: Provenance = { given };
+  const provenance: Provenance = { given, warnings: envWarnings(o.env ?? {}, schema), ...(o.file ? { file: resolve(o.file) } : {}) };
   return { ...c, provenance };
 }
 
@@ -225,5 +212,5 @@ export function loadOpsConfig(o: LoadOptions, opts: { seat?: boolean } = {}): Op
     throw new ConfigError([
       { path: "assignee", message: "this command reads one seat's state: name it with --assignee (or --state-dir, or a config that sets them)" },
     ]);
-  return { ...c, provenance: { given } };
+  return { ...c, provenance: { given, warnings: envWarnings(o.env ?? {}, OpsConfigSchema) } };
 }

@@ -6,6 +6,7 @@
 import { homedir, hostname } from "node:os";
 import { basename, join } from "node:path";
 import { z } from "zod";
+import { Seat } from "./seat.js";
 
 import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, slug } from "./fields.js";
 
@@ -144,27 +145,7 @@ export const baseShape = {
   concurrency: z.number().int().min(1).max(64).default(1),
   gate: Gate.prefault({}),
   workspace: Workspace.prefault({}),
-  seat: z
-    .strictObject({
-      /** Names this seat in comments, metadata, status and the fleet view (default: <host>/<state dir name>). */
-      name: z.string().min(1).max(100).optional(),
-      /** After a usage/rate limit the seat claims nothing until the reset time plus this margin. */
-      limitMarginSeconds: z.number().min(0).default(60),
-      /** A reset time an agent reports is agent input: a pause never lasts longer than this (a later reset is clamped, and the card says so). */
-      maxLimitPauseHours: z
-        .number()
-        .positive()
-        .max(24 * 366)
-        .default(168),
-      /**
-       * A run cut by this seat's usage limit: `handoff` gives the task back to the lane at once (another
-       * seat of the assignee with headroom continues it; this one resumes its own session if it comes back
-       * to it after the reset); `wait` parks it (`schedule`) and this seat continues it after the reset.
-       * Neither needs an operator, neither blocks the task.
-       */
-      onLimit: z.enum(["handoff", "wait"]).default("handoff"),
-    })
-    .prefault({}),
+  seat: Seat.prefault({}),
   stateDir: z.string().optional(),
   /** Comments on a running task reach its agent as notes (the board's authors are names any writer chooses). */
   steering: z
@@ -200,7 +181,17 @@ export const baseShape = {
       format: z.enum(["auto", "json", "pretty"]).default("auto"),
     })
     .prefault({}),
-  shutdown: z.strictObject({ graceSeconds: z.number().min(0).default(30) }).prefault({}),
+  shutdown: z
+    .strictObject({
+      graceSeconds: z.number().min(0).default(30),
+      /**
+       * What a stop does to a run still working after the grace period: `continue` — the agent is stopped
+       * politely (its session saved), the claim kept, and this seat continues the task in the same run when it
+       * is back (or Hermes hands it back to the lane at the claim's end); `handback` — it goes back to the lane now.
+       */
+      inFlight: z.enum(["continue", "handback"]).default("continue"),
+    })
+    .prefault({}),
   /** The fleet view (`hermes-bridge fleet`, the HTTP server's `/`): local seats' state dirs under `root` (default: the parent of stateDir) and remote seats' /status URLs. */
   fleet: z
     .strictObject({
@@ -224,7 +215,12 @@ export const baseShape = {
 };
 
 /** Where seats keep their state dirs by default (one dir per seat): the fleet view's default root. */
-export const defaultStateRoot = () => join(homedir(), ".local", "state", "hermes-kanban-bridge");
+/**
+ * A bridge running as root keeps its seats' state where a service does (/var/lib: its agents run as another
+ * uid, which must pass the path down to a run's dir — never through /root); any other user under its HOME.
+ */
+export const defaultStateRoot = () =>
+  process.getuid?.() === 0 ? join("/var", "lib", "hermes-kanban-bridge") : join(homedir(), ".local", "state", "hermes-kanban-bridge");
 
 function finish<
   T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[]; seat: { name?: string | undefined } },
@@ -245,10 +241,11 @@ function reservedCheck(c: { assignee: string; reservedAssignees: string[] }, ctx
 
 /**
  * What the board-wide and seat commands need (`usage`, `fleet`, `outbox`, `status`): everything but the
- * agent, and the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it).
+ * agent; the assignee only where a seat is meant (`outbox`/`status` ask for it when they need it), the
+ * boards only where the board is read (`usage`).
  */
 export const OpsConfigSchema = z
-  .strictObject({ ...baseShape, assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
+  .strictObject({ ...baseShape, boards: baseShape.boards.optional(), assignee: baseShape.assignee.optional(), agent: z.unknown().optional() })
   .superRefine((c, ctx) => {
     if (c.assignee !== undefined) reservedCheck({ ...c, assignee: c.assignee }, ctx);
   })
@@ -256,6 +253,8 @@ export const OpsConfigSchema = z
     const stateDir = c.stateDir ?? (c.assignee !== undefined ? join(defaultStateRoot(), c.assignee) : undefined);
     return {
       ...c,
+      /** Empty when none is named: `status`, `outbox` and `fleet` read the state dir only; `usage` asks for one. */
+      boards: c.boards ?? [],
       author: c.author ?? c.assignee ?? "hermes-bridge",
       stateDir: stateDir ?? defaultStateRoot(),
       /** False when neither an assignee nor a state dir names a seat (a board-wide command). */
@@ -286,6 +285,10 @@ export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSch
 export interface Provenance {
   /** Config path ("claim.ttlSeconds") → how the user set it ("--ttl 120", "HERMES_BRIDGE_TTL=120", "claim.ttlSeconds in config.yaml"). */
   given: Record<string, string>;
+  /** The config file the seat was loaded from (absolute), if any: no agent may see it. */
+  file?: string;
+  /** What the operator should know but is no error (an unknown HERMES_BRIDGE_* variable): printed, logged and shown by doctor. */
+  warnings?: string[];
 }
 
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };

@@ -22,6 +22,7 @@ export const CUT_REASONS = [
   "failed",
   "gate",
   "budget",
+  "cap",
   "review",
 ] as const;
 export type CutReason = (typeof CUT_REASONS)[number];

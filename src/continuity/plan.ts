@@ -41,6 +41,7 @@ const CUT_TEXT: Record<CutReason, string> = {
   failed: "the run failed",
   gate: "the bridge's verification of your completion failed",
   budget: "the task (or the seat's day) crossed its budget and an operator raised it",
+  cap: "it met one of its caps (memory, processes or /tmp: agent.limits) and was stopped; use less this time (fewer parallel jobs, smaller temporary files)",
   review: "you handed the task over for review, and the reviewer sent it back",
 };
 

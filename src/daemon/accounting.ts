@@ -4,7 +4,7 @@
 import type { Config } from "../config/schema.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { RunReport } from "../run/task-run.js";
-import { type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
+import { type Hours, type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
 
 export interface Books {
   config: Config;
@@ -25,6 +25,8 @@ export function account(b: Books, board: string, r: RunReport): void {
       tokensOut: u?.tokens?.output ?? 0,
       costUsd: u?.costUsd ?? 0,
       measured: u?.tokens !== undefined || u?.costUsd !== undefined,
+      costKnown: u?.costUsd !== undefined,
+      outcome: ledgerOutcome(r),
     });
   } catch {
     // The ledger is the seat's own convenience (status, daily budget): the card keeps the record.
@@ -36,16 +38,26 @@ export function account(b: Books, board: string, r: RunReport): void {
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
   else if (r.decision === "complete") m.completes.inc({ board });
   else if (r.handedOff) m.limitHandoffs.inc({ board, mode: r.handedOff });
-  else if (r.decision === "block") m.blocks.inc({ board, cause: r.cause ?? "unknown" });
+  else if (r.decision === "block" && !r.stopped) m.blocks.inc({ board, cause: r.cause ?? "unknown" });
   if (r.resumed) m.resumes.inc({ board });
   if (r.cut === "stall") m.stalls.inc({ board });
   m.usage(b.config.seat.name, r.agent, r.usage);
 }
 
-const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+/** The fleet strip's three kinds of close: a landed complete, a landed block (not a usage-limit hand-back), the rest. */
+function ledgerOutcome(r: RunReport): "done" | "blocked" | "other" {
+  const landed = r.close === "applied" || r.close === "already_applied";
+  if (!landed || r.handedOff || r.stopped) return "other";
+  return r.decision === "complete" ? "done" : r.decision === "block" ? "blocked" : "other";
+}
+
+const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0, noCost: 0 };
 
 /** What this seat spent since `from` (epoch ms). */
 export const spentSince = (b: Books, from: number): Spend => b.ledger?.since(from) ?? { ...NOTHING };
+
+/** Runs closed per hour over the last 24 hours (the fleet's strip). */
+export const hoursOf = (b: Books): Hours | null => b.ledger?.hours(b.clock.now()) ?? null;
 
 /** What this seat spent today (since midnight UTC). */
 export const spentToday = (b: Books): Spend => spentSince(b, startOfDay(b.clock.now()));

@@ -29,7 +29,11 @@ const ActiveRunSchema = z.object({
   ttlSeconds: z.number(),
   resultFile: z.string(),
   runDir: z.string(),
+  /** The run's private dir, where its agent's output files are (never shown to the agent); older entries: the run dir. */
+  outputDir: z.string().optional(),
   agent: z.string(),
+  /** The bridge stopped the agent politely and kept the claim for its restart (shutdown.inFlight: continue). */
+  kept: z.boolean().optional(),
   /** The run's task-tools socket and token (0600 file): an adopted CLI agent reconnects to it. */
   tools: z
     .object({ path: z.string(), token: z.string().min(16) })
@@ -63,6 +67,12 @@ export class ActiveRuns {
   moveDeadline(board: string, task: string, deadline: number): void {
     const r = this.written.get(this.file(board, task));
     if (r) this.write({ ...r, deadline });
+  }
+
+  /** The run's claim is kept for the restart (its agent was stopped politely): the next start continues it. */
+  markKept(board: string, task: string): void {
+    const r = this.written.get(this.file(board, task));
+    if (r) this.write({ ...r, kept: true });
   }
 
   remove(board: string, task: string): void {

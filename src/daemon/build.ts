@@ -3,12 +3,20 @@
 // adapter is loaded on demand).
 import { skillRoots } from "../skills/roots.js";
 import { Jail } from "../jail/jail.js";
-import { forbiddenRoots, resolvePolicy } from "../jail/policy.js";
+import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
+import type { AgentUser } from "../jail/identity.js";
+import { resolveLimits } from "../jail/limits.js";
+import { egressPlan } from "../egress/plan.js";
+import { postureOnce } from "./posture.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
+import { passableStateDir } from "../state/dir.js";
+import { ConfigError } from "../errors/index.js";
+import { join } from "node:path";
 import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
 import { agentEnv } from "../agents/env.js";
-import { AGENT_KINDS, type AgentKind, createAgent, promptFileFor } from "../agents/kinds.js";
+import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
@@ -205,8 +213,30 @@ export async function build(
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
   const git = gitRunner(c, env);
   const settings = workspaceSettings(c, env);
-  const forbidden = forbiddenRoots({ stateDir: c.stateDir, localRoot: settings.localRoot, hermesHomes: settings.hermesHomes });
-  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden }));
+  const forbidden = forbiddenRoots({
+    stateDir: c.stateDir,
+    localRoot: settings.localRoot,
+    hermesHomes: settings.hermesHomes,
+    files: [c.provenance?.file, c.http.tokenFile],
+    logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
+  });
+  const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
+    throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
+  });
+  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }));
+  // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
+  if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
+  const egress = egressPlan({
+    kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] },
+    allowHosts: c.agent.isolation.allowHosts,
+    denyHosts: c.agent.isolation.denyHosts,
+    env: gateEnv,
+  });
+  // The jail's network as promised, or the seat does not start (fails closed).
+  if (jail.mode === "bwrap" && jail.policy.network === "proxy") {
+    const why = await postureOnce(jail, egress);
+    if (why) throw new ConfigError([{ path: "agent.isolation.network", message: `is proxy, but the start check failed: ${why}` }]);
+  }
   const upload: UploadSpec | undefined = c.workspace.uploadCommand
     ? { command: c.workspace.uploadCommand, dir: c.workspace.uploadDir ?? "/tmp/hermes-bridge-uploads/{task}", env: bridgeEnv(env), timeoutMs: 300_000 }
     : undefined;
@@ -227,10 +257,36 @@ export async function build(
     git,
     cliOnThisHost: sshSplit(c.hermes.command) === null,
     skillRoots: skillRoots(c, env),
+    checkClaim: claimCheckOf(kindOf(c, kinds), c, env),
+    egress,
     retry: retryPolicy(c),
     make: defaultFactories(clock, env),
     upload,
   };
+}
+
+/**
+ * A bridge running as root runs its agents as another uid, which must pass the state dir down to a run's
+ * dir and a checkout (bubblewrap mounts them as that uid): the state dir, runs and checkouts become 0711;
+ * a state dir under a parent that uid cannot pass (under /root) is refused, naming what to do.
+ */
+function agentsReach(stateDir: string, localRoot: string, user: AgentUser): void {
+  const runs = statePath(stateDir, "runs");
+  passableStateDir(stateDir, [runs, localRoot, statePath(stateDir, "jail")]);
+  const why = cannotReach(join(runs, "x"), user);
+  if (why)
+    throw new ConfigError([
+      {
+        path: "stateDir",
+        message: `${why}: put the state dir where uid ${user.uid} can pass (e.g. /var/lib/hermes-bridge/<seat>), or set agent.isolation.user`,
+      },
+    ]);
+}
+
+/** The seat's check of what a run claimed, through its kind's probe (none for a kind without one). */
+function claimCheckOf(k: AgentKind, c: Config, env: NodeJS.ProcessEnv): ((claim: Claim) => Promise<ClaimCheck>) | undefined {
+  const check = k.check;
+  return check ? (claim) => check(claim, c.agent, { config: c, env }) : undefined;
 }
 
 /** The bridge's own environment for its own tools (the upload command) — never given to agents. */

@@ -22,6 +22,7 @@ import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
+import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
@@ -79,7 +80,13 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       },
     };
     const boards = new Map(d.boards.map((b) => [b.slug, b]));
-    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, { stateDir: c.stateDir, seatName: c.seat.name, boards });
+    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, {
+      stateDir: c.stateDir,
+      seatName: c.seat.name,
+      boards,
+      check: d.checkClaim,
+      maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
@@ -90,6 +97,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
         void this.scheduler.slotFreed();
         this.checkIdle();
       },
+      onEgressBlocked: (host, port) => this.health.egress.note(host, port, d.clock.now()),
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
@@ -137,6 +145,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     await this.seat.load();
     await this.d.ledger?.load().catch((err: unknown) => this.health.noteError(`usage ledger: ${describeError(err)}`));
     this.d.alerts.start();
+    announceIsolation(this.d);
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
     this.health.orphans = rec.orphans;
@@ -148,7 +157,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     if (this.d.preflight) {
       const p = await this.d.preflight();
       if (!p.ok) {
-        this.seat.pauseForAuth(`${p.detail} — fix: ${p.fix}`);
+        this.seat.pauseForAuth(p.detail, p.fix);
         this.health.noteError(`agent pre-flight failed: ${p.detail}`);
         this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
       } else this.seat.clearAuth();
@@ -235,6 +244,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
       isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
+      network: seatNetwork(this.d.jail, this.health.egress),
     });
   }
 

@@ -23,16 +23,31 @@ export function tellGuarded<K extends keyof DaemonEvents>(emitter: EventEmitter<
     }
 }
 
+/**
+ * What a run's close did, as the log names it: a usage-limit cut handed back to the lane (or parked for
+ * this seat) is no block, though the run decided to stop; a lost lease applied nothing.
+ */
+export function outcomeOf(r: Pick<RunReport, "decision" | "close" | "handedOff" | "stopped">): { decision: string; words: string } {
+  if (r.stopped === "kept") return { decision: "kept", words: "claim kept: this seat continues the run when it is back" };
+  if (r.stopped === "handed_back") return { decision: "handed_back", words: "handed back to the lane (the bridge stopped)" };
+  if (r.handedOff === "handoff") return { decision: "handed_back", words: "handed back to the lane (usage limit)" };
+  if (r.handedOff === "wait") return { decision: "parked", words: "parked for this seat until its usage limit resets" };
+  if (r.decision === "lost" || r.close === "lease_lost") return { decision: "lease_lost", words: "lease lost (nothing applied)" };
+  return r.decision === "complete" ? { decision: "complete", words: "completed" } : { decision: "block", words: "blocked" };
+}
+
 /** The log line of a finished run. */
 export function logFinished(log: Logger, board: string, r: RunReport): void {
-  const level = r.close === "applied" || r.close === "already_applied" ? "info" : "warn";
+  const level = r.close === "applied" || r.close === "already_applied" || r.close === "kept" ? "info" : "warn";
+  const o = outcomeOf(r);
   log[level](
     {
       board,
       task_id: r.taskId,
       run_id: r.runId,
       trace_id: r.traceId,
-      decision: r.decision,
+      decision: o.decision,
+      outcome: o.words,
       close: r.close,
       cause: r.cause,
       cut: r.cut,

@@ -2,6 +2,7 @@
 // the last errors (a ring of 20), quarantined state files, tasks running for this seat that nobody
 // here owns (orphans at start).
 import type { Logger } from "../log/logger.js";
+import { EgressSeen } from "./isolation.js";
 import { takeQuarantined } from "../state/quarantine.js";
 import type { Clock } from "../time/clock.js";
 
@@ -10,6 +11,8 @@ export class DaemonHealth {
   readonly errors: { at: string; what: string }[] = [];
   readonly quarantined: { file: string; why: string; at: string }[] = [];
   orphans: { board: string; taskId: string }[] = [];
+  /** The hosts the seat's runs were refused since it started. */
+  readonly egress = new EgressSeen();
 
   constructor(
     private readonly clock: Clock,

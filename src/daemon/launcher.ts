@@ -17,9 +17,9 @@ import type { Closer } from "../outbox/closer.js";
 import { processStartTime } from "../process/liveness.js";
 import { type SeatServices, taskRunDeps } from "../run/assemble.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
-import type { Spend, UsageLedger } from "../state/ledger.js";
+import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
-import { account, dailyBudgetSpent, spentSince, spentToday } from "./accounting.js";
+import { account, dailyBudgetSpent, hoursOf, spentSince, spentToday } from "./accounting.js";
 
 /** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
 export interface RunSlot {
@@ -59,6 +59,8 @@ export interface LauncherHooks {
   onHeartbeat(taskId: string, runId: number | null): void;
   onClosed(board: Board, report: RunReport): void;
   onSlotFree(): void;
+  /** A run's proxy refused a host (the seat's tally for status and the fleet). */
+  onEgressBlocked?(host: string, port: number): void;
 }
 
 export class RunLauncher {
@@ -93,8 +95,9 @@ export class RunLauncher {
   }
 
   /** The seat's spend today and in the last 5 hours (status, fleet). */
-  spend(): { today: Spend; window5h: Spend; budget: string | null } {
-    return { today: spentToday(this.s), window5h: spentSince(this.s, this.s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(this.s) };
+  spend(): { today: Spend; window5h: Spend; budget: string | null; hours: Hours | null } {
+    const s = this.s;
+    return { today: spentToday(s), window5h: spentSince(s, s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(s), hours: hoursOf(s) };
   }
 
   /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */
@@ -149,6 +152,12 @@ export class RunLauncher {
           onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),
           onHeartbeat: () => this.hooks.onHeartbeat(taskId, fenced.lease.runId),
           onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
+          onEgressBlocked: (host, port, why) => {
+            this.s.metrics?.egressRefused(host);
+            this.s.log.warn({ ...ids(), host, port, why }, "egress refused (the first time this run asked for it)");
+            this.hooks.onEgressBlocked?.(host, port);
+          },
+          onEgressFailed: (host, port, why) => this.s.log.warn({ ...ids(), host, port, why }, "an allowed host could not be reached"),
           onDeadline: (deadline) => {
             this.s.active.moveDeadline(board.slug, taskId, deadline);
             this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
@@ -161,7 +170,7 @@ export class RunLauncher {
             }
             this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
           },
-          onStarted: ({ pid, resultFile, runDir, workspace, tools }) => {
+          onStarted: ({ pid, resultFile, runDir, outputDir, workspace, tools }) => {
             const lease = fenced.lease;
             if (o.adopted === undefined) {
               this.s.active.write({
@@ -180,6 +189,7 @@ export class RunLauncher {
                 ttlSeconds: lease.ttlSeconds,
                 resultFile,
                 runDir,
+                outputDir,
                 agent: o.agent.name,
                 tools,
               });
@@ -191,6 +201,7 @@ export class RunLauncher {
       }),
     );
     slot.run = run;
+    let kept = false;
     // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
     const p = run
       .run()
@@ -209,6 +220,8 @@ export class RunLauncher {
         };
       })
       .then((report) => {
+        // A claim kept for the restart keeps its journal entry: the next start continues the run (continue.ts).
+        kept = report.close === "kept";
         for (const [what, step] of [
           ["accounting", () => account(this.s, board.slug, report)],
           ["the close report", () => this.hooks.onClosed(board, report)],
@@ -220,7 +233,8 @@ export class RunLauncher {
           }
       })
       .finally(async () => {
-        this.s.active.remove(board.slug, taskId);
+        if (kept) this.s.active.markKept(board.slug, taskId);
+        else this.s.active.remove(board.slug, taskId);
         if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
         this.promises.delete(p);
         this.free(key);

@@ -14,6 +14,8 @@ import { readSmallFile } from "../state/read.js";
 import { quarantine } from "../state/quarantine.js";
 import { type Clock, sleepUnlessAborted } from "../time/clock.js";
 import type { SeatState } from "./seat.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
+import { boundReset } from "../result/limits.js";
 import { iso } from "./status.js";
 
 export interface PauseHooks {
@@ -28,6 +30,8 @@ type ParkedTask = z.output<typeof Parked>[number];
 
 export class SeatPauses {
   private parked: ParkedTask[] = [];
+  /** The pause is for a claim the seat's own check did not confirm: checked again when it ends. */
+  private recheck: Claim | null = null;
 
   constructor(
     private readonly seat: SeatState,
@@ -35,7 +39,15 @@ export class SeatPauses {
     private readonly log: Logger,
     private readonly signal: AbortSignal,
     private readonly hooks: PauseHooks,
-    private readonly o: { stateDir?: string; seatName?: string; boards?: ReadonlyMap<string, Board> } = {},
+    private readonly o: {
+      stateDir?: string;
+      seatName?: string;
+      boards?: ReadonlyMap<string, Board>;
+      /** The seat's own check of a claim (run/claims.ts), asked again when an unconfirmed pause ends. */
+      check?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
+      /** The longest pause a reset time may make (seat.maxLimitPauseHours). */
+      maxPauseMs?: number;
+    } = {},
   ) {}
 
   private get file(): string | null {
@@ -45,6 +57,7 @@ export class SeatPauses {
   /** A run ended: its limit or auth failure pauses the seat; a task it parked is kept to continue after. */
   afterRun(r: RunReport, board?: string): void {
     if (r.limit) {
+      this.recheck = r.claimCheck && r.claimCheck.verdict !== "confirmed" ? r.claimCheck.claim : null;
       this.seat.pauseUntil(r.limit.resetsAt, `usage limit (${r.limit.kind})${r.limit.note ? `; ${r.limit.note}` : ""}`);
       this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
       this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
@@ -68,11 +81,36 @@ export class SeatPauses {
     void sleepUnlessAborted(until - this.clock.now() + 10, this.signal)
       .then(async (elapsed) => {
         if (!elapsed) return;
+        if (await this.stillLimited()) return;
         await this.continueParked();
         this.log.info({}, "seat pause over: claiming again");
         this.hooks.resumed();
       })
       .catch((err: unknown) => this.log.error({ err: describeError(err) }, "resuming after the pause failed"));
+  }
+
+  /** An unconfirmed pause ends with the seat's own check: what it confirms pauses the seat as a confirmed claim would. */
+  private async stillLimited(): Promise<boolean> {
+    const claim = this.recheck;
+    this.recheck = null;
+    if (!claim || !this.o.check) return false;
+    const v = await this.o.check(claim);
+    if (v.verdict !== "confirmed") {
+      this.log.info({ claim, verdict: v.verdict, detail: v.detail }, "the unconfirmed claim was checked again: not confirmed, claiming again");
+      return false;
+    }
+    if (claim === "auth") {
+      this.seat.pauseForAuth(v.detail);
+      this.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication (confirmed by the seat's own check)");
+      this.hooks.paused({ until: null, reason: this.seat.reason });
+      return true;
+    }
+    const b = boundReset(v.resetsAt ?? null, this.clock.now(), this.o.maxPauseMs ?? 168 * 3600_000);
+    this.seat.pauseUntil(b.resetsAt, `usage limit (confirmed by the seat's own check: ${v.detail})${b.note ? `; ${b.note}` : ""}`);
+    this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
+    this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
+    this.wakeAtEnd();
+    return true;
   }
 
   /** At start: the parked tasks of an earlier process, continued now when the seat is not paused. */

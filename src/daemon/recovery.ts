@@ -1,9 +1,13 @@
 // Restart recovery: every run the journal says was in flight is adopted (agent alive, deadline ahead)
-// or blocked, fenced on its recorded run id (agent gone, or past its deadline → stopped). The session
-// journal records the cut ("crash"), so the next claim resumes the agent's session. Only what the
-// bridge wrote is read or removed (active-runs.ts checks every path). Running tasks of this seat
-// with no journal entry are only reported.
+// or continued (continue.ts: its agent died with the bridge, ran past its deadline and was stopped, or
+// was stopped politely with its claim kept for this restart) — in the same run where the claim is still
+// this run's, else handed back or left to whoever claims it next; never blocked for a person. The
+// session journal records the cut, so the next agent resumes its session. Only what the bridge wrote is
+// read or removed (active-runs.ts checks every path). Running tasks of this seat with no journal entry
+// are only reported.
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { RUN_CLI_HOME, SAVED_TRANSCRIPT, closeHome } from "../agents/cli-home.js";
 import { AdoptedAgent } from "../agents/adopted.js";
 import { type AgentKind, kindNamed, kindOf } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
@@ -18,10 +22,9 @@ import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
 import { terminateGroup, killJailMarked } from "../process/terminate.js";
-import { renderBlock } from "../result/template.js";
-import { readSmallFile } from "../state/read.js";
 import type { Clock } from "../time/clock.js";
 import type { ActiveRuns } from "./active-runs.js";
+import { continueInterrupted } from "./continue.js";
 import type { RunLauncher } from "./launcher.js";
 import { LeaseClock } from "../lease/clock.js";
 
@@ -41,12 +44,13 @@ export interface RecoveryDeps {
 
 export interface RecoveryReport {
   adopted: string[];
-  blocked: string[];
+  /** Continued in the same run, or handed back for a fresh claim (continue.ts). */
+  continued: string[];
   orphans: { board: string; taskId: string }[];
 }
 
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
-  const report: RecoveryReport = { adopted: [], blocked: [], orphans: [] };
+  const report: RecoveryReport = { adopted: [], continued: [], orphans: [] };
   const known = new Set<string>();
   const c = d.config;
   for (const r of await d.active.list()) {
@@ -71,7 +75,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
             pid: r.pid,
             startTime: r.pidStart,
             resultFile: r.resultFile,
-            runDir: r.runDir,
+            outputDir: r.outputDir ?? r.runDir,
             name: r.agent,
             usesTools: Boolean(r.tools),
             // The kind that started it (an agent of a kind this seat no longer runs: the seat's own kind's).
@@ -92,27 +96,30 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
     // --die-with-parent (the bridge was killed while the jail was being set up) runs on under init.
     const leftovers = killJailMarked(r.runDir);
     if (leftovers > 0) d.log.warn({ ...ids, processes: leftovers }, "killed what was left of the run's jail");
-    const outcome = await readSmallFile(r.resultFile, 64 * 1024);
-    const left = "text" in outcome && outcome.text !== null ? ` Its outcome file said: ${outcome.text.slice(0, 600)}` : " It left no outcome file.";
     const rec = await d.journal.get(r.board, r.task);
-    const session = rec?.session ? ` The agent's session ${rec.session} is kept: unblock to continue; the next run of this seat resumes it.` : "";
-    const reason = renderBlock({
-      cause: "environment",
-      what_happened: `bridge restarted mid-run: run ${r.runId ?? "?"} (trace ${r.traceId}, agent ${r.agent}, pid ${r.pid}) ${alive ? "was still running past its deadline and was stopped" : "had lost its agent process"} when the bridge for seat ${c.assignee} came back.${left}${session}`,
-      options: ["unblock to continue where it stopped", "check the workspace and complete by hand if the work is done"],
-      recommendation: "Unblock to continue: the workspace keeps the agent's changes.",
-      next_action: `Inspect ${r.localWorkspace}, then unblock or complete this task.`,
-    });
-    try {
-      const res = await d.closer.close(d.closer.fenced(leaseOf({ ...r, taskId: r.task })), { type: "block", reason, kind: "capability" }, r.traceId);
-      d.log.warn({ ...ids, close: res.result }, "blocked a run interrupted by a bridge restart");
-      report.blocked.push(r.task);
-      await TaskSession.crashed(d.journal, r.board, r.task, { runId: r.runId, traceId: r.traceId, at: new Date(d.clock.now()).toISOString() });
-    } catch (err) {
-      d.log.error({ ...ids, err: describeError(err) }, "could not journal the restart block");
+    // A crash is the session's cut (a kept claim already recorded its own: shutdown), so the next run resumes it.
+    if (!r.kept)
+      await TaskSession.crashed(d.journal, r.board, r.task, { runId: r.runId, traceId: r.traceId, at: new Date(d.clock.now()).toISOString() }).catch(
+        (err: unknown) => d.log.warn({ ...ids, err: describeError(err) }, "could not journal the interrupted run's cut"),
+      );
+    // The dead run's CLI home held its session's transcript (and maybe a refreshed login): kept before its dir goes.
+    const kind = kindNamed(r.agent, d.kinds);
+    if (kind?.cliHome && kind.home && rec?.session) {
+      const kept = await closeHome({
+        layout: kind.cliHome,
+        login: kind.home(c.agent, c.stateDir),
+        home: join(r.runDir, RUN_CLI_HOME),
+        sessions: [rec.session],
+        save: join(d.journal.taskDir(r.board, r.task), SAVED_TRANSCRIPT),
+      });
+      if (kept.problem) d.log.warn({ ...ids, err: kept.problem }, "the interrupted run's CLI home was not fully kept");
     }
     d.active.remove(r.board, r.task);
     await rm(r.runDir, { recursive: true, force: true }).catch(() => undefined);
+    if (r.outputDir) await rm(r.outputDir, { recursive: true, force: true }).catch(() => undefined);
+    const why = r.kept ? "a planned restart" : alive ? "a restart (its agent ran past the claim's deadline)" : "a crash (its agent died with the bridge)";
+    const how = await continueInterrupted(d, board, r, why);
+    if (how === "same_run" || how === "handed_back") report.continued.push(r.task);
   }
   for (const board of d.boards.values()) {
     try {

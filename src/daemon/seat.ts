@@ -15,6 +15,7 @@ const SeatFile = z.object({
   until: z.number().finite().min(0).max(8.64e15).nullable(),
   auth: z.boolean(),
   reason: z.string().max(4000).nullable(),
+  fix: z.string().max(4000).nullable().optional(),
 });
 
 export interface SeatOptions {
@@ -30,6 +31,8 @@ export class SeatState {
   private until: number | null = null;
   private authPaused = false;
   reason: string | null = null;
+  /** What an operator runs to end an auth pause (the kind's login, as the pre-flight says it), when known. */
+  fix: string | null = null;
   private readonly marginMs: number;
   private readonly maxPauseMs: number;
   private readonly file: string | null;
@@ -65,6 +68,7 @@ export class SeatState {
     this.until = parsed.data.until === null ? null : Math.min(parsed.data.until, latest);
     this.authPaused = parsed.data.auth;
     this.reason = parsed.data.reason;
+    this.fix = parsed.data.fix ?? null;
   }
 
   pauseUntil(resetsAt: number | null, reason: string): void {
@@ -76,9 +80,10 @@ export class SeatState {
     this.save();
   }
 
-  pauseForAuth(detail?: string): void {
+  pauseForAuth(detail?: string, fix?: string): void {
     this.authPaused = true;
     this.reason = `agent authentication failed${detail ? ` (${detail})` : ""}: run \`hermes-bridge doctor\``;
+    this.fix = fix || null;
     this.save();
   }
 
@@ -86,6 +91,7 @@ export class SeatState {
   clearAuth(): void {
     if (!this.authPaused) return;
     this.authPaused = false;
+    this.fix = null;
     if (this.until === null) this.reason = null;
     this.save();
   }
@@ -114,7 +120,7 @@ export class SeatState {
   private save(): void {
     if (!this.file) return;
     try {
-      writeStateFile(this.file, JSON.stringify({ until: this.until, auth: this.authPaused, reason: this.reason }));
+      writeStateFile(this.file, JSON.stringify({ until: this.until, auth: this.authPaused, reason: this.reason, fix: this.fix }));
     } catch (err) {
       this.o.onSaveError?.(err as Error);
     }

@@ -4,8 +4,9 @@ import { timingFor } from "../config/timing.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { StatusSnapshot } from "../observe/snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
-import type { Spend } from "../state/ledger.js";
+import type { Hours, Spend } from "../state/ledger.js";
 import type { RunSlot } from "./launcher.js";
+import type { BlockedHost } from "./isolation.js";
 import type { SeatState } from "./seat.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
@@ -35,9 +36,11 @@ export interface SnapshotInput {
   orphans: { board: string; taskId: string }[];
   lastErrors: { at: string; what: string }[];
   transports: Map<string, { mode: string; why: string }>;
-  spend: { today: Spend; window5h: Spend; budget: string | null };
+  spend: { today: Spend; window5h: Spend; budget: string | null; hours?: Hours | null };
   /** How the agent is confined (agent.isolation). */
   isolation?: { mode: string; why: string } | undefined;
+  /** The agents' network (agent.isolation.network, as the jail has it) and the hosts refused since start. */
+  network?: { mode: string; blocked: BlockedHost[] } | undefined;
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
 }
@@ -71,10 +74,12 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       paused,
       pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
       reason: paused ? i.seat.reason : null,
+      fix: paused && i.seat.authFailed() ? i.seat.fix : null,
       budget: i.spend.budget,
       ...(i.isolation ? { isolation: i.isolation } : {}),
+      ...(i.network ? { network: i.network } : {}),
     },
-    usage: { today: i.spend.today, window5h: i.spend.window5h },
+    usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },
     boards: i.config.boards,
     transports: Object.fromEntries(i.transports),
     healthy: i.healthy,

@@ -1,4 +1,4 @@
-// Fault switch for tests (documented in README): HERMES_EMULATOR_FAULTS="verb:mode[:count|@prob],…"
+// Fault switch for tests (documented in docs/emulator.md): HERMES_EMULATOR_FAULTS="verb:mode[:count|@prob],…"
 //   modes: transient (exit 1 "database is locked", nothing done), hang (never answers),
 //          exit0err (exit 0, empty stdout, error on stderr — like Hermes v0.14),
 //          crash-after (the verb takes effect, then the process dies with a traceback: the answer is lost),

@@ -44,14 +44,24 @@ export function isPermanent(err: unknown): boolean {
   return err instanceof PermanentError;
 }
 
-/** Short single-line description of an error chain, for logs, comments and alerts. */
+/**
+ * Short single-line description of an error chain, for logs, comments and alerts: each cause once — a
+ * cause whose message the text already holds (a wrapper that quotes its cause, a rethrow with the same
+ * message) adds nothing and is left out.
+ */
 export function describeError(err: unknown, depth = 3): string {
   const e = toError(err);
-  const parts = [e.message];
+  const parts = [e.message.trim()];
+  const seen = new Set<unknown>([e]);
   let cur: unknown = e.cause;
-  for (let i = 0; i < depth && cur; i += 1) {
+  for (let added = 0; added < depth && cur && !seen.has(cur); ) {
+    seen.add(cur);
     const c = toError(cur);
-    parts.push(`caused by: ${c.message}`);
+    const m = c.message.trim();
+    if (m !== "" && !parts.some((p) => p.includes(m))) {
+      parts.push(`caused by: ${m}`);
+      added += 1;
+    }
     cur = c.cause;
   }
   return parts.join(" — ");

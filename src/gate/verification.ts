@@ -2,7 +2,7 @@
 // allow-lists them — from a `## Verification` section of the task body (first fenced code block, one
 // command per line). Run by the bridge itself in the workspace, in a shell, with a timeout and a
 // capped output tail.
-import type { RunJail } from "../jail/jail.js";
+import type { JailedCommand, RunJail } from "../jail/jail.js";
 import { runProcess } from "../process/runner.js";
 
 export interface VerificationResult {
@@ -69,13 +69,17 @@ export async function runVerification(
   const results: VerificationResult[] = [];
   for (const command of commands) {
     if (o.signal.aborted) break;
-    const started = o.jail ? o.jail.command(["/bin/sh", "-c", command], o.env) : { argv: ["/bin/sh", "-c", command], env: o.env };
+    const sh = ["/bin/sh", "-c", command];
+    const started: JailedCommand = o.jail ? await o.jail.command(sh, o.env, { withoutRunDir: true }) : { argv: sh, env: o.env };
     const r = await runProcess({
       argv: started.argv,
       cwd: o.cwd,
       env: started.env,
+      uid: started.uid,
+      gid: started.gid,
       jailed: o.jail?.mode === "bwrap",
       jailMarker: started.marker,
+      inheritFiles: started.files,
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       captureLimit: o.tailChars * 4,

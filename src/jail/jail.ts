@@ -1,62 +1,155 @@
 // The agent's jail (agent.isolation): every agent process — a command agent, the Claude Code and Codex
 // CLIs, the local loop's run_command, the gate's verification commands — starts inside bubblewrap with
-// its own pid namespace, the system read-only, its workspace and its run dir writable at their real
-// paths, its CLI's per-seat home, the task-tool socket, a fresh /tmp and HOME — and nothing of the
-// bridge: not its /proc, environment, HOME, config, state dir, other workspaces or any Hermes home.
-// `none` runs processes as they are (the daemon says so loudly: start log, doctor, status, fleet).
+// its own user, pid, ipc and uts namespaces, as an unprivileged host uid (identity.ts), the system
+// read-only, a read-only /proc/sys, its workspace and its run dir writable at their real paths, the
+// task-tool socket, a fresh /tmp (bounded) and HOME — and nothing of the bridge: not its /proc,
+// environment, HOME, config, state dir, other workspaces or any Hermes home. Every path it is shown
+// beyond the system passes the forbidden-roots check first (policy.ts): the program, Node, the bridge's
+// task-tools server and the operator's extras alike. `user` runs the agent as that unprivileged uid
+// without bubblewrap (engines that cannot relax /proc); `none` runs processes as they are. Both are said
+// loudly (start log, doctor, status, fleet, every card).
 import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { userInfo } from "node:os";
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { ETC_ENTRIES, JAIL_HOME, type JailMounts, type SystemLayout, TOP_ENTRIES, bwrapArgs } from "./bwrap.js";
+import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import { PermanentError } from "../errors/index.js";
+import {
+  ETC_ENTRIES,
+  JAIL_HOME,
+  type JailMounts,
+  PROC_HIDDEN_DIRS,
+  PROC_HIDDEN_FILES,
+  PROC_READ_ONLY,
+  type SystemLayout,
+  TOP_ENTRIES,
+  bwrapArgs,
+} from "./bwrap.js";
+import type { AgentUser } from "./identity.js";
+import { stageFor } from "./stage.js";
+import type { LimitsPolicy } from "./limits.js";
+import { type ForbiddenRoots, forbiddenWhy } from "./roots.js";
+
+export type JailMode = "bwrap" | "user" | "none";
 
 export interface JailPolicy {
-  mode: "bwrap" | "none";
+  mode: JailMode;
   /** Why this mode (the probe's answer, or the config). */
   why: string;
   /** The bwrap program (absolute). */
   bwrap: string;
-  network: "host" | "none";
+  network: "proxy" | "host" | "none";
   /** Operator extras (agent.isolation.readOnly / readWrite), already checked against the forbidden roots. */
   readOnly: readonly string[];
   readWrite: readonly string[];
   /** Where the jail keeps its passwd/group files (a dir of the state dir). */
   dir: string;
+  /** Who the agent is on the host (never root). */
+  user: AgentUser;
+  /** What no mount may show (every program and tool mount is checked against it). */
+  forbidden: ForbiddenRoots;
+  /** The jail's /tmp, bytes (agent.limits.tmpMiB); unset: unbounded. */
+  tmpBytes?: number | undefined;
+  /** The run's caps (agent.limits): how they are enforced here. */
+  limits?: LimitsPolicy | undefined;
+  /**
+   * setpriv (absolute), when the host has it: every jail's first process gets the parent-death signal from
+   * it — after the uid switch, which would clear it — so that a bridge killed while a jail is still being
+   * set up (bubblewrap arms its own only once its namespaces exist) takes the jail with it.
+   */
+  setpriv?: string | null | undefined;
+  /** The jail's system-call filter (seccomp.ts), a file of the state dir's jail folder; null on an architecture without one. */
+  seccomp?: string | null | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */
 export interface RunMounts {
   workspace: string;
-  runDir?: string | undefined;
+  /** The run's own dir: its jails are named by it (their marker); shown to the agent unless a command asks `withoutRunDir`. */
+  runDir: string;
   /** Files inside the run dir the agent may read but not change (the note inbox, its context). */
   readOnlyFiles?: readonly string[];
   /** The task-tool socket. */
   socket?: string | undefined;
+  /**
+   * The run's egress (network: proxy): its proxy's socket, the relay that carries the jail's loopback port
+   * to it (a Node program of the bridge's), and what the jail's environment gets (the proxy's variables,
+   * the CLI's API base, its keys' placeholders).
+   */
+  egress?:
+    | {
+        socket: string;
+        relay: readonly string[];
+        port: number;
+        at: string;
+        env: Readonly<Record<string, string>>;
+        /** Host loopback ports the seat allows: the relay listens on each at the same address in the jail. */
+        forwards?: readonly string[] | undefined;
+      }
+    | undefined;
 }
 
-/** The process as it must be started: argv and environment (HOME and TMPDIR inside the jail). */
+/** The process as it must be started: argv, environment (HOME and TMPDIR its own) and the host uid it runs as. */
 export interface JailedCommand {
   argv: string[];
   env: Record<string, string>;
   /** Names the jail's processes (bwrap.ts): what is left of it once its process ended is found and killed by it. Unset without a jail. */
   marker?: string;
+  /** The host uid and gid to start it as (the agent's user); unset: the bridge's own. */
+  uid?: number;
+  gid?: number;
+  /**
+   * Sources the agent's uid cannot reach by path, to be bound at their staged paths before bubblewrap runs
+   * (a bridge running as root: limits.ts wraps the command) — and the folder holding those paths, removed
+   * after the run.
+   */
+  stage?: { dir: string; binds: readonly (readonly [string, string])[] };
+  /** Files the process gets as descriptors 3, 4, … (RunOptions.inheritFiles): the jail's seccomp filter. */
+  files?: string[];
 }
 
 /** What one kind's process needs besides the run's own paths. */
 export interface JailNeeds {
-  /** Its per-seat home (CLAUDE_CONFIG_DIR, CODEX_HOME). */
-  readWrite?: readonly string[];
   /** Its program's other parts, the bridge's task-tools server (Node, the package). */
   readOnly?: readonly string[];
   /** Files of the run dir it may read but not change (its MCP config, the note inbox). */
   readOnlyOver?: readonly string[];
   /** A folder of the run dir that is its HOME (Codex: the run's own skills), instead of the jail's fresh one. */
   home?: string;
+  /** The gate's commands: the run's marker and HOME, but not its dir (they only need the workspace). */
+  withoutRunDir?: boolean;
 }
 
-/** A run's jail: wraps each process the agent starts; `needs` are the kind's own (its home, its program). */
+/**
+ * A run's jail: wraps each process the agent starts; `needs` are the kind's own (its program, its tools).
+ * The first command hands the run dir and the workspace to the agent's user (a bridge running as root);
+ * `release` gives the workspace back once nothing of the run will run there again (after the gate).
+ */
 export interface RunJail {
-  readonly mode: "bwrap" | "none";
-  command(argv: readonly string[], env: Readonly<Record<string, string>>, needs?: JailNeeds): JailedCommand;
+  readonly mode: JailMode;
+  command(argv: readonly string[], env: Readonly<Record<string, string>>, needs?: JailNeeds): Promise<JailedCommand>;
+  release(): Promise<void>;
+}
+
+/** A path the jail will not show the agent (inside or above a forbidden root, the bridge's HOME itself). */
+export class JailRefused extends PermanentError {
+  constructor(
+    readonly path: string,
+    readonly why: string,
+  ) {
+    super("jail_refused", `the agent's jail may not show ${path}: ${why}`);
+  }
+}
+
+/** The run dir's folder that is HOME for a jail without bubblewrap (mode user): the jail's own /tmp/home is not there. */
+export const RUN_HOST_HOME = "host-home";
+
+function procEntries(names: readonly string[], want: "file" | "dir"): string[] {
+  return names.filter((n) => {
+    try {
+      const st = lstatSync(`/proc/${n}`);
+      return want === "dir" ? st.isDirectory() : true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function systemLayout(): SystemLayout {
@@ -70,7 +163,15 @@ function systemLayout(): SystemLayout {
       // not on this system
     }
   }
-  return { tops, etc: ETC_ENTRIES.filter((e) => existsSync(e)) };
+  return {
+    tops,
+    etc: ETC_ENTRIES.filter((e) => existsSync(e)),
+    proc: {
+      readOnly: procEntries(PROC_READ_ONLY, "file"),
+      hiddenFiles: procEntries(PROC_HIDDEN_FILES, "file"),
+      hiddenDirs: procEntries(PROC_HIDDEN_DIRS, "dir"),
+    },
+  };
 }
 
 /** An absolute program path for argv[0] (searched on the agent's PATH as the kernel would), or null. */
@@ -88,21 +189,6 @@ export function resolveProgram(program: string, path: string | undefined, cwd: s
   return null;
 }
 
-/**
- * What must be visible for a program to start: the top `node_modules` it lives in (an npm-installed
- * CLI finds its siblings there: Codex's native binary is another package), else the file itself.
- */
-export function programMounts(absolute: string): string[] {
-  const out = new Set<string>([absolute]);
-  for (const p of [absolute, safeReal(absolute)]) {
-    const parts = p.split(sep);
-    const i = parts.indexOf("node_modules");
-    if (i > 0) out.add(parts.slice(0, i + 1).join(sep));
-    else out.add(p);
-  }
-  return [...out];
-}
-
 const safeReal = (p: string) => {
   try {
     return realpathSync(p);
@@ -111,13 +197,25 @@ const safeReal = (p: string) => {
   }
 };
 
-/** The paths a Node program of the bridge needs (the task-tools server): Node's prefix and the package's dist and modules. */
+/**
+ * What must be visible for a program to start: the top `node_modules` it lives in (an npm-installed
+ * CLI finds its siblings there: Codex's native binary is another package), else the file itself — never
+ * the folder it sits in (a `~/bin/agent` shows the agent that file, not the bridge's HOME).
+ */
+export function programMounts(absolute: string): string[] {
+  const out = new Set<string>([absolute]);
+  for (const p of [absolute, safeReal(absolute)]) {
+    const parts = p.split(sep);
+    const i = parts.indexOf("node_modules");
+    out.add(i > 0 ? parts.slice(0, i + 1).join(sep) : p);
+  }
+  return [...out];
+}
+
+/** The paths a Node program of the bridge needs (the task-tools server): the node binary itself and the package's dist and modules. */
 export function nodeMounts(packageRoot: string): string[] {
   const node = safeReal(process.execPath);
-  const prefix = dirname(dirname(node));
-  return [node, ...(prefix === "/usr" ? [] : [prefix]), join(packageRoot, "package.json"), join(packageRoot, "dist"), join(packageRoot, "node_modules")].filter(
-    (p) => existsSync(p),
-  );
+  return [node, join(packageRoot, "package.json"), join(packageRoot, "dist"), join(packageRoot, "node_modules")].filter((p) => existsSync(p));
 }
 
 export class Jail {
@@ -126,77 +224,80 @@ export class Jail {
   private readonly group: string;
 
   constructor(readonly policy: JailPolicy) {
-    this.system = policy.mode === "bwrap" ? systemLayout() : { tops: {}, etc: [] };
+    this.system = policy.mode === "bwrap" ? systemLayout() : { tops: {}, etc: [], proc: { readOnly: [], hiddenFiles: [], hiddenDirs: [] } };
     this.passwd = join(policy.dir, "passwd");
     this.group = join(policy.dir, "group");
     if (policy.mode === "bwrap") this.writeIdentity();
   }
 
-  get mode(): "bwrap" | "none" {
+  get mode(): JailMode {
     return this.policy.mode;
   }
 
   /** One passwd and group line for the agent's uid (programs that look themselves up find a name and HOME). */
   private writeIdentity(): void {
-    mkdirSync(this.policy.dir, { recursive: true, mode: 0o700 });
-    const uid = process.getuid?.() ?? 1000;
-    const gid = process.getgid?.() ?? 1000;
-    let name = "agent";
-    try {
-      name = userInfo().username.replace(/[^A-Za-z0-9._-]/g, "") || "agent";
-    } catch {
-      // no passwd entry on the host: "agent"
-    }
+    const { uid, gid, name } = this.policy.user;
+    mkdirSync(this.policy.dir, { recursive: true, mode: 0o711 });
     writeFileSync(this.passwd, `${name}:x:${uid}:${gid}:agent:${JAIL_HOME}:/bin/sh\n`, { mode: 0o644 });
     writeFileSync(this.group, `${name}:x:${gid}:\n`, { mode: 0o644 });
   }
 
-  /** The jail of one run: its workspace, run dir and socket, plus what each process adds. */
-  forRun(run: RunMounts): RunJail {
-    const jail = this;
-    return {
-      mode: this.mode,
-      command(argv, env, needs = {}) {
-        return jail.command(argv, env, run, needs);
-      },
-    };
+  /** Throws JailRefused for a path no agent may see; the paths, unchanged, otherwise. */
+  private checked(paths: readonly string[]): string[] {
+    for (const p of paths) {
+      const why = forbiddenWhy(p, this.policy.forbidden);
+      if (why) throw new JailRefused(p, why);
+    }
+    return [...paths];
   }
 
   command(argv: readonly string[], env: Readonly<Record<string, string>>, run: RunMounts, extra: JailNeeds = {}): JailedCommand {
+    const { user } = this.policy;
+    const as = user.same ? {} : { uid: user.uid, gid: user.gid };
     if (this.mode === "none") return { argv: [...argv], env: { ...env } };
+    const marker = run.runDir;
+    if (this.mode === "user") {
+      // No namespaces: only the uid keeps the agent from the bridge's files and processes.
+      const home = join(run.runDir, RUN_HOST_HOME);
+      return { argv: [...argv], env: { ...env, HOME: extra.home ?? home, TMPDIR: join(home, "tmp") }, ...as };
+    }
     const [program = "", ...rest] = argv;
     const abs = resolveProgram(program, env.PATH, run.workspace);
-    const readOnly = [...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? []), ...this.policy.readOnly];
-    const readWrite = [
-      run.workspace,
-      ...(run.runDir ? [run.runDir] : []),
-      ...(run.socket ? [run.socket] : []),
-      ...(extra.readWrite ?? []),
-      ...this.policy.readWrite,
-    ];
+    const readOnly = this.checked([...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? [])]);
+    const hide = extra.withoutRunDir === true;
+    const runDir = hide ? [] : [run.runDir];
+    const readWrite = [run.workspace, ...runDir, ...(run.socket ? [run.socket] : []), ...this.policy.readWrite];
+    // Through the run's proxy: the relay runs first in the jail's own network, then the agent as its child.
+    const egress = this.policy.network === "proxy" ? run.egress : undefined;
+    const relayMounts = egress ? this.checked(egress.relay.filter((p) => p.startsWith("/"))) : [];
     const mounts: JailMounts = {
-      readOnly: unique(readOnly.filter((p) => existsSync(p))),
+      readOnly: unique([...readOnly, ...relayMounts, ...this.policy.readOnly].filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
-      readOnlyOver: [...(run.readOnlyFiles ?? []), ...(extra.readOnlyOver ?? [])].filter((p) => existsSync(p)),
+      readOnlyOver: [...(hide ? [] : (run.readOnlyFiles ?? [])), ...(extra.readOnlyOver ?? [])].filter((p) => existsSync(p)),
       passwd: this.passwd,
       group: this.group,
       network: this.policy.network,
+      egress: egress ? { socket: egress.socket, at: egress.at } : undefined,
+      tmpBytes: this.policy.tmpBytes,
+      seccompFd: this.policy.seccomp ? 3 : undefined,
       cwd: run.workspace,
-      // The run dir names a run's jails (the journal keeps it for a restart); the gate's, its workspace.
-      marker: jailMarkerOf(run),
+      marker,
     };
+    const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
+    const stage = user.same ? undefined : stageFor(mounts, user);
+    const inner = [abs ?? program, ...rest];
+    const forwards = (egress?.forwards ?? []).flatMap((f) => ["--forward", f]);
+    const started = egress ? [...egress.relay, String(egress.port), egress.at, ...forwards, "--", ...inner] : inner;
     return {
-      argv: [this.policy.bwrap, ...bwrapArgs(mounts, this.system, [abs ?? program, ...rest])],
-      marker: mounts.marker,
-      env: { ...env, HOME: extra.home !== undefined && run.runDir !== undefined && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME, TMPDIR: "/tmp" },
+      argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
+      marker,
+      env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
+      ...as,
+      ...(stage?.binds.length ? { stage } : {}),
+      ...(this.policy.seccomp ? { files: [this.policy.seccomp] } : {}),
     };
   }
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
-
-/** The marker of a run's jails: its run dir, else (the gate's commands) its workspace. */
-export function jailMarkerOf(run: Pick<RunMounts, "runDir" | "workspace">): string {
-  return run.runDir ?? run.workspace;
-}
 const inside = (p: string, dir: string) => resolve(p).startsWith(resolve(dir) + sep);

@@ -1,111 +1,139 @@
 // Which jail a seat gets (agent.isolation.mode): `bwrap` refuses to start without a working bubblewrap;
-// `auto` uses it when a probe at start works, else runs agents unjailed and says so loudly; `none` is
-// the operator's explicit choice. The operator's extra paths are checked against the roots an agent
-// must never see (the bridge's state dir, its checkouts, every Hermes home, the bridge user's HOME and
-// its ssh keys), lexically and after links are resolved, parents included.
-import { homedir } from "node:os";
-import { join } from "node:path";
+// `auto` uses it when a probe at start works — run as the agent's own user (identity.ts), in the jail's
+// shape — and otherwise falls back, loudly: to `user` (the agent as its unprivileged uid, no namespaces)
+// where the bridge runs as root, else to `none`; `user` and `none` are also the operator's explicit
+// choices. The operator's extra paths are checked against the forbidden roots (roots.ts).
+import { readFileSync, statSync } from "node:fs";
+import { userInfo } from "node:os";
 import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
-import { isInside, lexicallyUnder, realPathOf } from "../sandbox/contain.js";
+import { realPathOf } from "../sandbox/contain.js";
+import { type AgentUser, agentUser } from "./identity.js";
 import type { JailPolicy } from "./jail.js";
+import type { LimitsPolicy } from "./limits.js";
 import { resolveProgram } from "./jail.js";
+import { type ForbiddenRoots, checkExtras } from "./roots.js";
+import { writeSeccomp } from "./seccomp.js";
+
+export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
+export { cannotReach } from "./identity.js";
 
 export interface IsolationConfig {
-  mode: "auto" | "bwrap" | "none";
-  network: "host" | "none";
+  mode: "auto" | "bwrap" | "user" | "none";
+  network: "proxy" | "host" | "none";
   readOnly: readonly string[];
   readWrite: readonly string[];
   bwrap: string;
+  /** Who the agent is on the host: auto, a user name, uid or uid:gid (identity.ts). */
+  user: string;
 }
 
-/** Paths an agent never sees, and what is refused as an extra (or a workspace) at or above them. */
-export interface ForbiddenRoots {
-  /** Never visible, nor any parent of them. */
-  roots: readonly string[];
-}
-
-/** The seat's forbidden roots: its state dir, checkouts, the Hermes homes, the bridge user's HOME (itself) and its ssh keys. */
-export function forbiddenRoots(o: { stateDir: string; localRoot: string; hermesHomes: readonly string[]; home?: string }): ForbiddenRoots {
-  const home = o.home ?? homedir();
-  return { roots: [o.stateDir, o.localRoot, ...o.hermesHomes, join(home, ".ssh"), join(home, ".hermes")] };
-}
-
-/** Why `p` may not be shown to an agent (inside a forbidden root, or a parent of one; HOME itself), or null. */
-export function forbiddenWhy(p: string, f: ForbiddenRoots, o: { home?: string } = {}): string | null {
-  const home = o.home ?? homedir();
-  const real = realPathOf(p);
-  for (const r of f.roots) {
-    if (isInside(r, p) || lexicallyUnder(r, p)) return `${p} is inside ${r}`;
-    if (isInside(p, r) || lexicallyUnder(p, r)) return `${p} contains ${r}`;
+/** The bridge's own identity. */
+export function bridgeUser(): { uid: number; gid: number; name: string } {
+  let name = "agent";
+  try {
+    name = userInfo().username;
+  } catch {
+    // no passwd entry on the host
   }
-  if (real === realPathOf(home) || real === "/") return `${p} is ${real === "/" ? "the root directory" : "the bridge user's HOME"}`;
-  return null;
+  return { uid: process.getuid?.() ?? 1000, gid: process.getgid?.() ?? 1000, name };
 }
 
-/** The operator's extras, checked (a refused one is a config error naming its key). */
-export function checkExtras(iso: IsolationConfig, f: ForbiddenRoots): void {
-  const issues: { path: string; message: string }[] = [];
-  for (const key of ["readOnly", "readWrite"] as const)
-    iso[key].forEach((p, i) => {
-      const why = forbiddenWhy(p, f);
-      if (why) issues.push({ path: `agent.isolation.${key}.${i}`, message: `${why}: an agent may never see it` });
-      else if (!p.startsWith("/")) issues.push({ path: `agent.isolation.${key}.${i}`, message: `${p} is not an absolute path` });
-    });
-  if (issues.length) throw new ConfigError(issues);
+function hostPasswd(): string {
+  try {
+    return readFileSync("/etc/passwd", "utf8");
+  } catch {
+    return "";
+  }
 }
 
-/** Runs `true` in the jail's shape: does bubblewrap work here (user namespaces, mounts)? */
-export async function probeBwrap(bwrap: string, env: NodeJS.ProcessEnv): Promise<{ ok: true; path: string } | { ok: false; why: string }> {
+/** The agent's host user for `spec` (agent.isolation.user), as this bridge runs. */
+export function resolveAgentUser(spec: string): AgentUser {
+  return agentUser(spec, bridgeUser(), hostPasswd());
+}
+
+/** bubblewrap's own words for why it failed (its last stderr line). */
+const lastLine = (s: string, fallback: string) => s.trim().split("\n").pop() || fallback;
+
+/** Runs `true` in the jail's shape, as the agent's user: does bubblewrap work here (user namespaces, mounts, a read-only /proc/sys)? */
+export async function probeBwrap(
+  bwrap: string,
+  env: NodeJS.ProcessEnv,
+  user: AgentUser = resolveAgentUser("auto"),
+  /** The jail's system-call filter (seccomp.ts): the probe loads it as every jail does. */
+  seccomp: string | null = null,
+): Promise<{ ok: true; path: string } | { ok: false; why: string }> {
   const path = resolveProgram(bwrap, env.PATH, "/");
-  if (!path) return { ok: false, why: `${bwrap} is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
+  let found = false;
+  try {
+    found = path !== null && statSync(path).isFile();
+  } catch {
+    found = false;
+  }
+  if (!path || !found) return { ok: false, why: `${bwrap} is missing: bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)` };
+  // biome-ignore format: one jail option per line pair
+  const argv = [path, "--unshare-user", "--ro-bind", "/", "/", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--dev", "/dev", "--tmpfs", "/tmp",
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--new-session", "--die-with-parent", "--cap-drop", "ALL",
+    ...(seccomp ? ["--seccomp", "3"] : []), "--", "true"];
   const r = await runProcess({
-    argv: [
-      path,
-      "--ro-bind",
-      "/",
-      "/",
-      "--proc",
-      "/proc",
-      "--dev",
-      "/dev",
-      "--tmpfs",
-      "/tmp",
-      "--unshare-pid",
-      "--unshare-ipc",
-      "--unshare-uts",
-      "--new-session",
-      "--die-with-parent",
-      "--cap-drop",
-      "ALL",
-      "--",
-      "true",
-    ],
+    argv,
     env: { PATH: env.PATH ?? "/usr/bin:/bin" },
     timeoutMs: 10_000,
+    cwd: "/",
+    inheritFiles: seccomp ? [seccomp] : [],
+    ...(user.same ? {} : { uid: user.uid, gid: user.gid }),
   });
   if (r.exitCode === 0) return { ok: true, path };
-  const err = r.stderr.trim().split("\n").pop() ?? `exit ${r.exitCode ?? r.signal ?? "?"}`;
+  const err = lastLine(r.stderr, `exit ${r.exitCode ?? r.signal ?? "?"}`);
+  const as = user.same ? "" : ` (run as the agent's user, uid ${user.uid})`;
   return {
     ok: false,
-    why: `${path} cannot make a sandbox here: ${err} (user namespaces off? sysctl kernel.unprivileged_userns_clone=1, or in a container: --security-opt seccomp=unconfined / a second uid for agents)`,
+    why: `${path} cannot make a sandbox here${as}: ${err} (user namespaces off? sysctl kernel.unprivileged_userns_clone=1; in a container: --security-opt seccomp=unconfined and systempaths=unconfined, or agent.isolation.mode: user)`,
   };
 }
 
 /** The seat's jail policy: mode resolved with the probe; `bwrap` without a working bubblewrap is a config error. */
 /** `dir`: where the jail keeps its passwd/group files (the state dir's `jail`, state/layout.ts). */
-export async function resolvePolicy(iso: IsolationConfig, o: { env: NodeJS.ProcessEnv; dir: string; forbidden: ForbiddenRoots }): Promise<JailPolicy> {
+export async function resolvePolicy(
+  iso: IsolationConfig,
+  o: { env: NodeJS.ProcessEnv; dir: string; forbidden: ForbiddenRoots; limits?: LimitsPolicy | undefined },
+): Promise<JailPolicy> {
   checkExtras(iso, o.forbidden);
+  const user = resolveAgentUser(iso.user);
   const base = {
     network: iso.network,
     readOnly: iso.readOnly.map(realPathOf),
     readWrite: iso.readWrite.map(realPathOf),
     dir: o.dir,
     bwrap: iso.bwrap,
+    user,
+    forbidden: o.forbidden,
+    tmpBytes: o.limits?.tmpBytes,
+    limits: o.limits,
+    setpriv: resolveProgram("setpriv", o.env.PATH ?? "/usr/bin:/bin", "/"),
+    seccomp: null as string | null,
   };
+  const userMode = (why: string): JailPolicy => ({ ...base, mode: "user", why });
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };
-  const probe = await probeBwrap(iso.bwrap, o.env);
-  if (probe.ok) return { ...base, mode: "bwrap", bwrap: probe.path, why: `bubblewrap (${probe.path})` };
+  if (iso.mode === "user") {
+    if (user.same)
+      throw new ConfigError([
+        { path: "agent.isolation.mode", message: "is user, but the bridge does not run as root: it cannot run its agents as another user" },
+      ]);
+    return userMode(`agent.isolation.mode is user: agents run as uid ${user.uid} (${user.name}), without a jail of their own`);
+  }
+  let seccomp = await writeSeccomp(o.dir);
+  let probe = await probeBwrap(iso.bwrap, o.env, user, seccomp);
+  let filtered = seccomp ? "" : `, without a system-call filter (none for ${process.arch})`;
+  if (!probe.ok && seccomp) {
+    // A kernel that refuses the filter still gets the jail, said so (rather than no jail at all).
+    const bare = await probeBwrap(iso.bwrap, o.env, user);
+    if (bare.ok) [probe, seccomp, filtered] = [bare, null, `, without a system-call filter (this kernel refused it: ${probe.why})`];
+  }
+  const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
+  if (probe.ok) return { ...base, seccomp, mode: "bwrap", bwrap: probe.path, why: `bubblewrap (${probe.path})${as}${filtered}` };
   if (iso.mode === "bwrap") throw new ConfigError([{ path: "agent.isolation.mode", message: `is bwrap, but ${probe.why}` }]);
+  if (!user.same)
+    return userMode(`agent.isolation.mode is auto and bubblewrap is not usable: ${probe.why} — agents run as uid ${user.uid} (${user.name}) without a jail`);
   return { ...base, mode: "none", why: `agent.isolation.mode is auto and bubblewrap is not usable: ${probe.why}` };
 }

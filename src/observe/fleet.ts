@@ -6,7 +6,7 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { processStartTime } from "../process/liveness.js";
-import type { Spend } from "../state/ledger.js";
+import type { Hours, Spend } from "../state/ledger.js";
 import { readSmallFile } from "../state/read.js";
 import { isoOrNull } from "../time/clock.js";
 import { type FleetSnapshot, parseSnapshot } from "./snapshot.js";
@@ -18,6 +18,8 @@ export interface FleetRun {
   ageSeconds: number;
   lastHeartbeat: string | null;
   deadline: string | null;
+  /** The run's last progress note (redacted by its seat), when it gave one. */
+  lastNote: string | null;
 }
 
 export interface FleetSeat {
@@ -30,11 +32,18 @@ export interface FleetSeat {
   state: string;
   pausedUntil: string | null;
   reason: string | null;
+  /** What an operator runs to end the seat's auth pause (the agent's login), when the seat says. */
+  fix: string | null;
   /** How the seat's agent is confined (bwrap | none), when the seat says. */
   isolation: string | null;
+  /** The agents' network (proxy · host · none) and the hosts refused since the seat started (host:port ×count). */
+  network: string | null;
+  egressBlocked: string[];
   runs: FleetRun[];
   today: Spend | null;
   window5h: Spend | null;
+  /** Runs closed per hour over the last 24 hours, when the seat says. */
+  hours: Hours | null;
   outboxBacklog: number | null;
   lastError: string | null;
   at: string | null;
@@ -55,16 +64,21 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
     state: live ? (seat?.state ?? (seat?.paused ? "paused" : (s.runs?.length ?? 0) > 0 ? "working" : "idle")) : "not running",
     pausedUntil: seat?.pausedUntil ?? null,
     reason: seat?.reason ?? seat?.budget ?? null,
-    isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode === "none" ? ` (${seat.isolation.why})` : ""}` : null,
+    fix: seat?.fix ?? null,
+    isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode !== "bwrap" ? ` (${seat.isolation.why})` : ""}` : null,
+    network: seat?.network?.mode ?? null,
+    egressBlocked: (seat?.network?.blocked ?? []).slice(0, 5).map((b) => `${b.host}:${b.port} ×${b.count}`),
     runs: (s.runs ?? []).map((r) => ({
       task: `${r.board}/${r.task}`,
       phase: r.phase,
       ageSeconds: r.ageSeconds,
       lastHeartbeat: r.lastHeartbeat,
       deadline: r.deadline,
+      lastNote: r.lastNote ?? null,
     })),
     today: s.usage?.today ?? null,
     window5h: s.usage?.window5h ?? null,
+    hours: s.usage?.last24h ?? null,
     outboxBacklog: s.outbox?.backlog ?? null,
     lastError: s.lastErrors?.at(-1)?.what ?? null,
     at: s.at ?? null,
@@ -79,10 +93,14 @@ const broken = (source: string, state: string, why: string): FleetSeat => ({
   state,
   pausedUntil: null,
   reason: null,
+  fix: null,
   isolation: null,
+  network: null,
+  egressBlocked: [],
   runs: [],
   today: null,
   window5h: null,
+  hours: null,
   outboxBacklog: null,
   lastError: why,
   at: null,
@@ -181,11 +199,16 @@ export async function collectFleet(o: FleetQuery): Promise<FleetSeat[]> {
 
 const money = (n: number) => (Number.isFinite(n) ? n.toFixed(4) : "?");
 
-/** `12345 tok · $0.4200` (+ how many runs reported nothing); `-` when unknown. */
+/**
+ * `12345 tok · $0.4200` (+ how many runs reported nothing); `-` when unknown. Runs whose agent reports no
+ * cost (Codex) are "cost unknown", never $0: all of them, or named beside the dollars of the others.
+ */
 export function spendText(s: Spend | null): string {
   if (!s) return "-";
   const tok = s.tokens >= 1_000_000 ? `${(s.tokens / 1_000_000).toFixed(1)}M` : s.tokens >= 10_000 ? `${(s.tokens / 1000).toFixed(1)}k` : String(s.tokens);
-  return `${tok} tok · $${money(s.costUsd)}${s.unmeasured ? ` (+${s.unmeasured} unmeasured)` : ""}`;
+  const noCost = s.noCost ?? 0;
+  const cost = s.runs > 0 && noCost >= s.runs ? "cost unknown" : `$${money(s.costUsd)}${noCost > 0 ? ` (+${noCost} run(s) of unknown cost)` : ""}`;
+  return `${tok} tok · ${cost}${s.unmeasured ? ` (+${s.unmeasured} unmeasured)` : ""}`;
 }
 
 /** A seat's runs in one cell: `b/t_1 working 120s (hb 12:00:01Z, due 12:14:00Z)`. */

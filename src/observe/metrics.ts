@@ -28,6 +28,31 @@ export class Metrics {
   });
   readonly outboxBacklog = new Gauge({ name: "hkb_outbox_backlog", help: "Open outbox entries", registers: [this.registry] });
   readonly seatPaused = new Gauge({ name: "hkb_seat_paused", help: "1 while the seat does not claim (usage limit, auth)", registers: [this.registry] });
+  readonly egressBlocked = new Counter({
+    name: "hkb_egress_blocked_total",
+    help: "Connections a jailed agent asked for that the run's proxy refused (network: proxy), by host",
+    labelNames: ["host"],
+    registers: [this.registry],
+  });
+  readonly isolation = new Gauge({
+    name: "hkb_agent_isolation",
+    help: "1 for how this seat's agents are confined (mode: bwrap, user — an unprivileged uid without a jail, none)",
+    labelNames: ["mode"],
+    registers: [this.registry],
+  });
+  private readonly egressHosts = new Set<string>();
+  /** A refused host counted under its name — the first 100 names; any later one as "other" (bounded series). */
+  egressRefused(host: string): void {
+    const h = host.slice(0, 100);
+    if (this.egressHosts.size < 100) this.egressHosts.add(h);
+    this.egressBlocked.inc({ host: this.egressHosts.has(h) ? h : "other" });
+  }
+  readonly network = new Gauge({
+    name: "hkb_agent_network",
+    help: "1 for what this seat's agents can reach (mode: proxy — the listed hosts only, none, host — whatever the host reaches)",
+    labelNames: ["mode"],
+    registers: [this.registry],
+  });
   readonly inFlight = new Gauge({ name: "hkb_runs_in_flight", help: "Runs in flight", registers: [this.registry] });
   readonly seatAuthFailed = new Gauge({
     name: "hkb_seat_auth_failed",

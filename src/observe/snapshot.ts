@@ -3,7 +3,7 @@
 // A snapshot is another party's data: strings bounded, numbers finite, anything else a reason (the
 // row says `unreadable` and why), never a crash, never a cell that is not plain text.
 import { z } from "zod";
-import type { Spend } from "../state/ledger.js";
+import type { Hours, Spend } from "../state/ledger.js";
 
 export interface StatusSnapshot {
   at: string;
@@ -19,13 +19,17 @@ export interface StatusSnapshot {
     paused: boolean;
     pausedUntil: string | null;
     reason: string | null;
+    /** What an operator runs to end an auth pause (the agent's login), when the seat knows it. */
+    fix?: string | null;
     /** Why the seat claims nothing more today (agent.budget.seatDaily spent), or null. */
     budget: string | null;
     /** How the agent is confined (agent.isolation): bwrap, or none (and why). */
     isolation?: { mode: string; why: string };
+    /** The agents' network (proxy · host · none) and the hosts their proxies refused since start, most recent first. */
+    network?: { mode: string; blocked: { host: string; port: number; count: number; last: string }[] };
   };
   /** What this seat spent (its ledger): since midnight UTC and in the last 5 hours. */
-  usage: { today: Spend; window5h: Spend };
+  usage: { today: Spend; window5h: Spend; last24h?: Hours };
   boards: string[];
   /** How each board's calls reach the CLI (hermes.callServer): the call server, or one process each. */
   transports: Record<string, { mode: string; why: string }>;
@@ -55,7 +59,9 @@ const text = (max: number) => z.string().max(max);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const amount = z.number().finite().min(0);
 const isoText = text(40).nullable();
-const SpendSchema = z.object({ tokens: amount, costUsd: amount, runs: count, unmeasured: count });
+const SpendSchema = z.object({ tokens: amount, costUsd: amount, runs: count, unmeasured: count, noCost: count.optional() });
+const hourly = z.array(count).length(24);
+const HoursSchema = z.object({ from: text(40), done: hourly, blocked: hourly, other: hourly });
 
 /** What the fleet reads of a snapshot (other keys are ignored): bounded, finite, typed. */
 export const FleetSnapshotSchema = z.object({
@@ -71,8 +77,15 @@ export const FleetSnapshotSchema = z.object({
       paused: z.boolean().optional(),
       pausedUntil: isoText.optional(),
       reason: text(2000).nullable().optional(),
+      fix: text(2000).nullable().optional(),
       budget: text(2000).nullable().optional(),
       isolation: z.object({ mode: text(20), why: text(500) }).optional(),
+      network: z
+        .object({
+          mode: text(20),
+          blocked: z.array(z.object({ host: text(253), port: z.number().int().min(0).max(65535), count, last: text(40) })).max(50),
+        })
+        .optional(),
     })
     .optional(),
   runs: z
@@ -84,11 +97,12 @@ export const FleetSnapshotSchema = z.object({
         ageSeconds: z.number().finite(),
         lastHeartbeat: isoText,
         deadline: isoText,
+        lastNote: text(2000).nullable().optional(),
       }),
     )
     .max(64)
     .optional(),
-  usage: z.object({ today: SpendSchema, window5h: SpendSchema }).optional(),
+  usage: z.object({ today: SpendSchema, window5h: SpendSchema, last24h: HoursSchema.optional() }).optional(),
   outbox: z.object({ backlog: count }).optional(),
   lastErrors: z
     .array(z.object({ what: text(4000) }))

@@ -57,11 +57,8 @@ function distrustOf(d: TaskDetail, run: TaskRunRecord, cost: RunCost | null): st
 /** The run's record: its summary/error and the reasons of the events that closed it (a reclaim keeps its reason only there). */
 export function cardRuns(board: string, d: TaskDetail): CardRun[] {
   return d.runs.map((run) => {
-    const reasons = d.events
-      .filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind))
-      .map((e) => e.reason ?? "")
-      .join("\n");
-    const cost = runCost({ ...run, error: [run.error ?? "", reasons].join("\n") });
+    const reasons = d.events.filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind)).map((e) => e.reason ?? "");
+    const cost = runCost({ ...run, reasons });
     return { board, task: d.task.id, run, cost, distrust: distrustOf(d, run, cost) };
   });
 }

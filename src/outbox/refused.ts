@@ -4,6 +4,7 @@
 // block that names the refusal and keeps the summary, so a human sees what the agent did and why it
 // did not land; the refused intent stays in the outbox (state `refused`) with its full metadata.
 import { Rejected, UsageError } from "../errors/board.js";
+import { type Usage, usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
 import type { CloseIntent } from "./outbox.js";
 
@@ -20,7 +21,7 @@ export function refusedCloseBlock(intent: CloseIntent, error: string, explain?: 
   return {
     type: "block",
     kind: "needs_input",
-    reason: renderBlock({
+    reason: `${renderBlock({
       cause: "human decision needed",
       what_happened: `The agent finished and the bridge asked the board to ${intent.review ? "hand the task over for review" : "complete the task"}, but the board refused it: ${error}.${why ? ` ${why}` : ""} The agent's summary was: ${JSON.stringify(summary)}`,
       options: [
@@ -30,6 +31,22 @@ export function refusedCloseBlock(intent: CloseIntent, error: string, explain?: 
       ],
       recommendation: "Read the refusal: it names what the board wants before it accepts the close.",
       next_action: "Decide whether the work is done; complete it by hand or unblock after fixing what the board asked for.",
-    }),
+    })}\n${usageOf(intent.metadata)}`,
   };
+}
+
+/** The usage line of a refused complete's own metadata (its `bridge` part), so the block still records what the run cost. */
+function usageOf(metadata: Record<string, unknown>): string {
+  const b = (metadata.bridge ?? {}) as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+  const t = (b.tokens ?? {}) as Record<string, unknown>;
+  const input = n(t.input);
+  const output = n(t.output);
+  const u: Usage = {};
+  if (input !== undefined && output !== undefined) u.tokens = { input, output };
+  const cost = n(b.cost_usd);
+  if (cost !== undefined) u.costUsd = cost;
+  const turns = n(b.turns);
+  if (turns !== undefined) u.turns = turns;
+  return usageLine(u, typeof b.model === "string" ? b.model : undefined, typeof b.seat === "string" ? b.seat : undefined);
 }

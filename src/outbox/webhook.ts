@@ -7,7 +7,8 @@ import { BridgeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
 
 export interface AlertPayload {
-  event: "close_failed" | "lease_lost" | "test";
+  /** isolation_off: the seat started with its agents unjailed (agent.isolation fell back or is user/none) or on the host's network (network: host); once per start. */
+  event: "close_failed" | "lease_lost" | "isolation_off" | "test";
   /** The outbox entry the alert is about (none for a test alert). */
   entry_id?: string;
   board: string;

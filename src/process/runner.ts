@@ -53,6 +53,11 @@ export interface RunOptions {
    * a child whose output is a file survives the bridge's death and can be adopted after a restart.
    */
   outputFiles?: { stdout: string; stderr: string; maxBytes: number } | undefined;
+  /** Files opened read-only (never through a link) and given to the child as descriptors 3, 4, … (JailedCommand.files). */
+  inheritFiles?: readonly string[] | undefined;
+  /** Start the child as this host user (an agent's, jail/identity.ts); unset: the bridge's own. */
+  uid?: number | undefined;
+  gid?: number | undefined;
 }
 
 /** A stdin the caller keeps open: `open` gets the writer once the child runs. */
@@ -104,6 +109,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const outFds: [number, number] | null = opts.outputFiles
     ? [openSync(opts.outputFiles.stdout, APPEND, 0o600), openSync(opts.outputFiles.stderr, APPEND, 0o600)]
     : null;
+  const inherited = (opts.inheritFiles ?? []).map((f) => openSync(f, constants.O_RDONLY | constants.O_NOFOLLOW));
   const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
   const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
   const onOut = (c: string) => {
@@ -126,9 +132,12 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     stdout: outFds ? outFds[0] : "pipe",
     stderr: outFds ? outFds[1] : "pipe",
     cleanup: opts.cleanup ?? true,
+    extraFds: inherited,
+    uid: opts.uid,
+    gid: opts.gid,
   });
   const child = proc.child;
-  for (const fd of outFds ?? []) closeSync(fd);
+  for (const fd of [...(outFds ?? []), ...inherited]) closeSync(fd);
   const pid = child?.pid;
   if (pid !== undefined) opts.onSpawn?.(pid);
 

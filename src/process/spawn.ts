@@ -18,6 +18,11 @@ export interface StartOptions {
   stdout: "pipe" | number;
   stderr: "pipe" | number;
   cleanup: boolean;
+  /** Descriptors the child gets as 3, 4, … (the jail's seccomp filter). */
+  extraFds?: readonly number[] | undefined;
+  /** Start it as this host user (the agent's, jail/identity.ts); unset: the bridge's own. */
+  uid?: number | undefined;
+  gid?: number | undefined;
 }
 
 export interface Started {
@@ -40,7 +45,14 @@ function stopLiveOnExit(): void {
 export function startChild(file: string, args: readonly string[], o: StartOptions): Started {
   let child: ChildProcess;
   try {
-    child = spawn(file, args, { cwd: o.cwd, env: o.env, stdio: [o.stdin, o.stdout, o.stderr], detached: true });
+    child = spawn(file, args, {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: [o.stdin, o.stdout, o.stderr, ...(o.extraFds ?? [])],
+      detached: true,
+      ...(o.uid !== undefined ? { uid: o.uid } : {}),
+      ...(o.gid !== undefined ? { gid: o.gid } : {}),
+    });
   } catch (err) {
     // Some failures (a bad argument, E2BIG on some platforms) throw instead of emitting 'error'.
     const e = err as Error & { code?: string };

@@ -1,6 +1,6 @@
 // The one SIGTERM → grace → SIGKILL ladder, for a whole process group: the process runner (timeouts,
 // aborts, leftovers after an exit), adopted agents and restart recovery all stop processes with it.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { sleep } from "../time/clock.js";
 
 /** Signals the process group `pgid` (falls back to the single process). False when nothing was there. */
@@ -70,6 +70,26 @@ export function jailProcesses(marker: string): number[] {
         return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(needle) !== -1;
       } catch {
         return false; // ended while we looked
+      }
+    })
+    .map((p) => p.pid);
+}
+
+/**
+ * Live processes of `uid` working in `dir` (their cwd there or below): another run's agent or check in a
+ * workspace two runs share. (As seen from the host: a jail's processes show their host cwd here.)
+ */
+export function workingIn(dir: string, uid: number): number[] {
+  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+  return processes()
+    .filter((p) => {
+      try {
+        const st = statSync(`/proc/${p.pid}`);
+        if (st.uid !== uid) return false;
+        const cwd = readlinkSync(`/proc/${p.pid}/cwd`);
+        return cwd === dir || cwd.startsWith(prefix);
+      } catch {
+        return false; // ended, or not ours to look at
       }
     })
     .map((p) => p.pid);

@@ -79,6 +79,15 @@ export interface BridgeInfo {
   session?: { id: string; resumed: boolean };
   /** The workspace mode and where it ran (board, mapped, checkout); `note`: what became of the work (the branch it was pushed to). */
   workspace?: { mode: string; path: string; note?: string };
+  /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
+  egress?: {
+    blocked: { host: string; port: number; count: number; why: string }[];
+    blockedOther?: number;
+    failed?: { host: string; port: number; count: number; why: string }[];
+    allowed: { host: string; bytes: number }[];
+  };
+  /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
+  isolation?: { mode: string; why: string };
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

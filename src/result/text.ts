@@ -50,3 +50,18 @@ export function escapeControlsDeep<T>(value: T): T {
   }
   return value;
 }
+
+/** Characters that show nothing (zero-width, bidirectional controls, tag characters, variation selectors…). */
+const INVISIBLE =
+  /\u00AD|\u034F|\u061C|\u115F|\u1160|\u17B4|\u17B5|[\u180B-\u180F]|[\u200B-\u200F]|[\u202A-\u202E]|[\u2060-\u2064]|[\u2066-\u206F]|\u3164|[\uFE00-\uFE0F]|\uFEFF|\uFFA0|\uDB40[\uDC00-\uDDEF]/g;
+
+/**
+ * Task text with nothing hidden in it: an HTML comment (which a rendered card does not show, but an agent
+ * reads) becomes `[hidden HTML comment: …]`, and every invisible or bidirectional character is written out
+ * as `⟦U+200B⟧` — what a person sees on the card is what the agent reads, and what it reads is marked.
+ */
+export function defuseHidden(text: string): string {
+  return text
+    .replace(/<!--([\s\S]*?)(-->|$)/g, (_m, inner: string) => `[hidden HTML comment: ${inner.trim()}]`)
+    .replace(INVISIBLE, (ch) => `⟦U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}⟧`);
+}

@@ -3,6 +3,7 @@
 // fresh, once (never in a loop), with a comment on the task saying so.
 import type { AgentRunInput, RunInbox, Usage } from "../agents/port.js";
 import { describeError } from "../errors/index.js";
+import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
@@ -11,6 +12,10 @@ import type { WorkInput } from "./deps.js";
 
 export interface AgentRun {
   tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;
+  /** The run's jail (every process of the agent starts through it); absent: as they are. */
+  runJail: RunJail | undefined;
+  /** The CLI's API base inside the jail, when the run's proxy forwards it. */
+  egressApi?: { apiBase: string } | undefined;
   /** Operator notes for the agent (the adapters that take them live read it). */
   inbox: RunInbox;
   signal: AbortSignal;
@@ -31,9 +36,8 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     ...(w.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
     ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
-    ...(w.jail
-      ? { jail: w.jail.forRun({ workspace: prep.ws.local, runDir: prep.input.runDir, readOnlyFiles: [prep.input.contextFile], socket: tools?.endpoint.path }) }
-      : {}),
+    ...(w.runJail ? { jail: w.runJail } : {}),
+    ...(w.egressApi ? { egress: w.egressApi } : {}),
   });
   const hooks: DriveHooks = {
     onEvent: (e) => {
@@ -50,6 +54,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
         pid,
         resultFile: prep.input.resultFile,
         runDir: prep.input.runDir,
+        outputDir: prep.input.outputDir,
         workspace: prep.ws.local,
         tools: tools ? { path: tools.endpoint.path, token: tools.endpoint.token } : null,
       }),

@@ -2,6 +2,8 @@
 // and one claim's own input (its board, its fenced view, its agent, its timing, its hooks). The
 // settings a run reads from the config are picked here, once.
 import type { AgentAdapter } from "../agents/port.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
+import type { EgressPlan } from "../egress/plan.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import type { SessionJournal } from "../continuity/journal.js";
@@ -40,6 +42,10 @@ export interface SeatServices {
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order (skills/roots.ts). */
   skillRoots: readonly string[];
+  /** Where a jailed agent may connect (network: proxy). */
+  egress?: EgressPlan | undefined;
+  /** The seat's own check of a limit or failed login a run reported (its kind's probe); absent: none. */
+  checkClaim?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
 }
 
 /** One claim's own part of a run. */
@@ -73,11 +79,14 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     seat: c.seat.name,
     lane: c.assignee,
     onLimit: c.seat.onLimit,
+    onShutdown: c.shutdown.inFlight,
     maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
     steering: c.steering,
     jail: s.jail,
     skillRoots: s.skillRoots,
     review: { mode: c.close.review, reviewer: c.close.reviewer },
+    claims: { check: s.checkClaim, unconfirmedPauseMs: c.seat.unconfirmedPauseMinutes * 60_000 },
+    egress: s.egress,
     author: c.author,
     traceId: r.traceId,
     leaseClock: r.leaseClock,

@@ -8,6 +8,7 @@ import type { BridgeInfo } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
 import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
+import type { EgressCounts } from "../egress/proxy.js";
 import type { RunFacts } from "./decide.js";
 
 export interface RunStory {
@@ -26,6 +27,10 @@ export interface RunStory {
   changedFiles: string[] | null;
   /** A fact from the workspace's finish (a pushed WIP commit). */
   workspaceNote: string | null;
+  /** How the agent was confined when it was not jailed (every card and block says so). */
+  isolation?: { mode: string; why: string } | undefined;
+  /** What the run's proxy refused and let through (network: proxy). */
+  egress?: EgressCounts | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -53,15 +58,53 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.isolation) info.isolation = s.isolation;
+  if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
+
+/** The card's part of the run's network: refusals (host, port, how often) and the bytes per host let through, bounded. */
+function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
+  return {
+    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160) })),
+    ...(e.blockedOther ? { blockedOther: e.blockedOther } : {}),
+    ...(e.failed?.length
+      ? { failed: e.failed.slice(0, 20).map((f) => ({ host: f.host.slice(0, 200), port: f.port, count: f.count, why: f.why.slice(0, 160) })) }
+      : {}),
+    allowed: e.allowed.slice(0, 20).map((a) => ({ host: a.host.slice(0, 200), bytes: a.bytes })),
+  };
+}
+
+/** A failed run's block says what its network refused (often why it failed). */
+export const egressLine = (e: EgressCounts): string => {
+  const refused = e.blocked.length
+    ? `egress refused: ${e.blocked
+        .slice(0, 8)
+        .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
+        .join("; ")}${e.blocked.length > 8 || e.blockedOther ? "; and more" : ""} — an entry in agent.isolation.allowHosts lets one through (${e.blocked
+        .slice(0, 3)
+        .map((b) => `"${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}"`)
+        .join(", ")})`
+    : "";
+  const failed = e.failed?.length
+    ? `egress failed: ${e.failed
+        .slice(0, 5)
+        .map((f) => f.why.slice(0, 120))
+        .join("; ")}`
+    : "";
+  return [refused, failed].filter(Boolean).join("\n");
+};
+
+/** What every block of a run without a jail of its own says (agent.isolation user or none). */
+export const isolationLine = (i: { mode: string; why: string }): string =>
+  `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
-const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget"]);
+const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget", "cap"]);
 
 export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory, cut: CutReason, lease: { workspace: string; runId: number | null }): string {
   let what = `${d.template.what_happened} (workspace ${lease.workspace}, run ${lease.runId ?? "?"}, trace ${s.traceId})`;
@@ -72,11 +115,14 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   }
   if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
   const lines = [renderBlock({ ...d.template, what_happened: what })];
-  lines.push(storyUsage(s));
   if (s.session)
     lines.push(
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
+  if (s.isolation) lines.push(isolationLine(s.isolation));
+  if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
+  // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
+  lines.push(storyUsage(s));
   return lines.join("\n");
 }
 
@@ -87,6 +133,7 @@ export function cutReasonOf(f: RunFacts, d: Decision): CutReason {
   if (f.stop === "shutdown") return "shutdown";
   if (f.stop === "unresolved") return "unresolved";
   if (f.stop === "budget") return "budget";
+  if (f.stop === "cap") return "cap";
   if (f.authFailed) return "auth";
   if (f.limit) return "usage_limit";
   if (f.finished?.reason === "stalled") return "stall";

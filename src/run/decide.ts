@@ -3,13 +3,14 @@
 // at a complete once (gate/gate.ts); a stop that happened meanwhile wins (stopDecision).
 import { isoOrNull } from "../time/clock.js";
 import type { AgentEvent, OutcomeRequest } from "../agents/port.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
 import { type Decision, blockDecision as block } from "../result/decision.js";
 import { validateBlock } from "../result/template.js";
 
 export type { Decision } from "../result/decision.js";
 
-export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | null;
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | null;
 
 export interface RunFacts {
   outcome: OutcomeRequest | null;
@@ -19,10 +20,14 @@ export interface RunFacts {
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: string;
   failure?: Extract<AgentEvent, { type: "failed" }>;
+  /** The seat's own check of a limit or login failure the agent reported (run/claims.ts). */
+  claimCheck?: ClaimCheck & { claim: Claim };
   deadlineAt: string;
   seat: string;
   /** Comments on the task when the agent started (later ones are new for the next run). */
   commentsSeen?: number;
+  /** The run left its repository set to run code (git/guard.ts): nothing of it is committed or pushed. */
+  repositoryFound?: boolean;
 }
 
 function tail(s: string, n = 1200): string {
@@ -108,6 +113,17 @@ export function decide(f: RunFacts): Decision {
       ],
       "Look at the spend above and decide whether the task is worth more; raise the budget and unblock, or split it.",
       "Decide on the budget, then unblock (or split) this task.",
+    );
+  if (f.stop === "cap")
+    return block(
+      "environment",
+      `The run met ${f.stopDetail ?? "one of its caps (agent.limits)"}, and the bridge stopped it. ${exitText(f.finished)}.${outputText(f.finished)}`,
+      [
+        "raise the cap in agent.limits (memoryMiB, pids, tmpMiB) and unblock: the next run resumes the session",
+        "split the task, or tell the agent in a comment to use less (a smaller build, fewer parallel jobs)",
+      ],
+      "Decide whether the task needs more than the cap; raise it or change the task, then unblock.",
+      "Raise the cap named above or change the task, then unblock.",
     );
   if (f.stop === "unresolved")
     return block(

@@ -3,6 +3,8 @@
 // and the services it reads and writes (workspaces, session journal, gate). The working phase takes a
 // subset of the same.
 import type { ReviewPolicy } from "./review.js";
+import type { ClaimPolicy } from "./claims.js";
+import type { EgressPlan } from "../egress/plan.js";
 import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
@@ -43,10 +45,16 @@ export interface TaskRunDeps {
   lane: string;
   /** A run cut by the seat's usage limit is handed back to the lane or parked for this seat (run/limit.ts); unset: blocked. */
   onLimit?: "handoff" | "wait" | undefined;
+  /** What a stop of the bridge does to this run (shutdown.inFlight): keep the claim for the restart, or hand it back. */
+  onShutdown?: "continue" | "handback" | undefined;
   /** Where the agent's processes start (agent.isolation): a bubblewrap jail, or as they are. */
   jail?: Jail | undefined;
   /** Where a task's skills are looked up, in order. */
   skillRoots: readonly string[];
+  /** Where a jailed agent may connect (network: proxy): the seat's allow-list and the API its proxy forwards. */
+  egress?: EgressPlan | undefined;
+  /** How a limit or login failure the agent reported is checked before the seat acts on it (run/claims.ts). */
+  claims?: ClaimPolicy | undefined;
   /** How a successful run ends: complete, or a review hand-off (close.review, close.reviewer). */
   review: ReviewPolicy;
   /** Which comments reach a running agent as notes, and how many (steering.*). */
@@ -102,6 +110,7 @@ export type WorkInput = Pick<
   | "maxLimitPauseMs"
   | "steering"
   | "jail"
+  | "egress"
   | "hooks"
 > & {
   record: RunRecord;

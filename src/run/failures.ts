@@ -54,3 +54,19 @@ export function claimFailureBlock(err: Error): Decision {
     "Fix the task's workspace (or the board host) as the error says, then unblock this task.",
   );
 }
+
+/** The run left its repository set to run a program whenever git runs there (git/guard.ts): put back, and a person looks first. */
+export function repositoryBlock(findings: readonly { what: string; detail: string }[]): Decision {
+  const list = findings
+    .slice(0, 5)
+    .map((f) => f.detail)
+    .join("; ");
+  const more = findings.length > 5 ? ` (and ${findings.length - 5} more)` : "";
+  return blockDecision(
+    "human decision needed",
+    `The run left the workspace's repository set to run a program whenever git runs there: ${list}${more}. Anyone's next git command in that repository would have run it on this host, outside the agent's jail. The bridge put the repository's config and hooks back as they were before the run; the agent's other changes are still in the workspace, and the run's result was not applied.`,
+    ["review the workspace's changes, then unblock to let the agent continue", "discard the run's changes and unblock to start over"],
+    `Review what the agent changed before trusting the work: it tried to make git run ${findings[0]?.what ?? "a program"}.`,
+    "A person reviews the workspace's changes (the repository's config is already restored), then unblocks or closes this task.",
+  );
+}

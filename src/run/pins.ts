@@ -26,7 +26,8 @@ export async function checkPins(task: Task, agent: AgentAdapter, skillRoots: rea
     return {
       decision: blockDecision(
         "environment",
-        `The agent was not started: the task needs the skill(s) ${lookup.missing.join(", ")}, which this seat does not have (looked for <name>/SKILL.md under ${skillRoots.join(", ") || "no skill folder"}).`,
+        // Where it looked is the host's business (the Hermes home, the install): the card names the kinds of places, never their paths.
+        `The agent was not started: the task needs the skill(s) ${lookup.missing.join(", ")}, which this seat does not have (it looked for <name>/SKILL.md in ${skillRoots.length ? "its agent.skillDirs, the board's Hermes home and the Hermes install's skills" : "no skill folder"}; the seat's host knows which folders those are).`,
         ["install the skill on this seat (agent.skillDirs or the Hermes home's skills) and unblock", "remove the skill from the task and unblock"],
         "Install the missing skill where this seat looks, then unblock.",
         `Install ${lookup.missing.join(", ")} for this seat, or drop it from the task; then unblock.`,

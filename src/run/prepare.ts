@@ -16,6 +16,7 @@ import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
 import { checkPins, stagePins } from "./pins.js";
 import { changesBrief } from "./review.js";
+import { shownToAgent } from "../tools/shown.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
 import type { RunRecord } from "./record.js";
 
@@ -69,6 +70,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     contextFile: join(i.dir, "context.json"),
     resultFile: join(i.dir, "outcome.json"),
     runDir: i.dir,
+    outputDir: i.privateDir,
     sessionDir: session.dir(),
   };
   if (i.adopted) return { ws, before: null, plan: { mode: "fresh", note: null }, input, resumePrompt: null };
@@ -97,19 +99,21 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   input.pins = staged.pins;
   session.preparing(i.agent.name, ws.local);
   const last = plan.mode === "resume" ? plan.last : null;
+  // What the agent reads of the task has nothing hidden in it (an HTML comment, invisible characters).
+  const shown = shownToAgent(detail, i.context);
   await writeContextFile(
     input.contextFile,
-    detail,
-    i.context,
+    shown.detail,
+    shown.contextText,
     lease.runId,
     plan.mode === "resume" ? { session: plan.session, cut_reason: last?.cut ?? "unknown", previous_run_id: last?.runId ?? null } : undefined,
   );
-  const p = { detail, contextText: i.context, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
+  const p = { detail: shown.detail, contextText: shown.contextText, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
   // Changes a reviewer asked for lead the prompt; what the task's contract needs closes it.
-  const lead = changesBrief(detail);
+  const lead = changesBrief(shown.detail);
   const contract = contractBrief(detail.task.completionContract);
   input.prompt = lead + renderPrompt(i.prompts.task, p) + contract;
-  const resumePrompt = plan.mode === "resume" ? lead + renderPrompt(i.prompts.resume, p, continuationVars(detail, last, i.author)) + contract : null;
+  const resumePrompt = plan.mode === "resume" ? lead + renderPrompt(i.prompts.resume, p, continuationVars(shown.detail, last, i.author)) + contract : null;
   return { ws, before, plan, input, resumePrompt };
 }
 

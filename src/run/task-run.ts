@@ -1,34 +1,33 @@
 // TaskRun: one claimed task from read to close, as a state machine with one method per phase:
 //   claimed → reading → preparing → working → verifying → delivering → closing → closed | lost
-// Every path ends in exactly one of: complete, a templated block, or a recorded lost lease. The run
-// writes to its task only through its fenced view (lease/fenced.ts); its state is one record
-// (record.ts). The keeper, the tools endpoint and the timers come from injected factories; the session
-// journal carries a cut run's session to the next run of the task.
+// Every path ends in one of: complete, a templated block, a hand-back, the claim kept for this seat's
+// restart, or a recorded lost lease — writing only through its fenced view (lease/fenced.ts), its state
+// one record (record.ts); the session journal carries a cut run's session to the next run of the task.
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, Usage } from "../agents/port.js";
+import type { Claim, ClaimCheck } from "../agents/probe.js";
+import { settleClaim } from "./claims.js";
 import type { TaskDetail } from "../board/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
-import type { CloseIntent } from "../outbox/outbox.js";
-import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
-import { kindFor } from "../result/template.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
-import { blockReason, bridgeInfo, cutReasonOf } from "./close-text.js";
+import { cutReasonOf } from "./close-text.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
-import { limitIntent } from "./limit.js";
+import { closeIntentOf } from "./close-intent.js";
+import { rememberRun } from "./session-end.js";
+import type { KeptClaim } from "./restart.js";
 import type { TaskRunDeps } from "./deps.js";
 import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
 import type { RunPhase } from "./hooks.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { RunRecord } from "./record.js";
-import { type ReviewPolicy, handOff } from "./review.js";
 import { workRun } from "./work.js";
 
 export type { RunHooks, RunPhase } from "./hooks.js";
@@ -40,20 +39,28 @@ export interface RunReport {
   runId: number | null;
   traceId: string;
   decision: Decision["type"];
-  close: CloseResult | "not_attempted";
+  /** `kept`: nothing closed — the claim is kept for this seat's restart (shutdown.inFlight: continue). */
+  close: CloseResult | "not_attempted" | "kept";
   cause?: string;
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
+  /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
+  claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
   handedOff?: "handoff" | "wait";
+  /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
+  stopped?: "kept" | "handed_back";
   resumed: boolean;
   usage: Usage | null;
   durationMs: number;
 }
 
+const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
+
 export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
+  private stopped: RunReport["stopped"];
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
   private refusedInstead = false;
   /** The close was a review hand-off that landed: the session stays for requested changes. */
@@ -69,6 +76,9 @@ export class TaskRun {
       startedAt: d.clock.now(),
       deadline: d.leaseClock.deadline,
     });
+    // A run whose agent had no jail of its own says so on its card and in every block.
+    const policy = d.jail?.policy;
+    if (policy && policy.mode !== "bwrap") this.record.story.isolation = { mode: policy.mode, why: policy.why };
   }
 
   async run(): Promise<RunReport> {
@@ -97,6 +107,14 @@ export class TaskRun {
           if (p.input.pins?.skills.length) record.story.skills = p.input.pins.skills.map((s) => s.name);
           this.setPhase("working");
           decision = await workRun({ ...this.d, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
+          // A limit or a failed login the agent reported is checked before the seat acts on it.
+          decision = await settleClaim(record.facts, decision, {
+            policy: this.d.claims ?? { unconfirmedPauseMs: 10 * 60_000 },
+            detail: read.detail,
+            runId: record.runId,
+            now: this.d.clock.now(),
+            observes: this.d.agent.observes === true,
+          });
         }
       }
       if (prep) decision = await this.deliver(decision, prep.ws, privateDir);
@@ -108,7 +126,14 @@ export class TaskRun {
     record.story.now = this.d.clock.now();
     const cut = decision.type === "complete" ? undefined : cutReasonOf(record.facts, decision);
     const close = await this.close(decision, cut ?? "failed");
-    this.remember(decision, close, cut);
+    rememberRun(record, {
+      completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
+      cut: this.handedForReview ? "review" : (cut ?? "failed"),
+      traceId: this.d.traceId,
+      at: this.d.clock.now(),
+      redact: (t) => this.d.redactor.redact(t),
+      onError: (err) => this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) }),
+    });
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await rm(privateDir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
@@ -127,7 +152,9 @@ export class TaskRun {
     if (this.refusedInstead) report.cause = "human decision needed";
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
+    if (record.facts.claimCheck) report.claimCheck = record.facts.claimCheck;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
+    if (this.stopped && close !== "lease_lost") report.stopped = this.stopped;
     return report;
   }
 
@@ -193,45 +220,53 @@ export class TaskRun {
       if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
       else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
     }
-    try {
-      const kind = d.type === "complete" ? "complete" : "cut";
-      const fin = await ws.finish({
-        kind,
-        message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
-        signal: this.d.shutdown,
-      });
-      this.record.story.workspaceNote = fin.note;
-      if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
-    } catch (err) {
-      this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
-      if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
-    }
+    // A repository set to run code is left for a person to review: nothing of it is committed or pushed.
+    if (this.record.facts.repositoryFound) this.record.story.workspaceNote = REVIEW_FIRST;
+    else
+      try {
+        const kind = d.type === "complete" ? "complete" : "cut";
+        const fin = await ws.finish({
+          kind,
+          message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
+          signal: this.d.shutdown,
+        });
+        this.record.story.workspaceNote = fin.note;
+        if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
+      } catch (err) {
+        this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
+        if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
+      }
     return d;
   }
 
-  private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted"> {
+  private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted" | "kept"> {
     this.setPhase("closing");
     const { record } = this;
     const lease = record.lease;
     try {
       if (decision.type === "lost") {
-        await this.d.closer.recordLost(
-          lease,
-          this.d.traceId,
-          new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }),
+        const lost = new LeaseLost(
+          { verb: "heartbeat", board: lease.board, taskId: lease.taskId },
+          { runId: lease.runId, currentStatus: null, currentRunId: null },
         );
+        await this.d.closer.recordLost(lease, this.d.traceId, lost);
         this.setPhase("lost");
         return "lease_lost";
       }
-      const bridge = bridgeInfo(record.story, lease.runId, record.facts.finished, record.facts.stop);
-      const limit = decision.type === "block" && decision.limit ? record.facts.limit : undefined;
-      const intent: CloseIntent =
-        decision.type === "complete"
-          ? completeIntent(decision, { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) }, this.d.review)
-          : limit && this.d.onLimit
-            ? limitIntent(this.d.onLimit, { seat: this.d.seat, lane: this.d.lane, limit, story: record.story })
-            : { type: "block", reason: blockReason(decision, record.story, cut, lease), kind: kindFor(decision.template.cause, { limit: decision.limit }) };
-      if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
+      const intent = closeIntentOf(decision, {
+        story: record.story,
+        facts: record.facts,
+        lease,
+        cut,
+        seat: this.d.seat,
+        lane: this.d.lane,
+        review: this.d.review,
+        onLimit: this.d.onLimit,
+        onShutdown: this.d.onShutdown,
+      });
+      if (intent.type === "keep") return await this.keep(intent);
+      if (record.facts.stop === "shutdown" && intent.type === "release") this.stopped = "handed_back";
+      else if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
       const res = await this.d.closer.close(this.d.fenced, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
@@ -243,35 +278,20 @@ export class TaskRun {
     }
   }
 
-  /** The session journal after the close (the close already happened: a failure is only logged). */
-  private remember(decision: Decision, close: CloseResult | "not_attempted", cut: CutReason | undefined): void {
-    const { record } = this;
-    if (!record.session) return;
-    try {
-      record.session.ended({
-        completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
-        runId: record.runId,
-        traceId: this.d.traceId,
-        cut: this.handedForReview ? "review" : (cut ?? "failed"),
-        at: new Date(this.d.clock.now()).toISOString(),
-        note: record.story.lastNote ? this.d.redactor.redact(record.story.lastNote) : null,
-        changedFiles: record.story.changedFiles ?? [],
-        commentsSeen: record.facts.commentsSeen ?? 0,
-        resumed: record.story.session?.resumed === true,
-      });
-    } catch (err) {
-      this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) });
-    }
+  /** The claim is kept for this seat's restart: a note on the card, nothing closed (run/restart.ts). */
+  private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
+    // The note is a courtesy: the claim is kept either way (a lost one is lost), and the restart continues the run.
+    const lost = await this.d.fenced.heartbeat(k.note).then(
+      () => false,
+      (err: unknown) => err instanceof LeaseLost || void this.d.hooks?.onLog?.("warn", "could not leave the restart note", { err: describeError(err) }),
+    );
+    this.setPhase(lost ? "lost" : "closed");
+    if (!lost) this.stopped = "kept";
+    return lost ? "lease_lost" : "kept";
   }
 
   private setPhase(p: RunPhase): void {
     this.record.phase = p;
     this.d.hooks?.onPhase?.(p);
   }
-}
-
-/** A complete decision's close: `complete`, or a review hand-off under close.review. */
-function completeIntent(d: Extract<Decision, { type: "complete" }>, metadata: Record<string, unknown>, policy: ReviewPolicy): CloseIntent {
-  const review = handOff(d, policy);
-  return { type: "complete", summary: d.summary, metadata, ...(review ? { review } : {}) };
 }

@@ -9,6 +9,7 @@ import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
 import type { Decision } from "../result/decision.js";
+import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { boundedLimit } from "./limit.js";
@@ -134,13 +135,18 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
+    // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
+    const confined = await confine(w, { socket: tools?.endpoint.path, stop, abort: (why) => agentAc.abort(why), timers });
+    cleanup.push(...confined.cleanup);
+    const runJail = confined.runJail;
     // A task (or seat) already over its budget does not start the agent at all.
     const over = budgetCheck(w);
     const before = over(null);
     if (before) {
       facts.stop = "budget";
       facts.stopDetail = before;
-    } else await runAgent({ ...w, tools, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    } else await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, overBudget: over });
+    await confined.afterAgent();
     // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
     if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();
@@ -161,7 +167,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         timeoutMs: w.gate.config.timeoutSeconds * 1000,
         tailChars: w.gate.config.outputTailChars,
         signal: agentAc.signal,
-        jail: w.jail?.forRun({ workspace: prep.ws.local }),
+        jail: runJail,
       });
       // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
       d =
@@ -169,7 +175,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
           ? decide(facts)
           : applyGate(d, { verification, skipped: plan.skipped, changedFiles: changes?.files ?? null, diffStat: changes?.diffStat ?? null }, w.gate.config);
     }
-    return d;
+    return await confined.settle(d);
   } finally {
     for (const [name, step] of cleanup.reverse()) {
       try {

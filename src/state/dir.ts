@@ -4,7 +4,7 @@
 // ours: nobody else can rename or replace it), owned by another user (root's parents excepted), or when
 // the state dir is a symlink. Paths read from state files are used only when they are inside the state
 // dir (or the run's workspace): sandbox/contain.ts.
-import { lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors/index.js";
 
@@ -55,5 +55,17 @@ function parentProblem(dir: string, uid: number | undefined): string | null {
     if (dirname(p) === p) return null;
     child = p;
     childSt = st;
+  }
+}
+
+/**
+ * A bridge running as root runs its agents as another uid, and bubblewrap — started as that uid — must
+ * pass the state dir to mount a run's dir (or a checkout) in the jail: the state dir and those entries
+ * become 0711 (passable, never listable, never writable by others: every file in them stays 0600).
+ */
+export function passableStateDir(dir: string, entries: readonly string[]): void {
+  for (const p of [dir, ...entries]) {
+    mkdirSync(p, { recursive: true, mode: 0o700 });
+    chmodSync(p, 0o711);
   }
 }

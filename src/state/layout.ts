@@ -7,6 +7,8 @@ import { join } from "node:path";
 export const STATE_LAYOUT = {
   /** The status snapshot, rewritten every 5 s (status, fleet). */
   status: "status.json",
+  /** The seat's own settings as `run` last started with them (boards, hermes, http, webhook): what `status`, `outbox`, `usage` and `fleet` read when given only the state dir. */
+  settings: "settings.json",
   /** The seat's pause (usage limit, auth). */
   seat: "seat.json",
   /** Tasks this seat parked at its usage limit (seat.onLimit: wait). */
@@ -33,6 +35,8 @@ export const STATE_LAYOUT = {
   claude: "claude",
   /** Codex's per-seat home (agent.home's default). */
   codex: "codex",
+  /** The key of the state dir's lock (state/lock.ts: one daemon per seat). */
+  lockKey: "lock.key",
   /** The agents' jail: the passwd and group lines it shows them. */
   jail: "jail",
 } as const;

@@ -21,6 +21,10 @@ const Entry = z.object({
   tokensOut: amount,
   costUsd: amount,
   measured: z.boolean(),
+  /** The agent reported a cost (Codex reports tokens only): a run without one is "cost unknown", never free. Absent in older lines. */
+  costKnown: z.boolean().optional(),
+  /** What the close did (the fleet's 24-hour strip): done · blocked · other (handed back, parked, lost). Absent in older lines. */
+  outcome: z.enum(["done", "blocked", "other"]).optional(),
 });
 export type LedgerEntry = z.output<typeof Entry>;
 
@@ -30,6 +34,16 @@ export interface Spend {
   runs: number;
   /** Runs whose agent reported no usage (not counted as free). */
   unmeasured: number;
+  /** Runs whose agent reported no cost (their spend in dollars is unknown, not zero). */
+  noCost?: number;
+}
+
+/** Runs closed per hour over the last 24 hours, the current hour last: from its start (ISO), one count per hour and outcome. */
+export interface Hours {
+  from: string;
+  done: number[];
+  blocked: number[];
+  other: number[];
 }
 
 const KEEP_MS = 8 * 24 * 3600_000;
@@ -54,15 +68,29 @@ export class UsageLedger {
 
   /** What this seat spent since `since` (epoch ms). */
   since(since: number): Spend {
-    const s: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+    const s: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0, noCost: 0 };
     for (const e of this.entries) {
       if (e.at < since) continue;
       s.runs += 1;
       s.tokens += e.tokensIn + e.tokensOut;
       s.costUsd += e.costUsd;
       if (!e.measured) s.unmeasured += 1;
+      if (e.costKnown === false || (e.costKnown === undefined && e.costUsd === 0)) s.noCost = (s.noCost ?? 0) + 1;
     }
     return s;
+  }
+
+  /** The last 24 clock hours (the current one last): runs done, blocked and otherwise closed in each. */
+  hours(now: number): Hours {
+    const from = now - (now % 3_600_000) - 23 * 3_600_000;
+    const h: Hours = { from: new Date(from).toISOString(), done: Array(24).fill(0), blocked: Array(24).fill(0), other: Array(24).fill(0) };
+    for (const e of this.entries) {
+      const i = Math.floor((e.at - from) / 3_600_000);
+      if (i < 0 || i > 23) continue;
+      const row = h[e.outcome ?? "other"];
+      row[i] = (row[i] ?? 0) + 1;
+    }
+    return h;
   }
 
   /** Reads the file (at start): old entries dropped, bad lines reported, an unreadable file quarantined. */

@@ -2,6 +2,7 @@
 // comment act at once through the run's fenced view (ownership checked, fenced on the run id);
 // complete and block are validated and recorded as the agent's request, applied by the daemon after
 // the agent exits and after the gate.
+import { shownToAgent } from "./shown.js";
 import { z } from "zod";
 import { type RunInbox, renderNote } from "./notes.js";
 import { LeaseLost } from "../errors/board.js";
@@ -95,7 +96,7 @@ export class ToolHost {
     const { fenced } = this.d;
     switch (tool) {
       case "kanban_show": {
-        const d = await fenced.show();
+        const d = shownToAgent(await fenced.show(), "").detail;
         const doc = { task: d.task, comments: d.comments, parents: d.parents, prior_runs: d.runs.filter((r) => r.id !== fenced.lease.runId) };
         return { ok: true, text: JSON.stringify(doc, null, 2) };
       }

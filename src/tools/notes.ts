@@ -4,7 +4,7 @@
 // board writer chooses: it is shown as that ("comment from board user @x"), never as a verified
 // identity. The body is quoted line by line and cannot open a note header of its own; it is capped and
 // control characters are escaped.
-import { capText, escapeControls } from "../result/text.js";
+import { capText, defuseHidden, escapeControls } from "../result/text.js";
 import { isoOrNull } from "../time/clock.js";
 
 export interface Note {
@@ -30,7 +30,7 @@ export const NOTE_MAX_BYTES = 16 * 1024;
 /** The author as one short line of plain name characters (the board's record, any writer's choice). */
 export function authorName(author: string): string {
   return (
-    escapeControls(author)
+    escapeControls(defuseHidden(author))
       .replace(/[\r\n[\]<>`]/g, " ")
       .trim()
       .slice(0, 100) || "unknown"
@@ -40,7 +40,7 @@ export function authorName(author: string): string {
 /** The body as data: controls escaped, capped, `[note …]` defused, every line quoted. */
 export function noteText(n: Note): string {
   return (
-    capText(escapeControls(n.body), NOTE_MAX_BYTES)
+    capText(escapeControls(defuseHidden(n.body)), NOTE_MAX_BYTES)
       // A body never carries what a note header starts with (it could be taken for a second note).
       .replace(/\[note\b/gi, "[ note")
       .split("\n")
@@ -70,6 +70,6 @@ export function noteLine(n: Note): string {
     id: n.id,
     author: authorName(n.author),
     posted_at: isoOrNull(n.postedAt),
-    body: capText(escapeControls(n.body), NOTE_MAX_BYTES),
+    body: capText(escapeControls(defuseHidden(n.body)), NOTE_MAX_BYTES),
   })}\n`;
 }

@@ -92,8 +92,10 @@ async function checkDotGit(local: string, admin: string): Promise<void> {
 
 export async function prepareCheckout(i: CheckoutInput): Promise<PreparedWorkspace> {
   const base = { mode: "checkout" as const, local: i.local, boardPath: i.boardPath, why: i.why, boardPathOf: () => null, sharedWithBoard: false };
+  // Passable (0711, never listable): a bridge running as root runs its agents as another uid, whose
+  // bubblewrap must pass these folders to mount the work tree.
   if (!i.repo) {
-    mkdirSync(i.local, { recursive: true, mode: 0o700 });
+    mkdirSync(i.local, { recursive: true, mode: 0o711 });
     return { ...base, finish: async () => NOTHING_TO_FINISH };
   }
   const url = i.repo;
@@ -106,7 +108,7 @@ export async function prepareCheckout(i: CheckoutInput): Promise<PreparedWorkspa
     await checkDotGit(i.local, admin);
     if (hasRemote) await i.git(["merge", "--ff-only", "--quiet", remoteBranch], { gitDir: admin, workTree: i.local, signal: i.signal });
   } else {
-    mkdirSync(join(i.local, ".."), { recursive: true, mode: 0o700 });
+    mkdirSync(join(i.local, ".."), { recursive: true, mode: 0o711 });
     await i.git(["worktree", "prune"], { gitDir: cache, signal: i.signal });
     const start = hasRemote ? remoteBranch : await defaultStart(i, cache, url);
     await must(i.git, ["worktree", "add", "--force", "-B", i.branch, i.local, start], `git worktree add ${i.branch}`, { gitDir: cache, signal: i.signal });

@@ -50,6 +50,7 @@ async function drive(h: ConformanceHarness, s: Scenario, stop: Stop = { kind: "n
       contextFile: join(runDir, "context.json"),
       resultFile: join(runDir, "outcome.json"),
       runDir,
+      outputDir: runDir,
       sessionDir,
       signal: ac.signal,
       wrapUp: wrap.signal,

@@ -95,7 +95,8 @@ describe("continuity with the real Claude Code CLI", () => {
     const poll = setInterval(async () => {
       const d = await emu.show(id).catch(() => null);
       const onBoard = d?.events.some((e) => e.kind === "heartbeat" && e.payload?.note === "step one done");
-      if (onBoard && sessionHolds(join(emu.dir, "claude", "projects"), ["Step one: reading the code.", '"tool_result"'])) sawNote();
+      // (the transcript is in the run's own CLI home, under the run's dir)
+      if (onBoard && sessionHolds(join(emu.dir, "state", "runs"), ["Step one: reading the code.", '"tool_result"'])) sawNote();
     }, 500);
     await noted;
     clearInterval(poll);
@@ -129,7 +130,8 @@ describe("continuity with the real Claude Code CLI", () => {
     mocks.push(mock);
     const id = await emu.createTask("lost session", { assignee: SEAT, body: "Do it." });
     await once(emu, { agent: claudeAgent(emu, mock) });
-    rmSync(join(emu.dir, "claude", "projects"), { recursive: true, force: true }); // the seat's sessions are gone
+    // the task's saved transcript (what its next run's fresh CLI home would get) is gone
+    rmSync(join(emu.dir, "state", "sessions", `${emu.slug}__${id}`, "transcript"), { recursive: true, force: true });
     await emu.kanban(["unblock", id]);
     mock.push(...PART_TWO);
     // The run that completes gets room (a refused resume and a fresh start are two CLI starts; on a busy

@@ -2,6 +2,7 @@
 // the bridge against scripted model APIs on 127.0.0.1, with the emulator as the board.
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeBwrap } from "../../src/jail/policy.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
@@ -31,6 +32,17 @@ const BLOCK: ScriptedTurn[] = [
   { blocks: [{ tool: "mcp__task__kanban_block", input: GOOD_BLOCK }] },
   { blocks: [{ text: "Blocked." }] },
 ];
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
+
+/** In a jail (network: proxy), the model API was reached through the run's proxy, with the seat's real key. */
+function throughProxy(doc: ShowDoc, header: string, key: string): void {
+  if (!BWRAP) return;
+  const egress = (doc.runs.at(-1)?.metadata as { bridge?: { egress?: { allowed: { host: string; bytes: number }[] } } } | undefined)?.bridge?.egress;
+  expect(egress?.allowed.find((a) => a.host === "127.0.0.1")?.bytes ?? 0).toBeGreaterThan(0);
+  expect(mock?.headers.length).toBeGreaterThan(0);
+  for (const h of mock?.headers ?? []) expect(String(h[header])).toContain(key);
+}
 
 const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
 /** The reclaim reason and the seat's comment of a usage-limit hand-back. */
@@ -69,8 +81,8 @@ async function codex(turns: ScriptedTurn[]): Promise<{ doc: ShowDoc; b: Bridge }
         model: "mock-model",
         home: join(emu.dir, "codex"),
         killGraceSeconds: 2,
-        config: ['model_provider="mock"', `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses"}`],
-        env: { OPENAI_API_KEY: "sk-mock" },
+        config: ['model_provider="mock"', `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses",env_key="LLM_KEY"}`],
+        env: { LLM_KEY: "sk-mock" },
       },
     },
   });
@@ -85,6 +97,7 @@ describe("real Claude Code CLI", () => {
     expect(doc.runs.at(-1)?.summary).toBe("Did the task.");
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ ok: true, items: 1, bridge: { agent: "claude-code", exit: { code: 0 } } });
     expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("starting work");
+    throughProxy(doc, "x-api-key", "sk-ant-mock");
   });
 
   it("blocks with a bad then a good template; the bad one came back naming the field", async () => {
@@ -141,6 +154,7 @@ describe("real Codex CLI", () => {
     expect(doc.task.status).toBe("done");
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ ok: true, items: 1, bridge: { agent: "codex", model: "mock-model" } });
     expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("starting work");
+    throughProxy(doc, "authorization", "Bearer sk-mock");
   });
 
   it("blocks with a bad then a good template", async () => {
@@ -152,7 +166,8 @@ describe("real Codex CLI", () => {
 
   it("a 401 ends as auth missing", async () => {
     const unauthorized = { status: 401, body: { error: { message: "Incorrect API key provided: sk-mock.", type: "invalid_request_error" } } };
-    const { doc } = await codex(Array.from({ length: 8 }, () => unauthorized));
+    // every answer a 401, as a bad key gets: the run's, and the seat's own check of it (agents/probe.ts)
+    const { doc } = await codex(Array.from({ length: 24 }, () => unauthorized));
     expect(reasonOf(doc)).toMatch(/^cause: auth missing$/m);
   });
 

@@ -1,6 +1,6 @@
 // A temporary board for tests: the emulator by default (real processes, real SQLite, no mocks), or
 // the real Hermes CLI (`Emu.create(slug, { command })`, e.g. from HERMES_BIN) for the real lane.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { HermesCliBoard, type HermesCliBoardOptions } from "../../src/board/index.js";
@@ -31,7 +31,10 @@ export class Emu {
   ) {}
 
   static async create(slug = "bridge", o: { command?: string[]; env?: Record<string, string> } = {}): Promise<Emu> {
+    // Passable by every uid (0711, never listable): a bridge running as root runs its agents as another
+    // user, whose bubblewrap must pass this dir to the run dirs and workspaces below it.
     const dir = mkdtempSync(join(tmpdir(), "hkb-test-"));
+    chmodSync(dir, 0o711);
     const emu = new Emu(dir, join(dir, "hermes"), slug, o.command ?? [process.execPath, EMULATOR_BIN], o.command !== undefined, o.env ?? {});
     const r = await emu.raw(["kanban", "boards", "create", slug]);
     if (r.code !== 0) throw new Error(`boards create failed: ${r.stderr}`);

@@ -56,6 +56,11 @@ export class FakeBoard implements Board {
   ) {}
 
   // ---- test-side access ---------------------------------------------------------------------
+  /** An event on a task's history, as another party's close left it (a reclaim with its reason). */
+  addEvent(id: string, e: { kind: string; runId: number | null; reason?: string }): void {
+    this.event(id, e.kind, e.reason !== undefined ? { reason: e.reason } : null, e.runId);
+  }
+
   seed(title: string, o: { assignee?: string; body?: string; maxRuntime?: number; priority?: number; status?: Task["status"] } = {}): string {
     const id = `t_${(0x10000000 + this.rows.size * 7919).toString(16)}`;
     const task: Task = {

@@ -4,7 +4,7 @@
 // write the state dir, another workspace and the board's dir; write its own workspace. Each attempt prints
 // one line (`HKB-PROBE <read|denied|wrote|nowrite> <path>`) that the test finds in whatever the agent
 // reported (its outcome, the tool result in the model's next request).
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -67,4 +67,25 @@ export function parseProbe(text: string, stateDir?: string): ProbeResult {
   for (const m of text.replace(/\\n/g, "\n").matchAll(/HKB-PROBE (read|denied|wrote|nowrite) ([^\n"\\]+)/g))
     out[m[1] as keyof ProbeResult].push(stateDir ? (m[2] ?? "").replace("<state dir>", stateDir) : (m[2] ?? ""));
   return out;
+}
+
+/** The files of a task's saved transcript (its CLI home's session files, kept for the task's next run), relative. */
+export function savedTranscript(stateDir: string, board: string, task: string): string[] {
+  const root = join(stateDir, "sessions", `${board}__${task}`, "transcript");
+  const out: string[] = [];
+  const walk = (d: string, rel: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p, `${rel}${n}/`);
+      else out.push(`${rel}${n}`);
+    }
+  };
+  walk(root, "");
+  return out.sort();
 }

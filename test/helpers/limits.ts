@@ -37,10 +37,16 @@ export async function limitContinues(emu: Emu, mode: "handoff" | "wait", resetMs
     expect(first).toMatchObject({ decision: "block", handedOff: mode, close: "applied", cut: "usage_limit" });
     const parked = await emu.show(id);
     if (mode === "handoff") {
-      expect(parked.comments.at(-1)?.body).toMatch(/seat seat-a\): this seat hit its usage limit \(usage\) until 20\d\d-.*seat\.onLimit: handoff/s);
+      // (a command agent's limit is its word: no check of the seat can confirm it, and the card says so)
+      expect(parked.comments.at(-1)?.body).toMatch(
+        /seat seat-a\): this seat hit its usage limit \(usage, unconfirmed\) until 20\d\d-.*seat\.onLimit: handoff/s,
+      );
+      expect(parked.comments.at(-1)?.body).toMatch(/did not confirm it \(this agent kind has no way to check it from outside/);
     } else {
       expect(["scheduled", "ready", "running", "done"]).toContain(parked.task.status);
-      expect(parked.comments.some((c) => /^SCHEDULED: usage limit of seat seat-a \(usage\) until 20\d\d-.*seat seat-a continues/.test(c.body))).toBe(true);
+      expect(
+        parked.comments.some((c) => /^SCHEDULED: usage limit of seat seat-a \(usage, unconfirmed\) until 20\d\d-.*seat seat-a continues/.test(c.body)),
+      ).toBe(true);
     }
     await waitFor("the task done", async () => (await emu.show(id)).task.status === "done", resetMs + 60_000);
     const doc = await emu.show(id);

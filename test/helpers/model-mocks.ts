@@ -21,6 +21,8 @@ export const requestText = (body: Record<string, unknown>): string => JSON.strin
 
 abstract class ScriptedServer {
   readonly bodies: Record<string, unknown>[] = [];
+  /** The headers of every POST, in order (what reached the model API: its key among them). */
+  readonly headers: Record<string, string | string[] | undefined>[] = [];
   /** Main-loop requests only (those that carry tools), in order. */
   readonly mainBodies: Record<string, unknown>[] = [];
   /** When each main-loop request arrived (epoch ms), in order. */
@@ -45,6 +47,7 @@ abstract class ScriptedServer {
         }
         const j = (body ? JSON.parse(body) : {}) as Record<string, unknown>;
         this.bodies.push(j);
+        this.headers.push({ ...req.headers });
         const main = Array.isArray(j.tools) && j.tools.length > 0;
         if (main) {
           this.mainBodies.push(j);

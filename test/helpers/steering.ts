@@ -24,6 +24,8 @@ export async function waitFor<T>(what: string, cond: () => T | Promise<T>, ms = 
 
 /** The process `pid` exists (signal 0). */
 export const alive = (pid: number) => {
+  // kill(0 or less, 0) signals a process group (this one): it is no answer about a process.
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`alive(${pid}): not a process id`);
   try {
     process.kill(pid, 0);
     return true;
@@ -74,7 +76,9 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
       beats += 1;
     });
     await waitFor("the agent to start", () => phaseOf(b, id) === "working" && existsSync(pidFile));
-    const pid = Number(readFileSync(pidFile, "utf8"));
+    // The file can be there before its content (writeFileSync creates, then writes): an empty read is pid 0,
+    // which `kill(0, 0)` finds "alive" — this test's own process group.
+    const pid = await waitFor("the agent's pid", () => Number(readFileSync(pidFile, "utf8")) || null);
     expect(alive(pid)).toBe(true);
     // Where claims are named (upstream), a block of a card another actor holds needs --force.
     const force = (await emu.board().capabilities()).namedClaims ? ["--force"] : [];

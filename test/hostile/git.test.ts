@@ -4,7 +4,7 @@
 // change listing of a Hermes `worktree:` or `dir:` workspace — and a task's branch outside the
 // allowed prefix is the base of the work, never the push target.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
@@ -57,36 +57,50 @@ describe("row 2: a redirected .git or a rewritten repository config runs nothing
     const d = await emu.show(id);
     expect(existsSync(marker)).toBe(false);
     expect(d.task.status).toBe("blocked");
-    expect(reasonOf(d)).toMatch(/the work tree's \.git was replaced or redirected .* the bridge does not follow it/);
+    expect(reasonOf(d)).toMatch(/\.git in .* was replaced or redirected during the run/);
     expect(git(url, "rev-parse", "main")).toBe(before);
     expect(git(url, "branch", "--list", `hermes/${id}`)).toBe("");
   });
 
-  it("a Hermes `worktree:` workspace whose .git the agent redirects: the gate's change listing runs nothing", async () => {
+  it("a Hermes `worktree:` workspace whose .git the agent redirects: the gate's change listing runs nothing, the close blocks naming it, the .git comes back", async () => {
     emu = await Emu.create();
     const marker = join(emu.dir, "PWNED");
     const main = repo(join(emu.dir, "projects", "main"));
     const wt = join(emu.dir, "projects", "wt-task");
     git(main, "worktree", "add", "-q", "-b", "wt/task", wt);
+    const dotGit = readFileSync(join(wt, ".git"), "utf8");
     const id = await emu.createTask("worktree", { assignee: SEAT, body: "MODE:git-redirect", workspace: `dir:${wt}` });
     await (await runBridge(emu, hostile(marker, { workspace: { allowedRoots: [join(emu.dir, "projects")] } }))).daemon.done;
     const d = await emu.show(id);
     expect(existsSync(marker)).toBe(false);
-    expect(d.task.status).toBe("done");
-    const m = d.runs.at(-1)?.metadata as { changed_files?: string[] };
-    expect(m.changed_files).toEqual(expect.arrayContaining(["work.txt"]));
+    expect(d.task.status).toBe("blocked");
+    expect(reasonOf(d)).toMatch(/\.git in .* was replaced or redirected during the run/);
+    // the worktree's own .git is back: the operator's git status there runs nothing of the agent's
+    expect(readFileSync(join(wt, ".git"), "utf8")).toBe(dotGit);
+    execFileSync("git", ["status", "--short"], { cwd: wt, env: GIT_ENV });
+    expect(existsSync(marker)).toBe(false);
+    expect(readFileSync(join(wt, "work.txt"), "utf8")).toBe("the agent's work\n");
   });
 
-  it("a `dir:` workspace that is a whole repository, its config rewritten by the agent: the gate runs none of it", async () => {
+  it("a `dir:` workspace that is a whole repository, its config rewritten by the agent: the gate runs none of it, the close is a block naming the keys, the config is put back", async () => {
     emu = await Emu.create();
     const marker = join(emu.dir, "PWNED");
     const ws = repo(join(emu.dir, "projects", "whole"));
+    const before = readFileSync(join(ws, ".git", "config"), "utf8");
     const id = await emu.createTask("config", { assignee: SEAT, body: "MODE:git-config", workspace: `dir:${ws}` });
     await (await runBridge(emu, hostile(marker, { workspace: { allowedRoots: [join(emu.dir, "projects")] } }))).daemon.done;
     const d = await emu.show(id);
     expect(existsSync(marker)).toBe(false);
-    expect(d.task.status).toBe("done");
-    expect((d.runs.at(-1)?.metadata as { changed_files?: string[] } | undefined)?.changed_files).toEqual(expect.arrayContaining(["work.txt"]));
+    expect(d.task.status).toBe("blocked");
+    const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
+    expect(reason).toMatch(/^cause: human decision needed$/m);
+    for (const key of ["core.fsmonitor", "filter.evil.clean", "diff.external", "core.hookspath"]) expect(reason).toContain(key);
+    // the repository is as it was: the operator's next git command runs nothing of the agent's
+    expect(readFileSync(join(ws, ".git", "config"), "utf8")).toBe(before);
+    execFileSync("git", ["status", "--short"], { cwd: ws });
+    expect(existsSync(marker)).toBe(false);
+    // the agent's own work is still there for a person to review
+    expect(readFileSync(join(ws, "work.txt"), "utf8")).toBe("the agent's work\n");
   });
 });
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { AGENT, SEAT, runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { type ProbeResult, parseProbe, probeScript, probeTargets } from "../helpers/jail-probe.js";
+import { type ProbeResult, parseProbe, probeScript, probeTargets, savedTranscript } from "../helpers/jail-probe.js";
 import { AnthropicMock, ResponsesMock } from "../helpers/model-mocks.js";
 import { OpenAiMock, call, finish, usage } from "../helpers/openai-mock.js";
 
@@ -49,6 +49,10 @@ function expectJailed(p: ProbeResult, targets: { read: string[]; write: string[]
   if (workspace) expect(existsSync(join(workspace, "probe-ok"))).toBe(true);
 }
 
+/** The reason of the task's last block (the message of a failed "done"). */
+const blockedWhy = (d: { events: { kind: string; payload?: Record<string, unknown> | null }[] }) =>
+  String(d.events.findLast((x) => x.kind === "blocked")?.payload?.reason ?? "not blocked");
+
 const jailed = (extra: Record<string, unknown> = {}) => ({ isolation: { mode: "bwrap" }, killGraceSeconds: 2, ...extra });
 
 describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isolation: bwrap)", () => {
@@ -60,7 +64,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
     });
     await b.daemon.done;
     const d = await e.show(id);
-    expect(d.task.status).toBe("done");
+    expect(d.task.status, blockedWhy(d)).toBe("done");
     const p = parseProbe(d.runs.at(-1)?.summary ?? "", stateDir);
     expectJailed(p, targets);
     expect(p.nowrite.some((x) => x.endsWith("inbox.jsonl"))).toBe(true);
@@ -94,12 +98,15 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
         base: { agent: { kind: "local-llm", baseUrl: llm.baseUrl, model: "mock-coder", maxSteps: 4, allowCommands: ["sh -c"], ...jailed() } },
       })
     ).daemon.done;
-    expect((await e.show(id)).task.status).toBe("done");
+    {
+      const d = await e.show(id);
+      expect(d.task.status, blockedWhy(d)).toBe("done");
+    }
     expectJailed(parseProbe(JSON.stringify(llm.requests[1])), targets);
   });
 
   it("the real Claude Code CLI runs in it: its Bash tool sees nothing of the bridge; heartbeat and complete still work", async () => {
-    const { e, id, targets, script } = await board("probe", "probe the jail");
+    const { e, id, stateDir, targets, script } = await board("probe", "probe the jail");
     const mock = await new AnthropicMock([
       {
         blocks: [
@@ -126,11 +133,14 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
       })
     ).daemon.done;
     const d = await e.show(id);
-    expect(d.task.status).toBe("done");
+    expect(d.task.status, blockedWhy(d)).toBe("done");
     expect(d.events.filter((x) => x.kind === "heartbeat").map((x) => x.payload?.note)).toContain("probing");
     expectJailed(parseProbe(JSON.stringify(mock.mainBodies[1])), targets);
-    // its session lives in its per-seat home, written from inside the jail
-    expect(existsSync(join(e.dir, "claude", "projects"))).toBe(true);
+    // its session was written from inside the jail into the run's own home — never into the seat's login,
+    // which no run sees (a completed task keeps no transcript: nothing is left to resume)
+    expect(JSON.stringify(d.runs.at(-1)?.metadata)).toMatch(/"session":\{"id":"[0-9a-f-]{36}"/);
+    expect(existsSync(join(e.dir, "claude", "projects"))).toBe(false);
+    expect(savedTranscript(stateDir, e.slug, id)).toEqual([]);
   });
 
   it("the real Codex CLI runs in it: exec_command sees nothing of the bridge; the MCP task tools still work", async () => {
@@ -157,9 +167,10 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
       })
     ).daemon.done;
     const d = await e.show(id);
-    expect(d.task.status).toBe("done");
+    expect(d.task.status, blockedWhy(d)).toBe("done");
     expectJailed(parseProbe(JSON.stringify(mock.mainBodies[1])), targets);
-    // its thread (the session a cut run resumes) lives in its per-seat home, written from inside the jail
-    expect(existsSync(join(e.dir, "codex", "sessions"))).toBe(true);
+    // its thread (the session a cut run resumes) was written from inside the jail into the run's own home
+    expect(JSON.stringify(d.runs.at(-1)?.metadata)).toMatch(/"session":\{"id":"[0-9a-f-]{36}"/);
+    expect(existsSync(join(e.dir, "codex", "sessions"))).toBe(false);
   });
 });

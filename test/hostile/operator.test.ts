@@ -113,7 +113,7 @@ describe("seat state and operator commands", () => {
     await emu.createTask("limited", { assignee: SEAT, body: "MODE:limit" });
     const first = await runBridge(emu, {
       env: { FIXTURE_RESET_MS: "3600000" },
-      base: { agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_RESET_MS"] } },
+      base: { agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_RESET_MS"], check: ["sh", "-c", "exit 75"] } },
     });
     await first.daemon.done;
     const later = await emu.createTask("after restart", { assignee: SEAT, body: "MODE:complete" });

@@ -200,6 +200,9 @@ describe("rows 1–4: the fleet page and HTTP", () => {
   });
 });
 
+/** The fixture agent on a seat whose own check confirms a usage limit (agent.check exit 75): the agent's reset is acted on, bounded. */
+const CONFIRMING = { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, check: ["sh", "-c", "exit 75"] };
+
 /** Flags that reach the emulator board without a config. */
 const boardFlags = (e: Emu) => ({ board: "bridge", hermes: `${process.execPath} ${e.command[1]}`, "hermes-home": e.home });
 
@@ -207,7 +210,8 @@ describe("rows 5–11 on the emulator", () => {
   it("row 5: a reset in 2100 pauses the seat for seat.maxLimitPauseHours at most, and the card says it was clamped", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("far", { assignee: SEAT, body: "MODE:limit-far" });
-    const b = await runBridge(emu, { once: true, base: { seat: { name: SEAT, maxLimitPauseHours: 2, limitMarginSeconds: 0 } } });
+    // (the seat's own check confirms the limit — agent.check exit 75 — so the agent's reset stands, bounded)
+    const b = await runBridge(emu, { once: true, base: { seat: { name: SEAT, maxLimitPauseHours: 2, limitMarginSeconds: 0 }, agent: CONFIRMING } });
     await b.daemon.done;
     const s = b.daemon.status();
     const until = Date.parse(s.seat.pausedUntil ?? "");
@@ -224,7 +228,7 @@ describe("rows 5–11 on the emulator", () => {
     const b = await runBridge(emu, {
       once: true,
       env: { FIXTURE_RESET_RAW: "huge" },
-      base: { agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, passEnv: ["FIXTURE_RESET_RAW"] } },
+      base: { agent: { ...CONFIRMING, passEnv: ["FIXTURE_RESET_RAW"] } },
     });
     await b.daemon.done;
     const seat = JSON.parse(readFileSync(join(b.config.stateDir, "seat.json"), "utf8")) as { until: number; reason: string };

@@ -1,6 +1,6 @@
 // Claude Code and Codex adapters end to end with fixture executables in place of the real CLIs:
 // the bridge's argv and MCP wiring, the real task-tools MCP server, the translators, the closes.
-import { mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
@@ -13,20 +13,31 @@ const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQ
 let emu: Emu;
 afterEach(() => emu?.cleanup());
 
-async function run(kind: "claude-code" | "codex", script: string, isolation: "auto" | "none" = "auto") {
+async function run(
+  kind: "claude-code" | "codex",
+  script: string,
+  isolation: "auto" | "none" = "auto",
+  extra: { env?: Record<string, string>; login?: object } = {},
+) {
   emu = await Emu.create();
+  if (extra.login) {
+    // the seat's own login (agent.configDir's default), as `claude auth login` left it
+    mkdirSync(join(emu.dir, "state", "claude"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(emu.dir, "state", "claude", ".credentials.json"), JSON.stringify(extra.login), { mode: 0o600 });
+  }
   const id = await emu.createTask(`${kind} ${script}`, { assignee: SEAT, body: "do the thing" });
   // the fake CLI writes what it was given to a dir the jail shows it (an operator's readWrite extra)
   const seenDir = join(emu.dir, "seen");
   mkdirSync(seenDir);
+  chmodSync(seenDir, 0o777); // the agent's user writes it (a bridge running as root runs agents as another uid)
   const argvFile = join(seenDir, "argv.json");
   const b = await runBridge(emu, {
-    env: { FAKE_CLI: kind === "claude-code" ? "claude" : "codex", FAKE_SCRIPT: script, FAKE_ARGV_FILE: argvFile },
+    env: { FAKE_CLI: kind === "claude-code" ? "claude" : "codex", FAKE_SCRIPT: script, FAKE_ARGV_FILE: argvFile, ...extra.env },
     base: {
       agent: {
         kind,
         command: [process.execPath, FAKE],
-        passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_ARGV_FILE"],
+        passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_ARGV_FILE", ...Object.keys(extra.env ?? {})],
         killGraceSeconds: 1,
         isolation: { mode: isolation, readWrite: [seenDir] },
       },
@@ -68,6 +79,8 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
           "acceptEdits",
           "--max-turns",
           "200",
+          "--setting-sources",
+          "user",
           "--append-system-prompt",
         ]),
       );
@@ -109,5 +122,25 @@ describe.each(["claude-code", "codex"] as const)("%s adapter", (kind) => {
     expect(String(doc.events.findLast((e) => e.kind === "reclaimed")?.payload?.reason)).toMatch(/usage limit of seat test-seat \(\w+\) until 20\d\d-/);
     expect(doc.comments.at(-1)?.body).toMatch(/this seat hit its usage limit .* until 20\d\d-/);
     expect(bridge.daemon.status().seat.pausedUntil).not.toBeNull();
+  });
+});
+
+describe("a login the run left behind", () => {
+  const login = { claudeAiOauth: { accessToken: "SEAT-OWN", refreshToken: "r-SEAT-OWN", expiresAt: Date.now() + 600_000, scopes: ["user:inference"] } };
+  const seatLogin = () => join(emu.dir, "state", "claude", ".credentials.json");
+
+  it("a refresh that works (one request of the bridge's own) replaces the seat's, and the old one is kept aside", async () => {
+    const { doc } = await run("claude-code", "refresh", "auto", { env: { FAKE_TOKEN: "REFRESHED-GOOD" }, login });
+    expect(doc.task.status).toBe("done");
+    expect(JSON.parse(readFileSync(seatLogin(), "utf8")).claudeAiOauth.accessToken).toBe("REFRESHED-GOOD");
+    expect(JSON.parse(readFileSync(`${seatLogin()}.prev`, "utf8")).claudeAiOauth.accessToken).toBe("SEAT-OWN");
+  });
+
+  it("a token the agent planted, which the API does not take, never becomes the seat's login", async () => {
+    const { doc, bridge } = await run("claude-code", "refresh", "auto", { env: { FAKE_TOKEN: "ATTACKER-PLANTED" }, login });
+    expect(doc.task.status).toBe("done");
+    expect(JSON.parse(readFileSync(seatLogin(), "utf8")).claudeAiOauth.accessToken).toBe("SEAT-OWN");
+    expect(existsSync(`${seatLogin()}.prev`)).toBe(false);
+    expect(bridge.daemon.status().seat.paused).toBe(false);
   });
 });

@@ -2,7 +2,7 @@
 // journaled, named in the cut's block and resumed after an unblock (with the continuation prompt and
 // `resume` in the context); the resume budget ends in a human decision; a task's max runtime sizes its
 // claim; deliverables survive the scratch workspace; usage lands on the card.
-import { mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
@@ -46,6 +46,7 @@ describe("continuity with a command agent", () => {
     // a shell line names its files in a string: the jail shows them as the operator's extras
     const seen = join(emu.dir, "seen");
     mkdirSync(seen);
+    chmodSync(seen, 0o777); // the agent's user writes it (a bridge running as root runs agents as another uid)
     const promptFile = join(seen, "prompt.txt");
     const agent = {
       kind: "command",

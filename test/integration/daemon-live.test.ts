@@ -4,7 +4,6 @@ import type { Board } from "../../src/board/port.js";
 import { build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
-import { hasAllFields } from "../../src/result/template.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import { bridgeConfig, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
@@ -52,28 +51,48 @@ describe("daemon (long-running)", () => {
     expect((JSON.parse(beta2.stdout) as { task: { status: string } }).task.status).toBe("done");
   });
 
-  it("first stop drains within the grace period, then blocks the run as shutting down", async () => {
+  it("first stop drains within the grace period, then keeps the claim for the restart with a note — no block", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
     const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 1 } } });
     await next(b.daemon, "heartbeat");
     await b.daemon.stop();
     const d = await emu.show(id);
-    expect(d.task.status).toBe("blocked");
-    const reason = String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason);
-    expect(hasAllFields(reason)).toBe(true);
-    expect(reason).toMatch(/shutting down/);
+    expect(d.task.status).toBe("running");
+    expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
+    expect(String(d.events.findLast((e) => e.kind === "heartbeat")?.payload?.note)).toMatch(
+      /is restarting: it continues this task in this run when it is back/,
+    );
     expect(b.built.outbox.backlog()).toBe(0);
+    expect(b.reports.map((r) => r.stopped)).toEqual(["kept"]);
   });
 
-  it("a second signal aborts at once", async () => {
+  it("shutdown.inFlight: handback gives the task back to the lane at the stop, saying how far the run got", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
+    const b = await runBridge(emu, {
+      once: false,
+      base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 1, inFlight: "handback" } },
+    });
+    await next(b.daemon, "heartbeat");
+    await b.daemon.stop();
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("ready");
+    expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
+    expect(String(d.events.findLast((e) => e.kind === "reclaimed")?.payload?.reason)).toMatch(/handed back to the lane .*shutdown\.inFlight: handback/);
+    expect(b.reports.map((r) => r.stopped)).toEqual(["handed_back"]);
+  });
+
+  it("a second signal aborts at once: the claim is kept for the restart", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
     const b = await runBridge(emu, { once: false, base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 3600 } } });
     await next(b.daemon, "heartbeat");
     void b.daemon.stop();
     await b.daemon.kill();
-    expect((await emu.show(id)).task.status).toBe("blocked");
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("running");
+    expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
   });
 
   it("stop waits for a claim still under way when the signal came: its run ends before the daemon does", async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { HttpServer } from "../../src/observe/http.js";
 import type { RunReport } from "../../src/run/task-run.js";
-import { runBridge, SEAT } from "../helpers/bridge.js";
+import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
 let emu: Emu;
@@ -73,6 +73,8 @@ describe("operations", () => {
           kind: "command",
           command: [process.execPath, (await import("../helpers/bridge.js")).AGENT],
           passEnv: ["FIXTURE_RESET_MS", "FIXTURE_LIMITED", "FIXTURE_SEAT"],
+          // the seat's own check confirms the limit (agent.check exit 75): the agent's reset stands
+          check: ["sh", "-c", "exit 75"],
         },
       },
     });
@@ -123,7 +125,10 @@ describe("auth failure and status", () => {
     emu = await Emu.create();
     const first = await emu.createTask("auth", { assignee: SEAT, body: "MODE:auth", priority: 9 });
     const second = await emu.createTask("after", { assignee: SEAT, body: "MODE:complete" });
-    const b = await runBridge(emu);
+    // the seat's own check confirms the failed login (agent.check exit 77)
+    const b = await runBridge(emu, {
+      base: { agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1, check: ["sh", "-c", "exit 77"] } },
+    });
     await b.daemon.done;
     const d = await emu.show(first);
     const blocked = d.events.findLast((e) => e.kind === "blocked")?.payload;

@@ -1,7 +1,7 @@
 // The operations pack (deploy/): every metric the alert rules and the dashboard use exists on a live
 // daemon's /metrics; the rules pass `promtool check rules` and their unit tests (skipped where promtool
 // is not installed unless HKB_REQUIRE_PROMTOOL is set, as CI does); the seat configs load; the
-// Dockerfile and compose file have the shape the README promises (no Docker on the test machines).
+// Dockerfile and compose file have the shape docs/fleet.md promises (npm run test:deploy runs them for real).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";

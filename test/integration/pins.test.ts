@@ -43,7 +43,7 @@ describe("a task's model and skills", () => {
     expect(run?.metadata).toMatchObject({ bridge: { model: "big-model-9", skills: ["alpha", "beta"] } });
   });
 
-  it("a skill this seat does not have blocks the task, naming it and where the seat looked", async () => {
+  it("a skill this seat does not have blocks the task, naming it and the kinds of places the seat looked (never a host path)", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("needs a skill", { assignee: SEAT, body: "MODE:pins", extra: ["--skill", "no-such-skill", "--skill", "../../etc"] });
     const b = await runBridge(emu);
@@ -53,7 +53,8 @@ describe("a task's model and skills", () => {
     const reason = doc.events.filter((e) => e.kind === "blocked").at(-1)?.payload?.reason;
     expect(String(reason)).toMatch(/^cause: environment$/m);
     expect(String(reason)).toContain("no-such-skill, ../../etc");
-    expect(String(reason)).toContain(join(emu.home, "skills"));
+    expect(String(reason)).toMatch(/agent\.skillDirs, the board's Hermes home and the Hermes install's skills/);
+    expect(String(reason)).not.toContain(join(emu.home, "skills"));
   });
 });
 

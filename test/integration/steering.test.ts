@@ -60,9 +60,9 @@ describe("notes and continuity", () => {
       await waitFor("the note handed over", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);
       await b.daemon.stop();
       await b.daemon.done.catch(() => undefined);
-      expect((await e.show(id)).task.status).toBe("blocked");
+      // the claim is kept for the restart, which continues the run (no unblock: nobody is asked)
+      expect((await e.show(id)).task.status).toBe("running");
       expect((await e.kanban(["comment", id, "SECOND-NOTE after the cut"])).code).toBe(0);
-      expect((await e.kanban(["unblock", id])).code).toBe(0);
       const again = await runBridge(e, { base: { agent: { kind: "command", command: [process.execPath, AGENT], killGraceSeconds: 1 } } });
       await again.daemon.done;
       const doc = await e.show(id);

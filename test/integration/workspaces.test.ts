@@ -161,7 +161,7 @@ describe("checkout mode without a repository", () => {
   });
 });
 
-describe("the CLI through ssh (README: Seats on other hosts)", () => {
+describe("the CLI through ssh (docs/remote-seats.md)", () => {
   it("hermes.command = ssh board-host hermes: the seat works a task in its own checkout dir, its deliverable uploaded", async () => {
     emu = await Emu.create();
     // A fake ssh (test/fixtures/fake-ssh.sh) installed as `ssh`: the remote command goes through /bin/sh, no env arrives.

@@ -88,8 +88,24 @@ describe("usage ledger", () => {
     now += 1;
     const fresh = new UsageLedger(dir, clock);
     await fresh.load();
-    expect(fresh.since(startOfDay(now))).toEqual({ tokens: 15, costUsd: 0.1, runs: 1, unmeasured: 1 });
+    expect(fresh.since(startOfDay(now))).toEqual({ tokens: 15, costUsd: 0.1, runs: 1, unmeasured: 1, noCost: 0 });
     expect(fresh.since(0).runs).toBe(2);
+  });
+
+  it("counts runs whose agent reported no cost, and the runs closed in each of the last 24 hours", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hkb-ledger-"));
+    const now = Date.UTC(2026, 11, 1, 12, 30);
+    const l = new UsageLedger(dir, { now: () => now });
+    const e = { board: "b", task: "t", runId: 1, tokensIn: 10, tokensOut: 5, costUsd: 0, measured: true };
+    l.add({ ...e, at: now - 60_000, costKnown: false, outcome: "done" }); // Codex: tokens, no cost
+    l.add({ ...e, at: now - 2 * 3600_000, costUsd: 0.2, costKnown: true, outcome: "blocked" });
+    l.add({ ...e, at: now - 2 * 3600_000 - 60_000, costUsd: 0.2, costKnown: true, outcome: "done" });
+    l.add({ ...e, at: now - 25 * 3600_000, costKnown: true, outcome: "done" }); // before the strip
+    expect(l.since(now - 3 * 3600_000)).toMatchObject({ runs: 3, noCost: 1, costUsd: 0.4 });
+    const h = l.hours(now);
+    expect(h.from).toBe("2026-11-30T13:00:00.000Z");
+    expect([h.done[23], h.done[21], h.blocked[21]]).toEqual([1, 1, 1]);
+    expect(h.done.reduce((a, b) => a + b, 0) + h.blocked.reduce((a, b) => a + b, 0)).toBe(3);
   });
 });
 

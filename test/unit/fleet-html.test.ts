@@ -10,10 +10,14 @@ const seat = (o: Partial<FleetSeat>): FleetSeat => ({
   state: "working",
   pausedUntil: null,
   reason: null,
+  fix: null,
   isolation: null,
+  network: "proxy",
+  egressBlocked: [],
   runs: [],
   today: { tokens: 12_345, costUsd: 0.5, runs: 2, unmeasured: 1 },
   window5h: null,
+  hours: null,
   outboxBacklog: 0,
   lastError: null,
   at: null,
@@ -29,7 +33,11 @@ describe("fleet page", () => {
           seat: evil,
           lastError: evil,
           reason: evil,
-          runs: [{ task: `b/${evil}`, phase: "working", ageSeconds: 3, lastHeartbeat: null, deadline: null }],
+          fix: evil,
+          network: evil,
+          egressBlocked: [`${evil}:443 ×2`],
+          runs: [{ task: `b/${evil}`, phase: "working", ageSeconds: 3, lastHeartbeat: evil, deadline: null, lastNote: evil }],
+          source: `/x/${evil}`,
         }),
       ],
       0,
@@ -43,7 +51,54 @@ describe("fleet page", () => {
     const html = fleetHtml([seat({}), seat({ seat: "h/t", state: "paused", pausedUntil: "2026-12-01T05:00:00.000Z" })], 0);
     expect(html.match(/<tr data-seat=/g)?.length).toBe(2);
     expect(html).toContain("12.3k tok · $0.5000 (+1 unmeasured)");
-    expect(html).toContain("paused until 2026-12-01T05:00:00.000Z");
+    expect(html).toContain('paused until <time datetime="2026-12-01T05:00:00.000Z"');
     expect(html).toContain("2 seat(s), 1 working");
+  });
+
+  it("the seat's network and the hosts its runs were refused", () => {
+    const html = fleetHtml([seat({ egressBlocked: ["exfil.example.test:443 ×3"] })], 0);
+    expect(html).toContain("network: proxy");
+    expect(html).toContain("egress refused: exfil.example.test:443 ×3");
+  });
+});
+
+describe("fleet cells", () => {
+  it("times in this server's zone and from now; a time that is no time is shown as it came", async () => {
+    const { localTime, relative, timeCell } = await import("../../src/observe/fleet-cells.js");
+    const now = Date.parse("2026-12-02T10:00:00Z");
+    expect(relative(now + 82 * 60_000, now)).toBe("in 1 h 22 min");
+    expect(relative(now - 5 * 60_000, now)).toBe("5 min ago");
+    expect(relative(now + 3 * 86_400_000, now)).toBe("in 3 d 0 h");
+    expect(localTime(now, now)).toMatch(/^\d\d:\d\d$/);
+    expect(localTime(now + 2 * 86_400_000, now)).toMatch(/^[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2} \d\d:\d\d$/);
+    expect(timeCell("soon", now)).toBe("soon");
+    expect(timeCell("2026-12-02T11:22:00Z", now, { rel: true })).toContain("(in 1 h 22 min)");
+  });
+
+  it("sources shortened, the whole on hover; long texts cut with the rest one click away", async () => {
+    const { longText, shortSource } = await import("../../src/observe/fleet-cells.js");
+    expect(shortSource("/srv/seats/claude-1", { root: "/srv/seats" })).toBe('<span class="src" title="/srv/seats/claude-1">claude-1</span>');
+    expect(shortSource("/home/ana/.local/state/hermes-kanban-bridge/c1", { home: "/home/ana" })).toContain(">~/.local/state/hermes-kanban-bridge/c1<");
+    expect(shortSource("/a/b/c/d/e", {})).toContain(">…/d/e<");
+    expect(shortSource("http://gpu-box:9464/status", {})).toContain(">gpu-box:9464<");
+    const long = "x".repeat(300);
+    expect(longText(long, "error")).toMatch(/^<details class="error"><summary title="x+">x{160}…<\/summary><div class="full">x{300}<\/div><\/details>$/);
+    expect(longText("short", "error")).toBe('<span class="error" title="short">short</span>');
+  });
+
+  it("cost unknown where the agent reports none; the 24-hour strip counts each hour", () => {
+    const codex = fleetHtml([seat({ today: { tokens: 5360, costUsd: 0, runs: 2, unmeasured: 0, noCost: 2 } })], 0);
+    expect(codex).toContain("5360 tok · cost unknown");
+    expect(codex).not.toContain("$0.0000");
+    const mixed = fleetHtml([seat({ today: { tokens: 100, costUsd: 1.5, runs: 3, unmeasured: 0, noCost: 1 } })], 0);
+    expect(mixed).toContain("100 tok · $1.5000 (+1 run(s) of unknown cost)");
+    const zeros = () => Array<number>(24).fill(0);
+    const hours = { from: "2026-12-01T11:00:00.000Z", done: zeros(), blocked: zeros(), other: zeros() };
+    hours.done[23] = 3;
+    hours.blocked[20] = 1;
+    const html = fleetHtml([seat({ hours })], Date.parse("2026-12-02T10:30:00Z"));
+    expect(html.match(/class="h"/g)?.length).toBe(24);
+    expect(html).toContain('data-done="3" data-blocked="0"');
+    expect(html).toContain("3 done · 1 blocked");
   });
 });

@@ -16,6 +16,7 @@ import { FencedBoard } from "../../src/lease/fenced.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
 import { Redactor } from "../../src/result/redact.js";
+import type { ClaimPolicy } from "../../src/run/claims.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
 import { FakeBoard } from "../helpers/fake-board.js";
@@ -48,7 +49,11 @@ interface Setup {
   afterClaim?: (board: FakeBoard, id: string) => void;
   /** The claim's `show` was lost: the run reads the run id itself. */
   unread?: boolean;
+  /** How the seat checks a limit or failed login the agent reports (default: it confirms them). */
+  claims?: ClaimPolicy;
 }
+
+const CONFIRMS: ClaimPolicy = { check: async () => ({ verdict: "confirmed", detail: "the seat's own request met it" }), unconfirmedPauseMs: 600_000 };
 
 function start(s: Setup) {
   const make = s.make ?? new ManualFactories();
@@ -91,6 +96,7 @@ function start(s: Setup) {
       gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" }, git: hardenedGit(process.env, GIT) },
       redactor: new Redactor(),
       make,
+      claims: s.claims ?? CONFIRMS,
     }).run();
   })();
   return { report: run, make, closer, shutdown, board, id, deadline: NOW + timing.runSeconds * 1000 };
@@ -271,6 +277,66 @@ describe("TaskRun stop paths", () => {
     expect(r.limit?.resetsAt).toBe(NOW + 3_600_000);
     expect(r.cut).toBe("usage_limit");
     expect(block(closer).kind).toBe("transient");
+  });
+
+  it("limit, not confirmed by the seat's check: handed on as a limit that pauses the seat briefly, the card says so", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "limit", kind: "five_hour", resetsAt: NOW + 168 * 3_600_000, message: "limit" };
+      yield finished({ exitCode: 1 });
+    });
+    const checks: string[] = [];
+    const claims: ClaimPolicy = {
+      check: async (claim) => {
+        checks.push(claim);
+        return { verdict: "refuted", detail: "the seat's own request went through" };
+      },
+      unconfirmedPauseMs: 600_000,
+    };
+    const { report, closer } = start({ agent, claims });
+    const r = await report;
+    expect(checks).toEqual(["limit"]);
+    expect(r.claimCheck).toMatchObject({ claim: "limit", verdict: "refuted" });
+    // never the agent's week: the brief pause, then the seat checks again
+    expect(r.limit?.resetsAt).toBe(NOW + 600_000);
+    expect(r.limit?.kind).toBe("five_hour, unconfirmed");
+    expect(block(closer).reason).toMatch(/did not confirm it \(the seat's own request went through\): the seat pauses 10 minutes at most/);
+  });
+
+  it("a failed login not confirmed by the seat's check is no auth block: handed on, the seat paused briefly", async () => {
+    const agent = worksUntilStopped([{ type: "auth_failed", message: "Not logged in" }]);
+    const claims: ClaimPolicy = { check: async () => ({ verdict: "refuted", detail: "the seat's own request went through" }), unconfirmedPauseMs: 600_000 };
+    const { report, make } = start({ agent, claims });
+    await agent.started;
+    await until(() => make.timers.some((t) => t.at === NOW + 1000));
+    make.fireUntil(NOW + 1000);
+    const r = await report;
+    expect(r.authFailed).toBeUndefined();
+    expect(r).toMatchObject({ cut: "usage_limit", claimCheck: { claim: "auth", verdict: "refuted" } });
+    expect(r.limit).toMatchObject({ kind: "login failure, unconfirmed", resetsAt: NOW + 600_000 });
+  });
+
+  it("a limit not confirmed, after another seat handed the task back at its limit: blocked for a person, no pause", async () => {
+    const agent = new ScriptAgent(async function* () {
+      yield { type: "limit", kind: "five_hour", resetsAt: NOW + 3_600_000, message: "limit" };
+      yield finished({ exitCode: 1 });
+    });
+    const board = new FakeBoard("b");
+    const claims: ClaimPolicy = { check: async () => ({ verdict: "unknown", detail: "no way to tell" }), unconfirmedPauseMs: 600_000 };
+    const { report, closer } = start({
+      agent,
+      claims,
+      board,
+      afterClaim: (b, id) =>
+        b.addEvent(id, {
+          kind: "reclaimed",
+          runId: 0,
+          reason: "usage limit of seat other-seat (five_hour) until 2026-12-02T10:00:00.000Z: handed back to the lane 'seat'",
+        }),
+    });
+    const r = await report;
+    expect(r.limit).toBeUndefined();
+    expect(r.cause).toBe("human decision needed");
+    expect(block(closer).reason).toMatch(/handed back by seat other-seat at a usage limit\. Two seats in a row/);
   });
 
   it("stall: a run the silence watchdog stopped is blocked as stalled", async () => {

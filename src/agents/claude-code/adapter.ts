@@ -12,7 +12,9 @@ import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { UUID } from "../json.js";
+import { CLAUDE_HOME } from "./home.js";
 import { noteIdsIn, renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput, RunPins } from "../port.js";
 import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
@@ -23,7 +25,14 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   maxTurns: number;
   model?: string | undefined;
   allowedTools: readonly string[];
-  configDir: string;
+  /** `--setting-sources` (agent.settingSources): the workspace's settings files only where the operator says. */
+  settingSources?: readonly string[] | undefined;
+  /** The seat's login (CLAUDE_CONFIG_DIR of `claude auth login`): never shown to a run; its credentials go into each run's fresh home. */
+  login: string;
+  /** The operator's template of the CLI home (agent.cliHome), copied into each run's. */
+  template?: string | undefined;
+  /** Tries a login the run refreshed (one request of the bridge's own) before it replaces the seat's. */
+  verifyLogin?: ((login: string) => Promise<boolean>) | undefined;
   appendSystemPrompt?: string | undefined;
   /** argv that starts `hermes-bridge task-tools`. */
   toolsCommand: readonly string[];
@@ -49,6 +58,8 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
     o.permissionMode,
     "--max-turns",
     String(o.maxTurns),
+    "--setting-sources",
+    (o.settingSources ?? ["user"]).join(","),
   ];
   if (resume) argv.push("--resume", resume);
   // The task's pinned model over the seat's; its skills as a plugin of this run only (never the workspace).
@@ -75,7 +86,9 @@ export class ClaudeCodeAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
-    const tools = prepareSeatRun(input, this.o.configDir, this.name);
+    if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
+    const tools = runTools(input, this.name);
+    const home = runHome(input, { layout: CLAUDE_HOME, login: this.o.login, template: this.o.template, verifyLogin: this.o.verifyLogin });
     const mcp = join(input.runDir, "mcp.json");
     const [cmd = "node", ...args] = this.o.toolsCommand;
     const toolsEnv = { [TOOLS_ENV.socket]: tools.socketPath, [TOOLS_ENV.token]: tools.token };
@@ -84,24 +97,33 @@ export class ClaudeCodeAgent implements AgentAdapter {
     const env: Record<string, string> = {
       ...this.o.baseEnv,
       MCP_CONNECTION_NONBLOCKING: "0",
-      CLAUDE_CONFIG_DIR: this.o.configDir,
+      CLAUDE_CONFIG_DIR: home.home,
       TZ: "UTC",
       DISABLE_AUTOUPDATER: "1",
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
       HERMES_BRIDGE_TASK_ID: input.taskId,
+      // The jail's network is the seat's proxy: the API is reached through it, the key put in there.
+      ...(input.egress ? { ANTHROPIC_BASE_URL: input.egress.apiBase } : {}),
     };
     if (process.getuid?.() === 0 && this.o.permissionMode === "bypassPermissions") env.IS_SANDBOX = "1";
     const channel = new ClaudeChannel(input, this.o.promptMaxBytes);
+    let session: string | null = null;
     const translate = statefulTranslator(
       initialClaudeState("task"),
-      (s, line) => translateClaudeLine(s, line, this.o.clock.now()),
+      (s, line) => {
+        const r = translateClaudeLine(s, line, this.o.clock.now());
+        session = r.state.sessionId;
+        return r;
+      },
       (s) => s.resultSeen,
     );
     return runCliAgent({
       argv: claudeArgv(this.o, mcp, input.resume?.session, input.pins),
       env,
       input,
-      jailNeeds: seatJailNeeds(this.o.command, this.o.configDir, [mcp]),
+      jailNeeds: seatJailNeeds(this.o.command, [mcp]),
+      before: home.before,
+      after: () => home.after([session, input.resume?.session]),
       o: this.o,
       stdin: channel,
       translate: (line) => {

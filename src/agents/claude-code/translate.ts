@@ -3,7 +3,7 @@
 // api_retry name a failure; init must show the task MCP server connected; session_id is the resumable
 // handle; usage comes from the result line as the run's totals ("No conversation found" = a resume
 // that cannot be continued).
-import { arr, num, obj, parseLine, str } from "../json.js";
+import { arr, modelName, num, obj, parseLine, str, uuid } from "../json.js";
 import type { AgentEvent, Usage } from "../port.js";
 import { parseLimitText } from "./limits.js";
 
@@ -55,8 +55,8 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
   const type = str(line.type);
   const subtype = str(line.subtype);
   if (type === "system" && subtype === "init") {
-    s.sessionId = str(line.session_id);
-    s.model = str(line.model);
+    s.sessionId = uuid(line.session_id);
+    s.model = modelName(line.model);
     if (s.sessionId) events.push({ type: "session", id: s.sessionId });
     if (s.requireServer) {
       const mine = arr(line.mcp_servers)
@@ -107,7 +107,7 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
     s.resultSeen = true;
     const isError = line.is_error === true;
     s.success = !isError;
-    if (!s.sessionId && str(line.session_id)) s.sessionId = str(line.session_id);
+    if (!s.sessionId && uuid(line.session_id)) s.sessionId = uuid(line.session_id);
     events.push({ type: "usage", usage: usageOf(line, s.model) });
     if (isError) events.push(...resultError(line, s, now));
   }

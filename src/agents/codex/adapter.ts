@@ -11,7 +11,10 @@ import { capText } from "../../result/text.js";
 import { RUN_HOME, skillsInvocation } from "../../skills/stage.js";
 import type { Clock } from "../../time/clock.js";
 import { TOOLS_ENV } from "../../tools/env.js";
-import { type ProcessAgentOptions, prepareSeatRun, runCliAgent, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
+import { UUID } from "../json.js";
+import { customProviderOf } from "./provider.js";
+import { CODEX_HOME } from "./home.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
 
@@ -19,7 +22,12 @@ export interface CodexOptions extends ProcessAgentOptions {
   command: readonly string[];
   sandbox: string;
   model?: string | undefined;
-  home: string;
+  /** The seat's login (the CODEX_HOME of `codex login`): never shown to a run; its auth.json goes into each run's fresh home. */
+  login: string;
+  /** The operator's template of the CLI home (agent.cliHome: config.toml, AGENTS.md), copied into each run's. */
+  template?: string | undefined;
+  /** Tries a login the run refreshed (one request of the bridge's own) before it replaces the seat's. */
+  verifyLogin?: ((login: string) => Promise<boolean>) | undefined;
   extraConfig: readonly string[];
   toolsCommand: readonly string[];
   /** The protocol text (prompts/codex.md) put before the task prompt: Codex has no system-prompt flag. */
@@ -40,7 +48,7 @@ export function codexSandbox(o: Pick<CodexOptions, "sandbox">, jailed: boolean):
 
 export function codexArgv(
   o: CodexOptions,
-  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail" | "pins">,
+  input: Pick<AgentRunInput, "workspace" | "runDir" | "jail" | "pins" | "egress">,
   tools: { socketPath: string; token: string },
   resume?: string,
 ): string[] {
@@ -64,6 +72,9 @@ export function codexArgv(
     "mcp_servers.task.required=true",
   );
   for (const c of o.extraConfig) argv.push("-c", c);
+  // The jail's network is the seat's proxy: a custom provider's base URL is the relay's (its key put in there).
+  const provider = customProviderOf(o.extraConfig);
+  if (input.egress && provider) argv.push("-c", `model_providers.${provider.name}.base_url=${toml(input.egress.apiBase)}`);
   const model = input.pins?.model ?? o.model;
   if (model) argv.push("-m", model);
   // `-`: the prompt is read from stdin (then closed).
@@ -72,7 +83,7 @@ export function codexArgv(
 }
 
 /** The run's own HOME for Codex (made here: a run without skills has none yet). */
-function runHome(runDir: string): string {
+function runOwnHome(runDir: string): string {
   const home = join(runDir, RUN_HOME);
   // sync-io: a folder of the bridge's own run dir, made before the agent starts
   mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -91,19 +102,29 @@ export class CodexAgent implements AgentAdapter {
   }
 
   run(input: AgentRunInput): AsyncGenerator<AgentEvent> {
-    const tools = prepareSeatRun(input, this.o.home, this.name);
+    if (input.resume && !UUID.test(input.resume.session)) return refusedResume(input, input.resume.session, this.name);
+    const tools = runTools(input, this.name);
+    const cli = runHome(input, { layout: CODEX_HOME, login: this.o.login, template: this.o.template, verifyLogin: this.o.verifyLogin });
     let state: CodexState = initialCodexState();
     // The run's own HOME: Codex finds the task's skills (staged there, run/pins.ts) in its user scope
     // (`$HOME/.agents/skills`) and no others of the host; the first prompt invokes them by name.
-    const home = runHome(input.runDir);
+    const home = runOwnHome(input.runDir);
     const skills = input.pins?.skills.length ? `\n\n${skillsInvocation(input.pins.skills)}` : "";
     const prompt = input.resume ? input.resume.prompt : `${this.o.protocol}${skills}\n\n${input.prompt}`;
     return runCliAgent({
       argv: codexArgv(this.o, input, tools, input.resume?.session),
       stdin: capText(prompt, this.o.promptMaxBytes),
-      env: { ...this.o.baseEnv, HOME: home, CODEX_HOME: this.o.home, TZ: "UTC", HERMES_BRIDGE_TASK_ID: input.taskId },
+      env: {
+        ...this.o.baseEnv,
+        HOME: home,
+        CODEX_HOME: cli.home,
+        TZ: "UTC",
+        HERMES_BRIDGE_TASK_ID: input.taskId,
+        ...(input.egress && !customProviderOf(this.o.extraConfig) ? { OPENAI_BASE_URL: input.egress.apiBase } : {}),
+      },
       input,
-      jailNeeds: { ...seatJailNeeds(this.o.command, this.o.home), home },
+      jailNeeds: { ...seatJailNeeds(this.o.command), home },
+      before: cli.before,
       o: this.o,
       translate: statefulTranslator(
         initialCodexState(),
@@ -114,10 +135,12 @@ export class CodexAgent implements AgentAdapter {
         },
         (s) => s.terminal !== null,
       ),
-      after: async (end) =>
-        input.resume && state.threadId === null && CODEX_RESUME_FAILED.test(end.stderrTail)
-          ? [{ type: "resume_failed", message: end.stderrTail.trim().split("\n")[0]?.slice(0, 300) ?? "resume failed" }]
-          : [],
+      after: async (end) => [
+        ...(await cli.after([state.threadId, input.resume?.session])),
+        ...(input.resume && state.threadId === null && CODEX_RESUME_FAILED.test(end.stderrTail)
+          ? [{ type: "resume_failed" as const, message: end.stderrTail.trim().split("\n")[0]?.slice(0, 300) ?? "resume failed" }]
+          : []),
+      ],
     });
   }
 }

@@ -4,24 +4,84 @@ import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
-import { processOptions, toolsCommand } from "../cli-agent.js";
-import { loginStatus } from "../cli-login.js";
+import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.js";
+import { agentEnv } from "../env.js";
+import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
+import { initialCodexState, translateCodexLine } from "./translate.js";
+import { systemClock } from "../../time/clock.js";
+import { loginFix, loginStatus, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { CODEX_HOME } from "./home.js";
+import { customProviderOf } from "./provider.js";
 import { statePath } from "../../state/layout.js";
 
-const schema = z.strictObject({
-  kind: z.literal("codex"),
-  command: argv.default(["codex"]),
-  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
-  model: z.string().optional(),
-  /** Per-seat CODEX_HOME (not under /tmp); default <stateDir>/codex. */
-  home: z.string().optional(),
-  /** Extra `-c key=value` overrides (e.g. a model provider). */
-  config: list(z.string()).default([]),
-  ...agentCommon,
-});
+const schema = z
+  .strictObject({
+    kind: z.literal("codex"),
+    command: argv.default(["codex"]),
+    sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
+    model: z.string().optional(),
+    /** The seat's login (the CODEX_HOME of `codex login`; not under /tmp); default <stateDir>/codex. No run sees it: each gets a fresh home. */
+    home: z.string().optional(),
+    /** A folder copied into each run's fresh CLI home (config.toml, AGENTS.md): the operator's, never a run's. */
+    cliHome: z.string().optional(),
+    /** Extra `-c key=value` overrides (e.g. a model provider). */
+    config: list(z.string()).default([]),
+    ...agentCommon,
+  })
+  .superRefine((a, ctx) => {
+    // Without a model, Codex sends a custom provider no tools at all: the run would "return silently".
+    if (customProvider(a) && !a.model)
+      ctx.addIssue({
+        code: "custom",
+        path: ["model"],
+        message: "is required with a custom model provider (agent.config sets model_provider=…): without a model Codex sends the provider no tools",
+      });
+  });
 
 const home = (a: z.output<typeof schema>, stateDir: string) => a.home ?? statePath(stateDir, "codex");
+
+/** A `-c model_provider=…` override: the seat runs Codex against a provider of its own (its auth is not Codex's login). */
+const customProvider = (a: { config: string[] }) => a.config.some((kv) => kv.startsWith("model_provider="));
+
+/** Where Codex takes a key from the environment (the proxy puts it in; the jail holds a placeholder). */
+const CODEX_KEYS = ["OPENAI_API_KEY", "CODEX_API_KEY"] as const;
+
+/**
+ * Codex 0.17x: `codex login` (a browser, or `--device-auth`) or `codex login --with-api-key` (the key on
+ * stdin) writes auth.json into CODEX_HOME — which must exist first (Codex refuses a CODEX_HOME that does not).
+ */
+function login(a: z.output<typeof schema>, stateDir: string) {
+  const dir = home(a, stateDir);
+  const mk = `${shellLine({}, ["mkdir", "-p", "-m", "700", dir])} && `;
+  const codex = (...args: string[]) => shellLine({ CODEX_HOME: dir }, [...a.command, "login", ...args]);
+  return [
+    { id: "chatgpt", what: "a ChatGPT plan (a browser sign-in)", command: `${mk}${codex()}` },
+    { id: "device", what: "a ChatGPT plan on a machine without a browser", command: `${mk}${codex("--device-auth")}` },
+    { id: "api-key", what: "an OpenAI API key (read on stdin)", command: `${mk}printenv OPENAI_API_KEY | ${codex("--with-api-key")}` },
+  ];
+}
+
+/** One trivial request of the bridge's own through `login` (a claim's check; a refreshed login's trial), outside the jail. */
+function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string }; env: NodeJS.ProcessEnv }, login: string) {
+  const translate = statefulTranslator(
+    initialCodexState(),
+    (s, line) => translateCodexLine(s, line, systemClock.now()),
+    () => false,
+  );
+  return probeSeat({
+    layout: CODEX_HOME,
+    login,
+    scratch: statePath(ctx.config.stateDir, "private"),
+    make: (h, cwd) => ({
+      // biome-ignore format: flag, value
+      argv: [...a.command, "exec", "--json", "--skip-git-repo-check", "-s", "read-only", "-C", cwd,
+        ...a.config.flatMap((c) => ["-c", c]), ...(a.model ? ["-m", a.model] : []), "--", PROBE_PROMPT],
+      env: { ...agentEnv(ctx.env, a.passEnv, a.env), CODEX_HOME: h, HOME: cwd, TZ: "UTC" },
+      translate: (line) => translate(line).events,
+    }),
+  });
+}
 
 export const codexKind = defineKind({
   kind: "codex",
@@ -34,7 +94,9 @@ export const codexKind = defineKind({
       command: a.command,
       sandbox: a.sandbox,
       model: a.model,
-      home: home(a, ctx.config.stateDir),
+      login: home(a, ctx.config.stateDir),
+      template: a.cliHome,
+      verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
       extraConfig: a.config,
       toolsCommand: toolsCommand(),
       protocol: readFileSync(bundledFile("prompts", "codex.md"), "utf8"),
@@ -42,7 +104,7 @@ export const codexKind = defineKind({
     });
   },
   preflight: async (a, ctx) => {
-    if (a.config.some((kv) => kv.startsWith("model_provider="))) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
+    if (customProvider(a)) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
     const dir = home(a, ctx.config.stateDir);
     return loginStatus({
       argv: [...a.command, "login", "status"],
@@ -50,10 +112,27 @@ export const codexKind = defineKind({
       set: a.env,
       home: { CODEX_HOME: dir },
       env: ctx.env,
-      fix: `log this seat in: CODEX_HOME=${dir} codex login`,
+      fix: loginFix(login(a, ctx.config.stateDir)),
+      fresh: { layout: CODEX_HOME, login: dir, scratch: statePath(ctx.config.stateDir, "private") },
     });
   },
+  login,
   promptFile: (a) => a.promptFile ?? bundledFile("prompts", "task.md"),
   home,
+  cliHome: CODEX_HOME,
+  egress: (a, env) => {
+    const vars = agentEnv(env, a.passEnv, a.env);
+    const provider = customProviderOf(a.config);
+    // The provider's own key variable too (env_key): the jail holds a placeholder for it like OPENAI_API_KEY.
+    const keyEnvs = [...new Set([...CODEX_KEYS, ...(provider?.envKey ? [provider.envKey] : [])])].filter((k) => vars[k]);
+    const upstream = provider?.baseUrl ?? vars.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
+    // The API, ChatGPT's Codex backend and its login; a seat with a key (or a provider) gets its API forwarded.
+    return {
+      hosts: ["api.openai.com", "chatgpt.com", "auth.openai.com"],
+      api: keyEnvs.length || provider?.baseUrl ? { name: "openai", upstream, keyEnvs } : undefined,
+    };
+  },
+  // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
+  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
   program: (a) => a.command[0],
 });

@@ -1,7 +1,7 @@
 // Codex `exec --json` JSONL → AgentEvents. Pure. (agent-cli-contracts.md §2.3–2.5: turn.completed
 // = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress; thread_id is
 // the resumable handle; turn.completed usage is the thread's running total, reported as such.)
-import { num, obj, parseLine, str } from "../json.js";
+import { num, obj, parseLine, str, uuid } from "../json.js";
 import type { AgentEvent, Usage } from "../port.js";
 
 export interface CodexState {
@@ -62,7 +62,7 @@ export function translateCodexLine(state: CodexState, raw: string, now: number):
   const events: AgentEvent[] = [];
   const type = str(line.type);
   if (type === "thread.started") {
-    s.threadId = str(line.thread_id);
+    s.threadId = uuid(line.thread_id);
     if (s.threadId) events.push({ type: "session", id: s.threadId });
   } else if (type === "error") {
     const message = str(line.message) ?? "";

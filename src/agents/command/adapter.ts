@@ -8,7 +8,7 @@ import { type ProcessAgentOptions, commandFiles, runCliAgent } from "../cli-agen
 import { AppendOnlyFile } from "../../sandbox/append.js";
 import { readSmallFile } from "../../state/read.js";
 import { noteLine } from "../../tools/notes.js";
-import { outcomeFileEvents } from "../outcome.js";
+import { outcomeFileEvents, sessionId } from "../outcome.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 
 export interface CommandAgentOptions extends ProcessAgentOptions {
@@ -73,8 +73,8 @@ export class CommandAgent implements AgentAdapter {
         const out = await outcomeFileEvents(input.resultFile);
         if (out.session) return out.events;
         const declared = await readSmallFile(sessionFile, 4096);
-        const id = "text" in declared ? declared.text?.trim() : undefined;
-        return id ? [{ type: "session", id: id.slice(0, 500) }, ...out.events] : out.events;
+        const id = "text" in declared ? sessionId(declared.text) : null;
+        return id ? [{ type: "session", id }, ...out.events] : out.events;
       },
     });
   }

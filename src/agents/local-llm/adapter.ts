@@ -61,6 +61,8 @@ const ended = (reason: AgentEnd["reason"], stderrTail = ""): AgentEnd => ({
 
 export class LocalLlmAgent implements AgentAdapter {
   readonly name = "local-llm";
+  /** Its limits and failed logins are the bridge's own HTTP answers, never lines an agent printed. */
+  readonly observes = true;
   readonly usesTools = true;
   readonly resumable = true;
   readonly notesVia = "input" as const;

@@ -1,0 +1,74 @@
+// How the seat's agents are confined, said where an operator looks: on /metrics always, and — when they
+// run without a jail of their own (agent.isolation fell back, or is user or none), or in one on the
+// host's network (network: host, or no jail: nothing between them and loopback or the internet) — one
+// alert per start; and the hosts the seat's runs were refused since it started (network: proxy), for the
+// status snapshot and the fleet row: per host and port a count and the last time, the most recent kept (a
+// bounded list — a run that tries a thousand names cannot grow the snapshot).
+import type { Jail } from "../jail/jail.js";
+import type { Metrics } from "../observe/metrics.js";
+import type { AlertPayload } from "../outbox/webhook.js";
+import type { Clock } from "../time/clock.js";
+
+export function announceIsolation(d: {
+  jail?: Jail | undefined;
+  metrics?: Metrics | undefined;
+  alerts: { enqueue(p: AlertPayload): void };
+  boards: readonly { slug: string }[];
+  config: { seat: { name: string } };
+  clock: Clock;
+}): void {
+  const p = d.jail?.policy;
+  if (!p) return;
+  d.metrics?.isolation.set({ mode: p.mode }, 1);
+  const network = p.mode === "bwrap" ? p.network : "host";
+  d.metrics?.network.set({ mode: network }, 1);
+  if (p.mode === "bwrap" && network !== "host") return;
+  const why =
+    p.mode === "bwrap"
+      ? "agent.isolation.network is host: jailed agents reach the host's loopback, its abstract sockets and any host on the internet"
+      : `agent.isolation ${p.mode}: ${p.why} (and the host's network)`;
+  d.alerts.enqueue({
+    event: "isolation_off",
+    board: d.boards[0]?.slug ?? "",
+    task_id: "",
+    run_id: null,
+    trace_id: "",
+    intended_close: null,
+    error: `seat ${d.config.seat.name}: agents run with ${why}`,
+    at: new Date(d.clock.now()).toISOString(),
+  });
+}
+
+export interface BlockedHost {
+  host: string;
+  port: number;
+  count: number;
+  last: string;
+}
+
+const KEEP = 20;
+
+export class EgressSeen {
+  private readonly blocked = new Map<string, BlockedHost>();
+
+  note(host: string, port: number, at: number): void {
+    const key = `${host}:${port}`;
+    const was = this.blocked.get(key);
+    this.blocked.delete(key);
+    this.blocked.set(key, { host: host.slice(0, 253), port, count: (was?.count ?? 0) + 1, last: new Date(at).toISOString() });
+    for (const k of this.blocked.keys()) {
+      if (this.blocked.size <= KEEP) break;
+      this.blocked.delete(k);
+    }
+  }
+
+  /** Most recent first. */
+  list(): BlockedHost[] {
+    return [...this.blocked.values()].reverse();
+  }
+}
+
+/** The seat's network as status shows it: the jail's mode (no jail: the host's) and the refused hosts. */
+export function seatNetwork(jail: Jail | undefined, seen: EgressSeen): { mode: string; blocked: BlockedHost[] } | undefined {
+  return jail ? { mode: jail.mode === "bwrap" ? jail.policy.network : "host", blocked: seen.list() } : undefined;
+}

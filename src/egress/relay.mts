@@ -1,0 +1,120 @@
+// The relay inside a jail whose network is the bridge's proxy (agent.isolation.network: proxy): the jail
+// has a network namespace of its own with only loopback, and one unix socket of the bridge bound in. The
+// relay listens on 127.0.0.1:<port> in the jail (where HTTPS_PROXY and the CLI's base URL point) and
+// carries every connection to that socket, byte for byte; then it runs the agent as its child, sharing its
+// stdio and its process group, ignores the polite stop itself (the agent gets it and saves its session),
+// and ends as the agent ends. `--connect host:port` is a one-shot CONNECT client on stdin/stdout (git's
+// ssh ProxyCommand). `--forward host:port` (repeated): a host loopback service the seat allows by its
+// exact address also listens at that address in the jail, each connection a CONNECT through the proxy
+// (clients go direct to loopback: NO_PROXY). It is a file of its own, using only Node's own modules.
+//   node relay.mjs <port> <socket> [--forward <host:port>]… -- <program> [args…]
+//   node relay.mjs --connect <host:port> <socket>
+import { spawn } from "node:child_process";
+import { type Socket, connect, createServer } from "node:net";
+
+/** A CONNECT through the proxy's socket; `ready` gets the tunnel (anything the proxy sent past its head first), or null. */
+function tunnel(target: string, socket: string, ready: (up: Socket | null, rest: Buffer, refusal: string) => void): Socket {
+  const up = connect(socket, () => up.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
+  let head = Buffer.alloc(0);
+  const onHead = (c: Buffer) => {
+    head = Buffer.concat([head, c]);
+    const end = head.indexOf("\r\n\r\n");
+    if (end === -1) return;
+    up.off("data", onHead);
+    const status = head.subarray(0, head.indexOf("\r\n")).toString("latin1");
+    const rest = head.subarray(end + 4);
+    if (/^HTTP\/1\.[01] 200/.test(status)) ready(up, rest, "");
+    else ready(null, rest, rest.toString("utf8").trim() || status);
+  };
+  up.on("data", onHead);
+  return up;
+}
+
+/** A listener at an allowed host loopback address in the jail: each connection tunnelled to it through the proxy. */
+function forward(target: string, socket: string): void {
+  const m = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost):(\d{1,5})$/.exec(target);
+  if (!m) return;
+  const at = m[1] === "localhost" ? "127.0.0.1" : (m[1] ?? "");
+  const server = createServer((c) => {
+    c.pause();
+    c.on("error", () => c.destroy());
+    const up = tunnel(target, socket, (t, rest) => {
+      if (!t) return void c.destroy();
+      if (rest.length) c.write(rest);
+      c.pipe(t);
+      t.pipe(c);
+      c.resume();
+    });
+    up.on("error", () => c.destroy());
+    up.on("close", () => c.destroy());
+    c.on("close", () => up.destroy());
+  });
+  server.on("error", (err) => process.stderr.write(`hkb-relay: cannot listen on ${target} for the allowed host service: ${err.message}\n`));
+  server.listen(Number(m[2]), at);
+  server.unref();
+}
+
+function relay(port: number, socket: string, argv: string[], forwards: string[]): void {
+  for (const f of forwards) forward(f, socket);
+  const server = createServer((c) => {
+    const up = connect(socket);
+    c.pipe(up);
+    up.pipe(c);
+    const drop = () => {
+      c.destroy();
+      up.destroy();
+    };
+    c.on("error", drop);
+    up.on("error", drop);
+    c.on("close", drop);
+    up.on("close", drop);
+  });
+  server.on("error", (err) => {
+    process.stderr.write(`hkb-relay: cannot listen on 127.0.0.1:${port}: ${err.message}\n`);
+    process.exit(125);
+  });
+  server.listen(port, "127.0.0.1", () => {
+    const [program, ...args] = argv;
+    if (!program) process.exit(125);
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
+    const child = spawn(program, args, { stdio: "inherit" });
+    child.on("error", (err) => {
+      process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
+      process.exit(127);
+    });
+    child.on("exit", (code, signal) => {
+      server.close();
+      if (signal) {
+        for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.removeAllListeners(s);
+        process.kill(process.pid, signal);
+      }
+      process.exit(code ?? 1);
+    });
+  });
+}
+
+function connectOnce(target: string, socket: string): void {
+  const up = tunnel(target, socket, (t, rest, refusal) => {
+    if (!t) {
+      process.stderr.write(`hkb-relay: the proxy refused ${target}: ${refusal}\n`);
+      process.exit(1);
+    }
+    if (rest.length) process.stdout.write(rest);
+    t.pipe(process.stdout);
+    process.stdin.pipe(t);
+  });
+  up.on("error", (err) => {
+    process.stderr.write(`hkb-relay: ${err.message}\n`);
+    process.exit(1);
+  });
+  up.on("close", () => process.exit(0));
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "--connect") connectOnce(args[1] ?? "", args[2] ?? "");
+else {
+  const sep = args.indexOf("--");
+  const opts = args.slice(2, sep === -1 ? undefined : sep);
+  const forwards = opts.flatMap((a, i) => (opts[i - 1] === "--forward" ? [a] : []));
+  relay(Number(args[0]), args[1] ?? "", sep === -1 ? [] : args.slice(sep + 1), forwards);
+}

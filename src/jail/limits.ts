@@ -1,0 +1,160 @@
+// Per-run caps (agent.limits): memory (swap included), processes and the jail's /tmp. A memory hog, a fork
+// bomb or a /tmp filler is the run's problem, never the host's or another run's: `systemd` puts every
+// process of the run in a transient scope (systemd-run --scope, MemoryMax = MemorySwapMax, TasksMax) where
+// a service manager runs the bridge; `cgroup` gives it a group of its own below the bridge's (cgroup v2
+// where it is delegated, v1's memory and pids controllers where that is what the host has); /tmp is a
+// tmpfs of the cap's size (bubblewrap's --size). `auto` picks the first that works here and says which;
+// `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins its group
+// itself before it execs the jail (a wrapper: nothing it forks escapes), then drops to the agent's uid.
+import { existsSync } from "node:fs";
+import { runProcess } from "../process/runner.js";
+import { type CgroupRoots, type Caps, RunCgroup, cannotMakeGroups, hostRoots } from "./cgroups.js";
+
+export interface LimitsConfig {
+  mode: "auto" | "systemd" | "cgroup" | "none";
+  memoryMiB: number;
+  pids: number;
+  tmpMiB: number;
+}
+
+export type LimitsMode = "systemd" | "cgroup" | "none";
+
+export interface LimitsPolicy {
+  mode: LimitsMode;
+  why: string;
+  caps: Caps;
+  /** The jail's /tmp, bytes (bubblewrap --size; also without a cgroup). */
+  tmpBytes: number;
+  roots?: CgroupRoots;
+  config: LimitsConfig;
+}
+
+const MiB = 1024 * 1024;
+
+/** systemd runs this host (and its `systemd-run` can make scopes for this user). */
+async function systemdWorks(env: NodeJS.ProcessEnv): Promise<string | null> {
+  if (!existsSync("/run/systemd/system")) return "systemd is not this host's service manager";
+  const user = process.getuid?.() !== 0 ? ["--user"] : [];
+  const r = await runProcess({
+    argv: ["systemd-run", ...user, "--scope", "--quiet", "--collect", "-p", "TasksMax=64", "--", "true"],
+    env: { PATH: env.PATH ?? "/usr/bin:/bin" },
+    timeoutMs: 10_000,
+  });
+  return r.exitCode === 0 ? null : `systemd-run --scope failed: ${(r.stderr || r.spawnError?.message || "").trim().split("\n").pop() ?? ""}`;
+}
+
+/** Which caps this seat's runs get: the mode resolved with a probe; an explicit mode that cannot work is an error (thrown). */
+export async function resolveLimits(c: LimitsConfig, env: NodeJS.ProcessEnv): Promise<LimitsPolicy> {
+  const caps: Caps = { memoryBytes: c.memoryMiB * MiB, pids: c.pids };
+  const base = { caps, tmpBytes: c.tmpMiB * MiB, config: c };
+  const desc = `memory ${c.memoryMiB} MiB, ${c.pids} processes, /tmp ${c.tmpMiB} MiB`;
+  if (c.mode === "none") return { ...base, mode: "none", why: "agent.limits.mode is none: runs are not capped (but /tmp, in the jail)" };
+  const reasons: string[] = [];
+  if (c.mode === "systemd" || c.mode === "auto") {
+    const why = await systemdWorks(env);
+    if (!why) return { ...base, mode: "systemd", why: `systemd-run scopes (${desc})` };
+    if (c.mode === "systemd") throw new Error(`agent.limits.mode is systemd, but ${why}`);
+    reasons.push(why);
+  }
+  const roots = hostRoots();
+  const why = roots ? await cannotMakeGroups(roots) : "no usable cgroup hierarchy (neither a delegated cgroup v2 nor v1's memory and pids)";
+  if (roots && !why) return { ...base, mode: "cgroup", roots, why: `cgroup ${roots.flavour} below ${roots.memory} (${desc})` };
+  if (c.mode === "cgroup") throw new Error(`agent.limits.mode is cgroup, but ${why}`);
+  reasons.push(why ?? "");
+  return { ...base, mode: "none", why: `agent.limits.mode is auto and nothing here can cap a run: ${reasons.join("; ")} (only /tmp is capped, in the jail)` };
+}
+
+/**
+ * The script of a jail's first process: bind each staged source onto its mount point (the pairs after the
+ * first count: jail.ts stages what the agent's uid cannot reach), join each group (the files after the
+ * second), then exec the rest.
+ */
+const JOIN = [
+  'n=$1; shift; while [ "$n" -gt 0 ]; do mount --bind "$1" "$2" || exit 125; shift 2; n=$((n-1)); done',
+  'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done',
+  'exec "$@"',
+].join("; ");
+
+/**
+ * The last step before the jail: the parent-death signal is armed (setpriv, after any uid switch); if the
+ * bridge died before that, the parent is no longer the bridge and nothing starts.
+ */
+const PARENT = 'read -r _ _ _ pp _ < /proc/$$/stat; [ "$pp" = "$1" ] || exit 125; shift; exec "$@"';
+
+export interface Wrapped {
+  argv: string[];
+  /** The uid switch was done by the wrapper (setpriv): the process starts as the bridge's user. */
+  switched: boolean;
+}
+
+/**
+ * `argv` inside the run's caps: its group joined first (cgroup), or in a scope of its own (systemd), then
+ * — where the agent is another uid — dropped to it with setpriv (the join needs the bridge's rights).
+ */
+export function capped(
+  argv: readonly string[],
+  o: {
+    policy: LimitsPolicy | undefined;
+    group: RunCgroup | null;
+    unit: string;
+    as: { uid: number; gid: number } | null;
+    binds?: readonly (readonly [string, string])[] | undefined;
+    /** setpriv and the bridge's pid: the jail dies with the bridge from its first instruction on. */
+    dieWith?: { setpriv: string; parent: number } | null | undefined;
+  },
+): Wrapped {
+  const binds = o.binds ?? [];
+  const files = o.policy?.mode === "cgroup" && o.group ? o.group.procsFiles : [];
+  const scope = o.policy?.mode === "systemd";
+  const die = o.dieWith;
+  if (die) {
+    // The uid switch and the parent-death signal in one setpriv (in that order: a switch clears the signal).
+    const ids = o.as ? [`--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all"] : [];
+    const armed = [die.setpriv, ...ids, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", PARENT, "hkb-parent", String(die.parent), ...argv];
+    if (binds.length === 0 && files.length === 0 && !scope) return { argv: armed, switched: o.as !== null };
+    return wrap(armed, { ...o, binds, files, scope, drop: [] });
+  }
+  // Nothing to do before the jail but the uid switch: the process runner does that itself.
+  if (binds.length === 0 && files.length === 0 && !scope) return { argv: [...argv], switched: false };
+  const drop = o.as ? ["setpriv", `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
+  return wrap(argv, { ...o, binds, files, scope, drop });
+}
+
+function wrap(
+  argv: readonly string[],
+  o: {
+    policy: LimitsPolicy | undefined;
+    unit: string;
+    as: { uid: number; gid: number } | null;
+    binds: readonly (readonly [string, string])[];
+    files: readonly string[];
+    scope: boolean;
+    drop: readonly string[];
+  },
+): Wrapped {
+  const { binds, files, scope, drop } = o;
+  // A mount namespace of the jail's own for the staged binds (they never reach the host's mounts).
+  const ns = binds.length ? ["unshare", "--mount", "--propagation", "private", "--"] : [];
+  const script = [...ns, "/bin/sh", "-c", JOIN, "hkb-jail", String(binds.length), ...binds.flat(), String(files.length), ...files, ...drop, ...argv];
+  if (scope && o.policy) {
+    const caps = o.policy.caps;
+    const props = [
+      ...(caps.memoryBytes !== null ? ["-p", `MemoryMax=${caps.memoryBytes}`, "-p", "MemorySwapMax=0"] : []),
+      ...(caps.pids !== null ? ["-p", `TasksMax=${caps.pids}`] : []),
+    ];
+    const user = process.getuid?.() !== 0 ? ["--user"] : [];
+    return { argv: ["systemd-run", ...user, "--scope", "--quiet", "--collect", `--unit=${o.unit}`, ...props, "--", ...script], switched: o.as !== null };
+  }
+  return { argv: script, switched: o.as !== null };
+}
+
+/** What the block says of a cap the run met. */
+export function capText(cap: "memory" | "pids" | "tmp", p: LimitsPolicy | undefined): string {
+  if (!p) return `its ${cap} cap`;
+  const c = p.config;
+  if (cap === "memory") return `its memory cap (agent.limits.memoryMiB: ${c.memoryMiB} MiB, swap included): the kernel killed a process of the run`;
+  if (cap === "pids") return `its process cap (agent.limits.pids: ${c.pids}): the kernel refused it more processes`;
+  return `its /tmp cap (agent.limits.tmpMiB: ${c.tmpMiB} MiB): the jail's /tmp is full`;
+}
+
+export { RunCgroup };

@@ -1,0 +1,143 @@
+// One run's jail over its lifetime: every process of the run starts through it. Before the first one, the
+// run's caps get a group of their own (jail/limits.ts) and — a bridge running as root runs its agents as an
+// unprivileged uid (identity.ts) — the run dir and the workspace are handed to the agent's user. Every
+// command is then wrapped: into the group, in the jail, as that user. `exceeded` says which cap the run met
+// (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
+// owners once nothing of the run will run there again (after the gate).
+import { readlinkSync } from "node:fs";
+import { chmod, lchown, mkdir, rm, statfs } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { jailProcesses, workingIn } from "../process/terminate.js";
+import { realPathOf } from "../sandbox/contain.js";
+import { type Handback, handOver } from "../sandbox/owner.js";
+import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
+import { JailRefused, RUN_HOST_HOME } from "./jail.js";
+import { RunCgroup, capped } from "./limits.js";
+import { cannotReach } from "./policy.js";
+
+/** The cap a run met: its memory, its processes, its /tmp. */
+export type Cap = "memory" | "pids" | "tmp";
+
+/** The jail of one run: its workspace, run dir and socket, plus what each process adds. */
+export function forRun(jail: Jail, run: RunMounts): RunJailOf {
+  return new RunJailOf(jail, run);
+}
+
+const ownMountNs = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/mnt");
+  } catch {
+    return null;
+  }
+})();
+
+export class RunJailOf implements RunJail {
+  private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
+  /** The staging folders the run's commands used (jail.ts), removed with the run. */
+  private readonly stages: string[] = [];
+
+  constructor(
+    private readonly jail: Jail,
+    private readonly run: RunMounts,
+  ) {}
+
+  get mode(): JailMode {
+    return this.jail.mode;
+  }
+
+  /** The run's caps, as this host enforces them. */
+  get limits() {
+    return this.jail.policy.limits;
+  }
+
+  private get unit(): string {
+    return `hkb-${basename(this.run.runDir)}`.replace(/[^A-Za-z0-9_.-]/g, "_");
+  }
+
+  async command(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds = {}): Promise<JailedCommand> {
+    this.ready ??= this.prepare();
+    const { group } = await this.ready;
+    const jc = this.jail.command(argv, env, this.run, needs);
+    if (jc.stage) this.stages.push(jc.stage.dir);
+    const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
+    const setpriv = this.jail.policy.setpriv;
+    const dieWith = setpriv && this.jail.mode !== "none" ? { setpriv, parent: process.pid } : null;
+    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith });
+    const { uid: _uid, gid: _gid, ...rest } = jc;
+    return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
+  }
+
+  private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {
+    const limits = this.jail.policy.limits;
+    const group = limits?.mode === "cgroup" && limits.roots ? await RunCgroup.create(limits.roots, this.unit, limits.caps) : null;
+    try {
+      return { group, back: await this.handOver() };
+    } catch (err) {
+      await group?.remove();
+      throw err;
+    }
+  }
+
+  private async handOver(): Promise<Handback | null> {
+    const { user } = this.jail.policy;
+    if (this.jail.mode === "none" || user.same) return null;
+    const to = { uid: user.uid, gid: user.gid };
+    // The task-tool and egress sockets: their private dirs passable (never listable), the sockets the agent's to connect to.
+    const sockets = [this.run.socket, this.run.egress?.socket].filter((s): s is string => s !== undefined);
+    for (const socket of sockets) {
+      await chmod(dirname(socket), 0o711);
+      await lchown(socket, to.uid, to.gid);
+    }
+    // Without bubblewrap (mode user) nothing can be staged: the agent's uid must reach them by path.
+    if (this.jail.mode === "user")
+      for (const p of [this.run.workspace, this.run.runDir, ...sockets]) {
+        const why = cannotReach(p, user);
+        if (why) throw new JailRefused(p, `${why} — what the agent works in must be where its user can reach it`);
+      }
+    // A jail without bubblewrap has no /tmp and HOME of its own: they are the run's.
+    if (this.jail.mode === "user") await mkdir(join(this.run.runDir, RUN_HOST_HOME, "tmp"), { recursive: true, mode: 0o700 });
+    // The run dir is the bridge's, made for this run: it is handed over for good (it is removed after the run).
+    await handOver(this.run.runDir, to);
+    return handOver(this.run.workspace, to);
+  }
+
+  /** The processes of the run's jail: its group's (bounded by its pids cap), else those its marker names. */
+  private async processes(group: RunCgroup | null): Promise<number[]> {
+    return group ? group.members() : jailProcesses(this.run.runDir);
+  }
+
+  /** The cap the run met so far, or null: the kernel enforced memory or pids, or the jail's /tmp is full. */
+  async exceeded(): Promise<Cap | null> {
+    if (!this.ready) return null;
+    const { group } = await this.ready.catch(() => ({ group: null }));
+    const limits = this.jail.policy.limits;
+    const pids = await this.processes(group);
+    const scope = limits?.mode === "systemd" && pids[0] !== undefined ? RunCgroup.ofProcess(pids[0], "/sys/fs/cgroup") : null;
+    const hit = (await (group ?? scope)?.hit()) ?? null;
+    if (hit) return hit;
+    if (this.jail.mode !== "bwrap" || this.jail.policy.tmpBytes === undefined) return null;
+    // The jail's /tmp, seen through the processes inside its mount namespace (the outer ones — a staging
+    // wrapper's namespace — still see the host's /tmp, which is not the jail's to fill).
+    for (const pid of pids) {
+      try {
+        if (readlinkSync(`/proc/${pid}/ns/mnt`) === ownMountNs) continue;
+        const st = await statfs(`/proc/${pid}/root/tmp`);
+        if (st.bavail === 0 && st.blocks > 0) return "tmp";
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return null;
+  }
+
+  async release(): Promise<void> {
+    const ready = await this.ready?.catch(() => null);
+    this.ready = null;
+    await ready?.group?.remove();
+    for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
+    const { user } = this.jail.policy;
+    if (ready?.back && workingIn(realPathOf(this.run.workspace), user.uid).length > 0) return;
+    await ready?.back?.restore();
+  }
+}

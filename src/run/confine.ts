@@ -1,0 +1,123 @@
+// What confines one run, set up before its agent starts and undone after the gate: the repository's guard
+// (git/guard.ts: its config and hooks read now, read-only in the jail, checked after), the run's jail
+// (every process of it starts there; jail/run-jail.ts), its caps (watched while it runs: a cap met stops
+// it, named), and its network (network: proxy — the run's own egress proxy, egress/proxy.ts: what it
+// refused and what it let through go on the card).
+import { bundledFile } from "../config/paths.js";
+import { EgressProxy } from "../egress/proxy.js";
+import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
+import { guardRepository } from "../git/guard.js";
+import { capText } from "../jail/limits.js";
+import { type RunJailOf, forRun } from "../jail/run-jail.js";
+import type { Decision } from "../result/decision.js";
+import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
+import type { Stop } from "./decide.js";
+import type { WorkInput } from "./deps.js";
+import type { Timer } from "./factories.js";
+import { repositoryBlock } from "./failures.js";
+
+/** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
+const CAP_POLL_MS = 2000;
+
+export interface Confinement {
+  runJail: RunJailOf | undefined;
+  /** The CLI's API base inside the jail, when the run's proxy forwards its API. */
+  egress: { apiBase: string } | undefined;
+  /** Once the agent has ended: the caps it met, and what its network did (on the run's record). */
+  afterAgent(): Promise<void>;
+  /** After the gate: what the run left in its repository that runs code outweighs its result. */
+  settle(d: Decision): Promise<Decision>;
+  /** The steps that undo it, in the order they were set up (the caller runs them in reverse). */
+  cleanup: [string, () => unknown][];
+}
+
+export async function confine(
+  w: WorkInput,
+  o: { socket?: string | undefined; stop: (why: Stop, detail?: string) => void; abort: (why: Error) => void; timers: Timer[] },
+): Promise<Confinement> {
+  const { prep, record } = w;
+  const facts = record.facts;
+  const cleanup: [string, () => unknown][] = [];
+  const guard = await guardRepository(prep.ws.local, { git: w.gate.git, privateDir: prep.input.outputDir });
+  const proxied = w.jail?.mode === "bwrap" && w.jail.policy.network === "proxy" && w.egress !== undefined;
+  let proxy: EgressProxy | null = null;
+  let mounts: Parameters<typeof forRun>[1]["egress"];
+  let egressInput: Confinement["egress"];
+  if (proxied && w.egress) {
+    const plan = runEgress(w.egress);
+    const socket = newSocketPath({});
+    const p = new EgressProxy({
+      allow: w.egress.allow,
+      routes: plan.routes,
+      onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why),
+      onFailed: (host, port, why) => w.hooks?.onEgressFailed?.(host, port, why),
+    });
+    await p.listen(socket);
+    proxy = p;
+    cleanup.push([
+      "the run's egress proxy",
+      async () => {
+        await p.close();
+        removeSocketDir(socket);
+      },
+    ]);
+    const relay = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
+    const env = { ...proxyEnv({ argv: relay, at: JAIL_EGRESS_SOCKET }), ...plan.env };
+    mounts = { socket, relay, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.egress) };
+    egressInput = w.egress.api ? { apiBase: apiBase(w.egress.api.name) } : undefined;
+  }
+  const runJail = w.jail
+    ? forRun(w.jail, {
+        workspace: prep.ws.local,
+        runDir: prep.input.runDir,
+        readOnlyFiles: [prep.input.contextFile, ...(guard?.readOnly ?? [])],
+        socket: o.socket,
+        egress: mounts,
+      })
+    : undefined;
+  const checks: (() => Promise<unknown>)[] = [];
+  if (runJail) {
+    cleanup.push(["the workspace's owners", () => runJail.release()]);
+    // A cap the run meets (agent.limits) stops it and names the cap; checked while it runs and once after.
+    const capHit = async () => {
+      const cap = await runJail.exceeded().catch(() => null);
+      if (cap && facts.stop === null) {
+        o.stop("cap", capText(cap, runJail.limits));
+        o.abort(new Error(`cap: ${cap}`));
+      }
+      return cap;
+    };
+    let watching = true;
+    const watch = () => {
+      if (watching) o.timers.push(w.make.timer(w.clock.now() + CAP_POLL_MS, () => void capHit().then(watch)));
+    };
+    watch();
+    cleanup.push(["the caps' watch", () => (watching = false)]);
+    checks.push(capHit);
+  }
+  const noteEgress = () => {
+    if (proxy) record.story.egress = proxy.counts();
+  };
+  checks.push(async () => noteEgress());
+  return {
+    runJail,
+    egress: egressInput,
+    afterAgent: async () => {
+      for (const c of checks) await c();
+    },
+    settle: async (d) => {
+      noteEgress();
+      if (facts.stop === "lease_lost") return d;
+      const found = await guard.check();
+      if (found.length === 0) return d;
+      await guard.restore();
+      facts.repositoryFound = true;
+      w.hooks?.onLog?.("warn", "the run left its repository set to run code: restored, the task is blocked", {
+        task_id: record.lease.taskId,
+        found: found.map((f) => f.what),
+      });
+      return repositoryBlock(found);
+    },
+    cleanup,
+  };
+}
