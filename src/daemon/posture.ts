@@ -81,7 +81,17 @@ export async function checkPosture(jail: Jail, plan: EgressPlan, firstAllowed: s
       { PATH: "/usr/bin:/bin" },
       { readOnly: [process.execPath] },
     );
-    const r = await runProcess({ argv: cmd.argv, env: cmd.env, cwd: dir, uid: cmd.uid, gid: cmd.gid, jailed: true, jailMarker: cmd.marker, inheritFiles: cmd.files, timeoutMs: 30_000 });
+    const r = await runProcess({
+      argv: cmd.argv,
+      env: cmd.env,
+      cwd: dir,
+      uid: cmd.uid,
+      gid: cmd.gid,
+      jailed: true,
+      jailMarker: cmd.marker,
+      inheritFiles: cmd.files,
+      timeoutMs: 30_000,
+    });
     const line = r.stdout.trim().split("\n").at(-1) ?? "";
     let seen: { loopback?: unknown; unlisted?: unknown; allowed?: unknown };
     try {

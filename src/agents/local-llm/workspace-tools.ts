@@ -118,7 +118,7 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
         gid: started.gid,
         jailed: o.jail?.mode === "bwrap",
         jailMarker: started.marker,
-      inheritFiles: started.files,
+        inheritFiles: started.files,
         timeoutMs: o.commandTimeoutMs,
         signal: o.signal,
         captureLimit: o.outputCap,
