@@ -35,7 +35,16 @@ image_stage() {
 # bubblewrap in a container: which docker run options let the jail build (the probe the bridge runs,
 # then a real seat with agent.isolation bwrap completing a task in its jail).
 SECCOMP_BWRAP="$HKB_REPO/deploy/docker/seccomp-bwrap.json"
-JAIL_PROBE='bwrap --ro-bind / / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --new-session --die-with-parent --cap-drop ALL true'
+# The bridge's probe (src/jail/policy.ts) as it runs it: the jail's own system-call filter, written by the
+# installed package (src/jail/seccomp.ts), loaded inside with --seccomp on fd 3; the jail's own network
+# namespace and read-only root and /dev as every jail has (src/jail/bwrap.ts).
+BRIDGE_DIST=/usr/local/lib/node_modules/hermes-kanban-bridge/dist
+JAIL_FILTER="node -e 'import(\"$BRIDGE_DIST/jail/seccomp.js\").then((m) => m.writeSeccomp(\"/tmp/jail\"))'"
+JAIL_BWRAP='bwrap --ro-bind / / --proc /proc --ro-bind /proc/sys /proc/sys --dev /dev --size 1048576 --tmpfs /dev/shm --remount-ro /dev --tmpfs /tmp --unshare-pid --unshare-ipc --unshare-uts --unshare-net --unshare-cgroup-try --new-session --die-with-parent --cap-drop ALL --seccomp 3 --remount-ro /'
+JAIL_PROBE="set -e; $JAIL_FILTER; $JAIL_BWRAP true 3</tmp/jail/seccomp.bpf"
+# …and the filter is in force inside: ptrace(PTRACE_TRACEME) is refused (EPERM), which the container allows.
+PTRACE_ME='import ctypes,sys; l=ctypes.CDLL(None,use_errno=True); r=l.syscall(101,0,0,0,0); sys.exit(0 if r==-1 and ctypes.get_errno()==1 else 1)'
+JAIL_FILTERED="set -e; $JAIL_FILTER; python3 -c '${PTRACE_ME/sys.exit(0 if r==-1 and ctypes.get_errno()==1 else 1)/sys.exit(0 if r==0 else 1)}'; $JAIL_BWRAP python3 -c '$PTRACE_ME' 3</tmp/jail/seccomp.bpf"
 
 jail_run() { dk main run --rm --network none --entrypoint sh "$@"; }
 
@@ -46,7 +55,8 @@ $E kanban --board main create jailed --body DEMO:complete --assignee s >/dev/nul
 printf "boards: [main]\nassignee: s\nagent: {kind: command, command: [node, %s], isolation: {mode: %s}}\nhermes: {command: [node, /usr/local/lib/node_modules/hermes-kanban-bridge/dist/emulator/bin.js], home: /tmp/board}\nstateDir: /tmp/state\ndiscovery: {watch: false}\n" "$DEMO_AGENT" "${MODE:-bwrap}" > /tmp/seat.yaml
 hermes-bridge run --config /tmp/seat.yaml --once --log-format json > /tmp/run.log 2>&1 || { cat /tmp/run.log; exit 1; }
 grep -o "\"isolation\":{[^}]*}" /tmp/run.log | head -n 1 || true
-$E kanban --board main list --json | grep -q "\"status\": \"done\""'
+$E kanban --board main list --json | grep -q "\"status\": \"done\""
+if grep -q "without a system-call filter" /tmp/run.log; then echo "the jail ran without its system-call filter"; exit 1; fi'
 
 jail_stage() {
   check "jail: Docker's defaults refuse bubblewrap (no user namespace under the default seccomp profile)" \
@@ -57,9 +67,14 @@ jail_stage() {
     grep -q "Can't mount proc on /newroot/proc" "$HKB_WORK/logs/jail-unconfined.log"
   check "jail: the seccomp profile alone is not enough either" \
     fails jail_run --security-opt "seccomp=$SECCOMP_BWRAP" "$BRIDGE_IMAGE" -c "$JAIL_PROBE"
-  local narrow=(--security-opt "seccomp=$SECCOMP_BWRAP" --security-opt systempaths=unconfined --security-opt no-new-privileges)
-  check "jail: docker run with deploy/docker/seccomp-bwrap.json + systempaths=unconfined + no-new-privileges builds the jail" \
+  # The recipe docs/deploy.md, the probe's hint and doctor give (apparmor=unconfined: a no-op on a kernel without AppArmor).
+  local narrow=(--security-opt "seccomp=$SECCOMP_BWRAP" --security-opt systempaths=unconfined --security-opt apparmor=unconfined --security-opt no-new-privileges)
+  check "jail: docker run with deploy/docker/seccomp-bwrap.json + systempaths, apparmor unconfined + no-new-privileges builds the jail" \
     jail_run "${narrow[@]}" "$BRIDGE_IMAGE" -c "$JAIL_PROBE"
+  check "jail: the jail's own system-call filter loads under the profile and is in force inside (ptrace refused)" \
+    jail_run "${narrow[@]}" "$BRIDGE_IMAGE" -c "$JAIL_FILTERED"
+  check "jail: seccomp=unconfined in place of the profile builds it too" jail_run --security-opt seccomp=unconfined \
+    --security-opt systempaths=unconfined --security-opt apparmor=unconfined --security-opt no-new-privileges "$BRIDGE_IMAGE" -c "$JAIL_PROBE"
   check "jail: a seat with isolation bwrap completes a task in its jail under those options" \
     jail_run "${narrow[@]}" -e DEMO_AGENT="$DEMO_AGENT" hkb-test/emulator -c "$JAIL_SEAT"
   check "jail: the seccomp profile still refuses what Docker's default refuses (keyctl)" jail_run "${narrow[@]}" "$BRIDGE_IMAGE" -c \
