@@ -27,7 +27,12 @@ export async function demoCommand(o: { keep: boolean }, print: (s: string) => vo
   const emulator = [process.execPath, bundledFile("dist", "emulator", "bin.js")];
   const env = { ...process.env, HERMES_HOME: home };
   try {
-    await runProcess({ argv: [...emulator, "kanban", "boards", "create", "demo"], env: { PATH: process.env.PATH ?? "", HERMES_HOME: home } });
+    const made = await runProcess({ argv: [...emulator, "kanban", "boards", "create", "demo"], env: { PATH: process.env.PATH ?? "", HERMES_HOME: home } });
+    // The demo's board is the bundled emulator: without its optional driver it says what to install.
+    if (made.exitCode !== 0) {
+      print(`The demo's board (the bundled emulator) did not start:\n${made.stderr}`);
+      return 1;
+    }
     const config = loadConfig({
       env: {},
       base: {

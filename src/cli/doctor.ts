@@ -1,6 +1,6 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
-import { probeBwrap, resolveAgentUser } from "../jail/policy.js";
+import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, probeBwrap, resolveAgentUser } from "../jail/policy.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { delimiter, isAbsolute, join } from "node:path";
@@ -137,7 +137,7 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
     return fail(
       "isolation",
       "agent.isolation.mode is user: agents run as an unprivileged uid without a jail (no namespaces: they see every host file that uid may read, and the host's network)",
-      "give the container or host what bubblewrap needs (user namespaces; in Docker: --security-opt systempaths=unconfined) and set agent.isolation.mode: auto",
+      `give the host or container what bubblewrap needs (user namespaces: ${BWRAP_ON_HOST}; in a container: ${BWRAP_IN_CONTAINER}) and set agent.isolation.mode: auto`,
     );
   let user: ReturnType<typeof resolveAgentUser>;
   try {

@@ -10,7 +10,7 @@
 //   count: fire on the first N matching calls (shared by all processes of this HERMES_HOME);
 //   @prob: fire with that probability. Neither: every call.
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import { openSqlite } from "./sqlite.js";
 
 export interface Fault {
   verb: string;
@@ -52,7 +52,7 @@ export function pickFault(root: string, faults: Fault[], verb: string): Fault | 
       continue;
     }
     if (f.count === null) return f;
-    const db = new Database(join(root, ".emulator-faults.db"));
+    const db = openSqlite(join(root, ".emulator-faults.db"));
     try {
       db.pragma("busy_timeout = 10000");
       db.exec("CREATE TABLE IF NOT EXISTS uses (k TEXT PRIMARY KEY, n INTEGER NOT NULL)");

@@ -4,10 +4,10 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { EmuExit } from "./io.js";
+import { type Db, openSqlite } from "./sqlite.js";
 
-export type Db = Database.Database;
+export type { Db };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -100,7 +100,7 @@ export function resolveBoard(env: NodeJS.ProcessEnv, boardArg: string | null): B
 
 export function openDb(loc: BoardLoc, env: NodeJS.ProcessEnv): Db {
   mkdirSync(loc.dir, { recursive: true });
-  const db = new Database(loc.dbPath);
+  const db = openSqlite(loc.dbPath);
   const busy = Number.parseInt(env.HERMES_KANBAN_BUSY_TIMEOUT_MS ?? "", 10);
   db.pragma(`busy_timeout = ${Number.isFinite(busy) ? busy : 120_000}`);
   db.exec(SCHEMA);

@@ -68,11 +68,8 @@ export interface RunMounts {
   readOnlyFiles?: readonly string[];
   /** The task-tool socket. */
   socket?: string | undefined;
-  /**
-   * The run's egress (network: proxy): its proxy's socket, the relay that carries the jail's loopback port
-   * to it (a Node program of the bridge's), and what the jail's environment gets (the proxy's variables,
-   * the CLI's API base, its keys' placeholders).
-   */
+  /** The run's egress (network: proxy): its proxy's socket, the relay that carries the jail's loopback port to it (a Node
+   *  program of the bridge's), and what the jail's environment gets (the proxy's variables, the CLI's API base, its keys' placeholders). */
   egress?:
     | {
         socket: string;

@@ -52,6 +52,14 @@ export function resolveAgentUser(spec: string): AgentUser {
   return agentUser(spec, bridgeUser(), hostPasswd());
 }
 
+/** What bubblewrap needs from a host that refuses it (user namespaces). */
+export const BWRAP_ON_HOST =
+  "sysctl kernel.unprivileged_userns_clone=1; Ubuntu 23.10+: kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile giving bwrap userns";
+/** …and from a container: the options the deploy lane proved (docs/deploy.md), one spelling everywhere. */
+export const BWRAP_IN_CONTAINER =
+  "docker run --security-opt seccomp=deploy/docker/seccomp-bwrap.json (or seccomp=unconfined) --security-opt systempaths=unconfined " +
+  "--security-opt apparmor=unconfined --security-opt no-new-privileges; compose: privileged: true with no-new-privileges:true (docs/deploy.md)";
+
 /** bubblewrap's own words for why it failed (its last stderr line). */
 const lastLine = (s: string, fallback: string) => s.trim().split("\n").pop() || fallback;
 
@@ -88,7 +96,7 @@ export async function probeBwrap(
   const as = user.same ? "" : ` (run as the agent's user, uid ${user.uid})`;
   return {
     ok: false,
-    why: `${path} cannot make a sandbox here${as}: ${err} (user namespaces off? sysctl kernel.unprivileged_userns_clone=1; in a container: --security-opt seccomp=unconfined and systempaths=unconfined, or agent.isolation.mode: user)`,
+    why: `${path} cannot make a sandbox here${as}: ${err} (user namespaces off? ${BWRAP_ON_HOST}; in a container: ${BWRAP_IN_CONTAINER}; or agent.isolation.mode: user)`,
   };
 }
 

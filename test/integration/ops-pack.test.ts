@@ -1,7 +1,7 @@
 // The operations pack (deploy/): every metric the alert rules and the dashboard use exists on a live
 // daemon's /metrics; the rules pass `promtool check rules` and their unit tests (skipped where promtool
 // is not installed unless HKB_REQUIRE_PROMTOOL is set, as CI does); the seat configs load; the
-// Dockerfile and compose file have the shape docs/fleet.md promises (no Docker on the test machines).
+// Dockerfile and compose file have the shape docs/fleet.md promises (npm run test:deploy runs them for real).
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -76,7 +76,10 @@ describe("operations pack", () => {
     expect(docker).toMatch(/apt-get install [^\n]*\bbubblewrap\b/);
 
     const compose = parse(readFileSync(join(DEPLOY, "compose.yaml"), "utf8"), { merge: true }) as {
-      services: Record<string, { volumes: string[]; stop_grace_period: string; image: string; env_file: string[]; security_opt: string[]; secrets: string[] }>;
+      services: Record<
+        string,
+        { volumes: string[]; stop_grace_period: string; image: string; env_file: string[]; security_opt: string[]; secrets: string[]; privileged: boolean }
+      >;
     };
     const services = Object.entries(compose.services);
     expect(services.map(([n]) => n)).toEqual(["claude-1", "claude-2", "codex-1"]);
@@ -89,7 +92,23 @@ describe("operations pack", () => {
       expect(s.env_file).toEqual([`seats/${name}.env`]);
       expect(s.volumes.some((v) => /\.ssh|\/home\//.test(v))).toBe(false);
       expect(s.secrets).toContain("board_ssh_key");
-      expect(s.security_opt).toContain("seccomp=unconfined");
+      // the jail: privileged is the one setting compose can pass that lets bubblewrap mount /proc; nothing gains a capability
+      expect(s.privileged).toBe(true);
+      expect(s.security_opt).toEqual(["no-new-privileges:true"]);
     }
+  });
+
+  it("the systemd unit keeps the seat's state under StateDirectory= and tells the bridge so", () => {
+    const unit = readFileSync(join(DEPLOY, "hermes-bridge@.service"), "utf8");
+    expect(unit).toMatch(/^StateDirectory=hermes-bridge\/%i$/m);
+    expect(unit).toMatch(/^StateDirectoryMode=0700$/m);
+    // %S is /var/lib for a system unit: the same dir StateDirectory= makes
+    const env = /^Environment=HERMES_BRIDGE_STATE_DIR=%S\/hermes-bridge\/%i$/m.exec(unit);
+    expect(env).not.toBeNull();
+    const c = loadConfig({
+      file: join(DEPLOY, "seats", "codex-1.yaml"),
+      env: { HKB_WEBHOOK_SECRET: "s", HKB_HTTP_TOKEN: "t", HERMES_BRIDGE_STATE_DIR: "/var/lib/hermes-bridge/codex-1" },
+    });
+    expect(c.stateDir).toBe("/var/lib/hermes-bridge/codex-1");
   });
 });

@@ -1,0 +1,70 @@
+# Compose: the shipped deploy/compose.yaml (three seats, their state volumes, secrets, privileged for the
+# jail) with the lane's board host beside it; the seats reach the board over ssh. Sourced by test-deploy.sh.
+# shellcheck shell=bash
+
+dc() { DOCKER_HOST="unix://$HKB_WORK/engines/main/docker.sock" docker-compose -p hkb -f compose.yaml -f compose.test.yaml "$@"; }
+board() { dk main exec -u hermes hkb_board-host_1 hermes "$@"; }
+
+# new_tasks <file> <assignee> <n> <body>: tasks on the board's `main`, their ids appended to <file>.
+new_tasks() {
+  local i id
+  for ((i = 1; i <= $3; i++)); do
+    id=$(dk main exec -u hermes hkb_board-host_1 hermes kanban --board main create "deploy lane $2 $i" --body "$4" --assignee "$2" --json |
+      node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).id))') || die "compose: could not create a task on the board"
+    echo "$id" >>"$1"
+  done
+}
+
+board_check() { node "$HKB_REPO/scripts/deploy/board-check.mjs" --ids "$1" --wait "$2" ${3:+"$3"} -- "$DOCKER_BIN" -H "unix://$HKB_WORK/engines/main/docker.sock" exec -u hermes hkb_board-host_1 hermes; }
+
+http_code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+
+compose_stage() {
+  local p="$HKB_WORK/compose" s
+  mkdir -p "$p" && cp -a "$HKB_REPO/deploy/." "$p/" && cp "$HKB_REPO/scripts/deploy/compose.test.yaml" "$p/"
+  cd "$p"
+  # The shipped seat files with the demo agent (the command kind: there are no model credentials here)
+  # and no webhook (its host is an example); everything else as shipped: ssh to the board, token, fleet.
+  for s in claude-1 claude-2 codex-1; do
+    sed -e "s#^agent: .*#agent: { kind: command, command: [node, $DEMO_AGENT], isolation: bwrap }#" -e '/^webhook:/d' \
+      "$HKB_REPO/deploy/seats/$s.yaml" >"seats/$s.yaml"
+    printf 'HKB_HTTP_TOKEN=%s\n' "$HKB_TOKEN" >"seats/$s.env"
+  done
+  mkdir -p seats/ssh
+  cp "$HKB_WORK/ssh/id_ed25519" seats/ssh/id_ed25519 && cp "$HKB_WORK/ssh/known_hosts" seats/ssh/known_hosts
+  chown 10001:10001 seats/ssh/id_ed25519 && chmod 0600 seats/ssh/id_ed25519 # the image's bridge user reads it
+  on_exit "cd '$p' && { dc logs --no-color >'$HKB_WORK/logs/compose-containers.log' 2>&1; dc down -v --remove-orphans -t 5; }"
+  check "compose: up (three seats, one board host)" dc up -d --no-build
+  check "compose: the three seats answer /healthz 200" wait_for 90 sh -c \
+    'for p in 9464 9465 9466; do [ "$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$p/healthz)" = 200 ] || exit 1; done'
+  local ids="$HKB_WORK/compose-tasks"
+  : >"$ids"
+  new_tasks "$ids" claude 6 "DEMO:complete"
+  new_tasks "$ids" codex 2 "DEMO:complete"
+  check "compose: 8 tasks on the real board, each done exactly once (the claude pool of two, the codex lane)" board_check "$ids" 180
+  check "compose: /status 401 without the token" test "$(http_code http://127.0.0.1:9464/status)" = 401
+  check "compose: /status 200 with the token" test "$(http_code -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/status)" = 200
+  curl -s -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/status >"$HKB_WORK/logs/compose-status.json"
+  check "compose: the seat's agents are jailed (status: isolation bwrap)" json_is "$HKB_WORK/logs/compose-status.json" seat.isolation.mode bwrap
+  curl -s -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/ >"$HKB_WORK/logs/compose-fleet.html"
+  check "compose: the fleet page of claude-1 lists claude-2 and codex-1" sh -c \
+    "grep -q claude-2 '$HKB_WORK/logs/compose-fleet.html' && grep -q codex-1 '$HKB_WORK/logs/compose-fleet.html'"
+  restart_case
+  cd "$HKB_REPO"
+}
+
+# A seat container killed (SIGKILL, no drain) mid-run and started again: its task continues by itself —
+# the restart-continuation of the bridge's own cuts (DESIGN "No human for the bridge's own cuts").
+restart_case() {
+  local ids="$HKB_WORK/restart-task"
+  : >"$ids"
+  new_tasks "$ids" codex 1 "DEMO:slow"
+  local id
+  id=$(cat "$ids")
+  wait_for 60 sh -c "$DOCKER_BIN -H unix://$HKB_WORK/engines/main/docker.sock exec -u hermes hkb_board-host_1 hermes kanban --board main show $id --json | grep -q '\"status\": \"running\"'" ||
+    log "the slow task did not start running"
+  sleep 3 # the agent is working (30 s of steps): cut it mid-run
+  dk main kill hkb_codex-1_1 >/dev/null
+  dk main start hkb_codex-1_1 >/dev/null
+  check "restart-continuation: a seat killed mid-run and started again continues its task (done once, no human unblock)" board_check "$ids" 150 --until-done
+}
