@@ -17,11 +17,7 @@ export const Seat = z.strictObject({
    * The agent could not reach its API (agent.unreachableSeconds): the seat claims nothing this long, then its
    * own check asks the API; no answer doubles the pause (up to 15 minutes).
    */
-  unreachablePauseSeconds: z
-    .number()
-    .positive()
-    .max(3600)
-    .default(60),
+  unreachablePauseSeconds: z.number().positive().max(3600).default(60),
   /**
    * A usage limit or failed login the agent reported that the seat's own check did not confirm pauses
    * the seat this long, then it checks again (run/claims.ts).

@@ -79,11 +79,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
         this.scheduler.resume();
       },
     };
-    const boards = new Map(d.boards.map((b) => [b.slug, b]));
     this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, {
       stateDir: c.stateDir,
       seatName: c.seat.name,
-      boards,
+      boards: new Map(d.boards.map((b) => [b.slug, b])),
       check: d.checkClaim,
       maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
       reachPauseMs: c.seat.unreachablePauseSeconds * 1000,

@@ -50,7 +50,10 @@ export function egressPlan(o: {
   const allow = new AllowList([...kindRules, ...apiRule, ...rules(o.allowHosts, "allowHosts")], rules(o.denyHosts, "denyHosts"));
   if (issues.length) throw new ConfigError(issues);
   const keys = (api?.keyEnvs ?? []).flatMap((env) => (o.env[env] ? [{ env, value: o.env[env] ?? "" }] : []));
-  const apiHosts = [...o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts").host), ...(api ? [new URL(api.upstream).hostname] : [])];
+  const apiHosts = [
+    ...o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts").host),
+    ...(api ? [new URL(api.upstream).hostname] : []),
+  ];
   return { allow, api: api ? { name: api.name, upstream: api.upstream, keys } : null, apiHosts: [...new Set(apiHosts.map((h) => h.toLowerCase()))] };
 }
 

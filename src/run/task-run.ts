@@ -45,8 +45,7 @@ export interface RunReport {
   cut?: CutReason;
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
-  /** The agent could not reach its API (handed back): the seat pauses until its own check gets through. */
-  unreachable?: string;
+  /** The agent could not reach its API (handed back): the seat pauses until its own check gets through. */ unreachable?: string;
   /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
   claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
@@ -235,8 +234,7 @@ export class TaskRun {
         });
         this.record.story.workspaceNote = fin.note;
         if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
-        // Work the board's path does not hold (a checkout of this host's): the summary says where it went.
-        if (d.type === "complete" && !ws.sharedWithBoard && fin.note) d = { ...d, summary: `${d.summary}\n\nWorkspace: ${fin.note}` };
+        if (d.type === "complete" && !ws.sharedWithBoard && fin.note) d = { ...d, summary: `${d.summary}\n\nWorkspace: ${fin.note}` }; // where it went
       } catch (err) {
         this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
         if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");

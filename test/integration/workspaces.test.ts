@@ -81,7 +81,9 @@ describe("workspace modes", () => {
       ((await emu.show(id)).runs.at(-1)?.metadata as { bridge?: { workspace?: { mode?: string } } } | undefined)?.bridge?.workspace?.mode;
     expect([await mode(a), await mode(b), await mode(c)]).toEqual(["board", "mapped", "checkout"]);
     // the checkout had no repository to push to: the summary says where the work is
-    expect((await emu.show(c)).runs.at(-1)?.summary).toMatch(/\n\nWorkspace: the work stays on \S+ in .+: \/remote-board-host\/.+ is not on this host and workspace.repos names no repository/);
+    expect((await emu.show(c)).runs.at(-1)?.summary).toMatch(
+      /\n\nWorkspace: the work stays on \S+ in .+: \/remote-board-host\/.+ is not on this host and workspace.repos names no repository/,
+    );
   });
 
   it("a dir: workspace that is a file blocks before the agent starts, naming the path — never an empty checkout marked done", async () => {

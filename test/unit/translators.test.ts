@@ -80,7 +80,11 @@ describe("Claude Code translator", () => {
     const ev = claude("norun-claude-fakekey-nonetwork.txt");
     expect(ev.filter((e) => e.type === "unreachable")).toHaveLength(5);
     expect(ev.find((e) => e.type === "unreachable")).toEqual({ type: "unreachable", message: "API retry 1/10: no answer from the API (unknown)" });
-    const end = translateClaudeLine(initialClaudeState(null), JSON.stringify({ type: "result", subtype: "success", is_error: true, result: "API Error: Connection error." }), NOW);
+    const end = translateClaudeLine(
+      initialClaudeState(null),
+      JSON.stringify({ type: "result", subtype: "success", is_error: true, result: "API Error: Connection error." }),
+      NOW,
+    );
     expect(end.events).toContainEqual({ type: "unreachable", message: "API Error: Connection error." });
     expect(claude("mockrun-claude-529-overloaded.txt").some((e) => e.type === "unreachable")).toBe(false);
   });
