@@ -20,7 +20,7 @@ export interface FleetOptions {
 }
 
 export function renderFleet(seats: readonly FleetSeat[], now: number): string {
-  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "EGRESS REFUSED", "LAST ERROR"];
+  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "JAIL / NETWORK", "EGRESS REFUSED", "LAST ERROR"];
   const rows = seats.map((s) => [
     s.seat,
     s.agent ?? "-",
@@ -29,6 +29,7 @@ export function renderFleet(seats: readonly FleetSeat[], now: number): string {
     spendText(s.today),
     spendText(s.window5h),
     s.outboxBacklog === null ? "-" : String(s.outboxBacklog),
+    s.isolation ? `${s.isolation} / ${s.network ?? "host"}` : "-",
     s.egressBlocked.length ? s.egressBlocked.join(", ") : "-",
     s.lastError ?? "",
   ]);

@@ -29,6 +29,15 @@ export interface InitOptions extends SetupInput {
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+/** The jail and its network, said where the operator first reads the seat's config (docs/security.md). */
+const ISOLATION_COMMENTS: Record<string, string> = {
+  isolation: " the agent's jail (bubblewrap) and its network — docs/security.md",
+  mode: " auto: the jail where bubblewrap works here (doctor says), loudly without; bwrap: refuse to start without it",
+  network:
+    " proxy: only the agent's API and login hosts plus allowHosts, never this host's loopback or private ranges; host: the host's network (loud); none",
+  allowHosts: ' more hosts the agent may reach: git remotes, package registries — e.g. [github.com, registry.npmjs.org, "github.com:22"]',
+};
+
 /** The document: every key with its comment above it, lists in flow style. */
 function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: string; file: string }): string {
   const hermes: Record<string, unknown> = { command: o.hermes ?? "hermes", ...(o.hermesHome ? { home: o.hermesHome } : {}) };
@@ -38,7 +47,7 @@ function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: strin
     assignee: v.lane,
     stateDir: v.stateDir,
     hermes,
-    agent: { kind: setup.kind, ...Object.fromEntries(agentItems.map((i) => [i.key, i.value])) },
+    agent: { kind: setup.kind, ...Object.fromEntries(agentItems.map((i) => [i.key, i.value])), isolation: { mode: "auto", network: "proxy", allowHosts: [] } },
   });
   doc.commentBefore = [
     ` A hermes-bridge seat: ${setup.describe}.`,
@@ -62,6 +71,13 @@ function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: strin
       for (const p of pair.value.items as Pair[]) {
         const item = agentItems.find((i) => isScalar(p.key) && i.key === p.key.value);
         if (item?.comment && isScalar(p.key)) p.key.commentBefore = item.comment;
+        if (isScalar(p.key) && p.key.value === "isolation" && isMap(p.value)) {
+          p.key.commentBefore = ISOLATION_COMMENTS.isolation;
+          for (const q of p.value.items as Pair[]) {
+            if (isScalar(q.key)) q.key.commentBefore = ISOLATION_COMMENTS[String(q.key.value)];
+            if (isSeq(q.value)) q.value.flow = true;
+          }
+        }
         if (isSeq(p.value) && (p.value.items.length ?? 0) <= 2 && item?.key !== "config") p.value.flow = true;
       }
     if (key === "hermes" && isMap(pair.value)) for (const p of pair.value.items as Pair[]) if (isSeq(p.value)) p.value.flow = true;

@@ -66,7 +66,16 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");
     if (closed.length) log.warn({ descriptors: closed }, "closed descriptors the bridge inherited without close-on-exec: no agent gets them");
     for (const w of config.provenance?.warnings ?? []) log.warn({ warning: w }, "configuration warning");
-    if (b.jail?.mode === "bwrap") log.info({ isolation: "bwrap", why: b.jail.policy.why }, "agents run in a jail of their own");
+    if (b.jail?.mode === "bwrap") {
+      const network = b.jail.policy.network;
+      const allowed = network === "proxy" ? (b.egress?.allow.describe() ?? []) : [];
+      log.info({ isolation: "bwrap", why: b.jail.policy.why, network, ...(network === "proxy" ? { allowed } : {}) }, "agents run in a jail of their own");
+      if (network === "host")
+        log.warn(
+          { network },
+          "JAILED AGENTS USE THE HOST'S NETWORK (agent.isolation.network: host): they reach its loopback, its abstract sockets and any host on the internet",
+        );
+    }
     else if (b.jail?.mode === "user")
       log.warn(
         { isolation: "user", why: b.jail.policy.why },

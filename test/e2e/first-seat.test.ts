@@ -3,7 +3,7 @@
 // scripted model servers standing in for the APIs; the emulator is the board. Where a login needs a
 // browser (a Claude subscription, a ChatGPT plan) the test leaves what that login leaves: the CLI's own
 // credentials file in the seat's home. Codex's API-key login is run exactly as printed.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/agents/kinds.js";
@@ -221,6 +221,11 @@ describe("hermes-bridge init: a first seat that doctor passes once the printed l
   it("command: nothing to log in; init refuses to overwrite a config, and a setup without what it needs", async () => {
     const { e, file, out } = await init("command", ["--agent-command", `${process.execPath} ${AGENT}`]);
     expect(out).toContain("no login: the command agent needs none");
+    // the jail and its network are in the written config, each key said
+    const written = readFileSync(file, "utf8");
+    expect(written).toMatch(/# the agent's jail \(bubblewrap\) and its network — docs\/security.md\n\s+isolation:\n/);
+    expect(written).toMatch(/# proxy: only the agent's API and login hosts plus allowHosts.*\n\s+network: proxy\n/);
+    expect(written).toMatch(/# more hosts the agent may reach.*\n\s+allowHosts: \[\]\n/);
     expect((await doctor(e, file)).code).toBe(0);
     const again = await cli(e, ["init", "--board", "first", "--seat", "seat-1", "--agent", "command", "--agent-command", "true"]);
     expect(again.exitCode).toBe(2);
