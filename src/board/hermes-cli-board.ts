@@ -155,7 +155,9 @@ export class HermesCliBoard implements Board {
 
   async release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
     const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [taskId] };
-    await this.cli.retrying("reclaim", () => this.cli.run(call, { taskId, signal }), signal);
+    // Never retried here: Hermes does not fence `reclaim`, and a retry after a lost answer could reclaim the
+    // next seat's run. Its callers read the task first (lease/fenced.ts release, lease/acquire.ts reacquire).
+    await this.cli.run(call, { taskId, signal });
   }
 
   async unblock(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
