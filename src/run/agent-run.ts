@@ -64,6 +64,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     onSession: (id) => {
       try {
         record.sessionStarted(id, plan.mode === "resume" && id === plan.session && state.resumeFailed === null);
+        w.hooks?.onLog?.("info", "agent session journaled", { task_id: record.lease.taskId, session: id });
       } catch (err) {
         w.hooks?.onLog?.("warn", "could not journal the agent's session", { task_id: record.lease.taskId, err: describeError(err) });
       }

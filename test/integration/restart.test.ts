@@ -122,7 +122,8 @@ describe("restart recovery and signals (real processes)", () => {
     );
     const env = { FAKE_CLI: "claude", FAKE_SCRIPT: "wait-then-complete" };
     const first = startDaemon(emu, LONG, cfg, env, true);
-    await first.waitFor(started);
+    // the session the restart resumes is known (journaled) before the stop
+    await first.waitFor((l) => l.msg === "agent session journaled");
     process.kill(first.pid, "SIGTERM");
     expect((await first.result).exitCode).toBe(0);
     const kept = await emu.show(id);
