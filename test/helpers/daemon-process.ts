@@ -1,4 +1,4 @@
-// A bridge daemon as a real process (`hermes-bridge run` against the emulator), its JSON log lines
+// A bridge daemon as a real process (`hermes-bridge run` against the emulator, or real Hermes), its JSON log lines
 // awaited as events: for restarts, signals and the one-daemon-per-seat lock.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -23,15 +23,15 @@ export function startDaemon(e: Emu, extra: string[] = [], configFile?: string, e
     "run",
     ...(configFile ? ["--config", configFile] : []),
     "--board",
-    "bridge",
+    e.slug,
     "--assignee",
     SEAT,
     "--hermes",
-    `${process.execPath} ${e.command[1]}`,
+    e.real ? e.command.join(" ") : `${process.execPath} ${e.command[1]}`,
     "--hermes-home",
     e.home,
     "--call-server",
-    "on",
+    e.real ? "auto" : "on",
     ...(agentFromConfig ? [] : ["--agent-command", `${process.execPath} ${AGENT}`]),
     "--state-dir",
     join(e.dir, "state"),
