@@ -1,8 +1,11 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
 import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, probeBwrap, resolveAgentUser } from "../jail/policy.js";
+import { writeSeccomp } from "../jail/seccomp.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { kindOf, loadConfig, preflight } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
@@ -145,9 +148,12 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   } catch (err) {
     return fail("isolation", describeError(err), "fix agent.isolation.user");
   }
-  const probe = await probeBwrap(iso.bwrap, env, user);
+  // The probe loads the jail's system-call filter as every jail does (a scratch copy: doctor writes no state).
+  const scratch = await mkdtemp(join(tmpdir(), "hkb-doctor-"));
+  const seccomp = await writeSeccomp(scratch).catch(() => null);
+  const probe = await probeBwrap(iso.bwrap, env, user, seccomp).finally(() => rm(scratch, { recursive: true, force: true }));
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as})`);
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}${seccomp ? ", with its system-call filter" : ""})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,
