@@ -50,7 +50,7 @@ describe.skipIf(!bin)("hostile workspaces on the real Hermes CLI", () => {
     expect(JSON.stringify(d)).not.toContain("REAL-HOST-SECRET");
   });
 
-  it("row 2: a `worktree`-style workspace whose .git the agent redirects (fsmonitor, filter, hooks): nothing runs", async () => {
+  it("row 2: a `worktree`-style workspace whose .git the agent redirects (fsmonitor, filter, hooks): nothing runs, the run blocks naming it", async () => {
     board = await real();
     const marker = join(board.dir, "PWNED");
     const env = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" };
@@ -75,7 +75,10 @@ describe.skipIf(!bin)("hostile workspaces on the real Hermes CLI", () => {
       })
     ).daemon.done;
     expect(existsSync(marker)).toBe(false);
-    expect((await board.show(id)).task.status).toBe("done");
+    // the redirected .git is caught after the run (git/guard.ts): put back, and the close is a block naming it
+    const d = await board.show(id);
+    expect(d.task.status).toBe("blocked");
+    expect(String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toMatch(/\.git in .* was replaced or redirected during the run/);
   });
 
   it("row 5: the real CLI commits a claim and then fails (worktree, no default workdir): the task is closed at once, naming the error", async () => {
