@@ -43,9 +43,16 @@ export function apiHeaders(headers: Headers, secrets: ReadonlyMap<string, string
   return { headers: out };
 }
 
+/**
+ * A key shorter than this is not masked in answers: it is no secret worth the name (a test's "k"), and
+ * masking it would corrupt every answer that contains those letters. Real API keys are tens of characters.
+ */
+export const MASK_MIN_CHARS = 8;
+const maskable = (real: string) => real.length >= MASK_MIN_CHARS;
+
 const replaceAll = (s: string, secrets: ReadonlyMap<string, string>) => {
   let out = s;
-  for (const [placeholder, real] of secrets) if (real) out = out.split(real).join(placeholder);
+  for (const [placeholder, real] of secrets) if (maskable(real)) out = out.split(real).join(placeholder);
   return out;
 };
 
@@ -66,7 +73,7 @@ export class KeyMask extends Transform {
 
   constructor(secrets: ReadonlyMap<string, string>) {
     super();
-    this.pairs = [...secrets].filter(([, real]) => real.length > 0).map(([p, real]) => [Buffer.from(real), Buffer.from(p)]);
+    this.pairs = [...secrets].filter(([, real]) => maskable(real)).map(([p, real]) => [Buffer.from(real), Buffer.from(p)]);
     this.keep = Math.max(0, ...this.pairs.map(([real]) => real.length - 1));
   }
 

@@ -171,6 +171,17 @@ describe("the egress proxy under attack (review of issue 37)", () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('a key too short to be one (a test\'s "k") is put in place but never masked in answers, which it would corrupt', async () => {
+    const s: Server = createServer((_req, res) => res.end("kanban_complete ok"));
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
+    closers.push(() => new Promise((r) => s.close(() => r(null))));
+    const port = (s.address() as { port: number }).port;
+    const ph = "hkb-placeholder-mock_key-abc";
+    const { socket } = await proxy([], { routes: [{ name: "openai", upstream: `http://127.0.0.1:${port}`, secrets: new Map([[ph, "k"]]) }] });
+    const r = await get(socket, "/hkb-api/openai/v1/responses", { authorization: `Bearer ${ph}` });
+    expect(r.body).toBe("kanban_complete ok");
+  });
+
   it("a name that is no host name is answered 400, never counted; refusals are kept for 50 hosts, the rest counted together, reported once each", async () => {
     const first: string[] = [];
     const p = new EgressProxy({ allow: new AllowList([]), routes: [], onBlocked: (h) => first.push(h) });

@@ -46,7 +46,7 @@ describe("continuity with the real Claude Code CLI", () => {
     expect(done.runs.at(-1)?.metadata).toMatchObject({ bridge: { session: { id: session, resumed: true }, agent: "claude-code" } });
   }, 120_000);
 
-  it("after a bridge SIGKILL (and its agent gone with the host), the restarted seat resumes the session", async () => {
+  it("after a bridge SIGKILL (and its agent gone with the host), the restarted seat continues the run, resuming the session", async () => {
     emu = await Emu.create();
     const mock = await new AnthropicMock(PART_ONE).start();
     mocks.push(mock);
@@ -103,24 +103,19 @@ describe("continuity with the real Claude Code CLI", () => {
     process.kill(pid, "SIGKILL");
     killGroup(agentPid, "SIGKILL");
     await first;
-    const restart = await runProcess({
-      argv: [process.execPath, CLI_BIN, "run", "--once", "--config", cfg, "--log-format", "json"],
-      env: { PATH: process.env.PATH ?? "", HOME: emu.dir },
-      timeoutMs: 60_000,
-    });
-    expect(restart.exitCode).toBe(0);
-    const cut = await emu.show(id);
-    expect(reasonOf(cut)).toMatch(/bridge restarted mid-run.*The agent's session \S+ is kept: unblock to continue/);
-    await emu.kanban(["unblock", id]);
+    // The restart continues the task by itself, in the same run (nobody unblocks anything): it resumes the session.
     mock.replace(...PART_TWO);
     const before = mock.mainBodies.length;
-    const resumed = await runProcess({
+    const restart = await runProcess({
       argv: [process.execPath, CLI_BIN, "run", "--once", "--config", cfg, "--log-format", "json"],
       env: { PATH: process.env.PATH ?? "", HOME: emu.dir },
       timeoutMs: 90_000,
     });
-    expect(resumed.exitCode).toBe(0);
-    expect((await emu.show(id)).task.status).toBe("done");
+    expect(restart.exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
+    expect(d.runs).toHaveLength(1);
     expect(textOf(mock.mainBodies[before])).toContain("Step one: reading the code.");
   }, 180_000);
 

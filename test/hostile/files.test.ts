@@ -78,8 +78,13 @@ describe("outcome files that are not regular files", () => {
     // grace 30 s is skipped by the second signal: kill grace (10 s) × 2 + closes
     expect(performance.now() - t0).toBeLessThan(25_000);
     expect(res.exitCode).not.toBeNull();
-    // nothing is left running under our claim: each task was closed or never claimed
-    for (const id of [fifo, hang]) expect((await emu.show(id)).task.status).not.toBe("running");
+    // nothing is left running without a word: each task was closed, never claimed, or its claim kept for the
+    // seat's restart (shutdown.inFlight: continue) with a note saying so
+    for (const id of [fifo, hang]) {
+      const d = await emu.show(id);
+      if (d.task.status === "running")
+        expect(String(d.events.findLast((e) => e.kind === "heartbeat")?.payload?.note)).toMatch(/is restarting: it continues this task/);
+    }
   });
 });
 
