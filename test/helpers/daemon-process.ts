@@ -13,6 +13,20 @@ export interface Daemon {
   waitFor(pred: (l: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
+const running = new Set<number>();
+
+/** Stops every daemon this file started that is still running (a test that failed midway leaves none behind). */
+export function stopDaemons(): void {
+  for (const pid of running) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  running.clear();
+}
+
 export function startDaemon(e: Emu, extra: string[] = [], configFile?: string, extraEnv: Record<string, string> = {}, agentFromConfig = false): Daemon {
   const lines: Record<string, unknown>[] = [];
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
@@ -48,6 +62,7 @@ export function startDaemon(e: Emu, extra: string[] = [], configFile?: string, e
     env: { PATH: process.env.PATH ?? "", HOME: e.dir, ...extraEnv },
     onSpawn: (p) => {
       pid = p;
+      running.add(p);
     },
     onStdoutLine: (raw) => {
       let l: Record<string, unknown>;
@@ -63,6 +78,7 @@ export function startDaemon(e: Emu, extra: string[] = [], configFile?: string, e
       }
     },
   });
+  void result.then(() => running.delete(pid));
   return {
     get pid() {
       return pid;

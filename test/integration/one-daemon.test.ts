@@ -6,12 +6,15 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
 import { SEAT } from "../helpers/bridge.js";
-import { startDaemon, started } from "../helpers/daemon-process.js";
+import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { alive } from "../helpers/steering.js";
 
 let emu: Emu;
-afterEach(() => emu?.cleanup());
+afterEach(() => {
+  stopDaemons();
+  emu?.cleanup();
+});
 
 const cli = (...args: string[]) => runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: emu.dir } });
 

@@ -9,14 +9,17 @@ import { probeBwrap } from "../../src/jail/policy.js";
 import { killGroup } from "../../src/process/runner.js";
 import { jailProcesses } from "../../src/process/terminate.js";
 import { SEAT } from "../helpers/bridge.js";
-import { activeRunDir, startDaemon, started } from "../helpers/daemon-process.js";
+import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { Emu } from "../helpers/emulator.js";
 import { alive, waitFor } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
 
 let emu: Emu;
-afterEach(() => emu?.cleanup());
+afterEach(() => {
+  stopDaemons();
+  emu?.cleanup();
+});
 
 const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 /** A claim long enough to continue in after a restart (the helper's default, 120 s, is not). */

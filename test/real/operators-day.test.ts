@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { killGroup } from "../../src/process/terminate.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
-import { startDaemon, started } from "../helpers/daemon-process.js";
+import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { Emu } from "../helpers/emulator.js";
 import { alive } from "../helpers/steering.js";
 
@@ -16,6 +16,7 @@ const bin = process.env.HERMES_BIN;
 const LONG = ["--ttl", "600"];
 let board: Emu | undefined;
 afterEach(() => {
+  stopDaemons();
   board?.cleanup();
   board = undefined;
 });
