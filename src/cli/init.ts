@@ -33,8 +33,7 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const ISOLATION_COMMENTS: Record<string, string> = {
   isolation: " the agent's jail (bubblewrap) and its network — docs/security.md",
   mode: " auto: the jail where bubblewrap works here (doctor says), loudly without; bwrap: refuse to start without it",
-  network:
-    " proxy: only the agent's API and login hosts plus allowHosts, never this host's loopback or private ranges; host: the host's network (loud); none",
+  network: " proxy: only the agent's API and login hosts plus allowHosts, never this host's loopback or private ranges; host: the host's network (loud); none",
   allowHosts: ' more hosts the agent may reach: git remotes, package registries — e.g. [github.com, registry.npmjs.org, "github.com:22"]',
 };
 

@@ -75,8 +75,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
           { network },
           "JAILED AGENTS USE THE HOST'S NETWORK (agent.isolation.network: host): they reach its loopback, its abstract sockets and any host on the internet",
         );
-    }
-    else if (b.jail?.mode === "user")
+    } else if (b.jail?.mode === "user")
       log.warn(
         { isolation: "user", why: b.jail.policy.why },
         "AGENTS ARE NOT JAILED: they run as an unprivileged uid of their own, without namespaces (they see the host's files that uid may read, and its network)",

@@ -68,7 +68,14 @@ export async function claimTask(board: Board, taskId: string, c: Config, caps: C
     const needed = ttlForTask(c, contextText === null ? null : maxRuntimeFromContext(contextText));
     if (caps?.heartbeatExtends) return renewable(claim, contextText, needed, c);
     if (needed <= c.claim.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, c, caps, false);
-    const again = await reacquire(board, claim.lease, needed, `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal, named);
+    const again = await reacquire(
+      board,
+      claim.lease,
+      needed,
+      `hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`,
+      signal,
+      named,
+    );
     return timed(again, contextText, needed, c, caps, true);
   } catch (err) {
     if (notOurs(err)) return null;

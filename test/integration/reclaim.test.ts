@@ -23,7 +23,15 @@ const seat = (e: Emu, name: string, extra: { faults?: string; retryDelayMs?: num
       claim: { ttlSeconds: 900 },
       discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 },
       ...(extra.retryDelayMs
-        ? { hermes: { command: e.command, home: e.home, callServer: "on", env: { ...e.extraEnv, HERMES_EMULATOR_FAULTS: extra.faults ?? "" }, retry: { retries: 3, minDelayMs: extra.retryDelayMs, maxDelayMs: extra.retryDelayMs, deadlineSeconds: 30 } } }
+        ? {
+            hermes: {
+              command: e.command,
+              home: e.home,
+              callServer: "on",
+              env: { ...e.extraEnv, HERMES_EMULATOR_FAULTS: extra.faults ?? "" },
+              retry: { retries: 3, minDelayMs: extra.retryDelayMs, maxDelayMs: extra.retryDelayMs, deadlineSeconds: 30 },
+            },
+          }
         : {}),
     },
   });

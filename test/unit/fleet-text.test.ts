@@ -27,7 +27,11 @@ const seat = (over: Partial<FleetSeat>): FleetSeat => ({
 
 it("shows each seat's jail and network, and says so where a seat runs unjailed on the host's network", () => {
   const text = renderFleet(
-    [seat({}), seat({ seat: "b", isolation: "none (bubblewrap is missing)", network: null, egressBlocked: [] }), seat({ seat: "c", egressBlocked: ["evil.example:443 ×3"] })],
+    [
+      seat({}),
+      seat({ seat: "b", isolation: "none (bubblewrap is missing)", network: null, egressBlocked: [] }),
+      seat({ seat: "c", egressBlocked: ["evil.example:443 ×3"] }),
+    ],
     Date.UTC(2026, 11, 2),
   );
   const [, head, a, b, c] = text.split("\n");
