@@ -63,6 +63,7 @@ export function capabilitiesFrom(h: HelpTexts): Capabilities {
     expectedStatus: (["complete", "block", "comment"] as const).filter((v) => has(h[v], "--expected-status")),
     review: /\brequest-review\b/.test(h.kanban) && has(h.requestReview ?? "", "--summary"),
     reviewMetadata: has(h.requestReview ?? "", "--metadata"),
+    authorizeExistingPr: /\bauthorize-existing-pr\b/.test(h.kanban),
   };
 }
 

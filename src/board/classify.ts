@@ -5,10 +5,12 @@ import {
   type BoardErrorData,
   BoardNotFound,
   CliUnavailable,
+  GoalJudgeRejected,
   NotClaimable,
   Rejected,
   TaskNotFound,
   Transient,
+  UnmetParents,
   UsageError,
 } from "../errors/board.js";
 
@@ -70,7 +72,46 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   if (nc) return new NotClaimable(data, nc[1] ?? null, nc[2] === "(none)" ? null : (nc[2] ?? null));
   if (TRANSIENT_RE.test(stderr) || /Traceback \(most recent call last\)/.test(stderr)) return new Transient(data, "the CLI failed while working");
   if (stderr === "") return new Transient(data, "failed without a message");
-  return new Rejected(data, stderr.split("\n").pop() ?? "refused");
+  return closeRefusal(stderr, data) ?? new Rejected(data, stderr.split("\n").pop() ?? "refused");
+}
+
+/**
+ * The hints Hermes 0.21.4+ prints after the goal judge's words (hermes_cli/kanban.py `_cmd_complete`,
+ * `_cmd_request_review`, commit 00030df13ffeaadcadf9d79935bac522e5552c88): cut off, the judge's words remain.
+ */
+const GOAL_HINTS = [
+  "Provide evidence matching the task's acceptance criteria.",
+  "Re-scope with kanban edit, or record the block with kanban block instead of completing.",
+  "Provide acceptance evidence matching the task.",
+  "Record the block with kanban block instead of requesting review.",
+];
+const GOAL_RE = /kanban: goal (completion|review handoff) of \S+ rejected(?: by judge: |: judge ruled the goal unachievable — )([\s\S]*)$/;
+const PARENTS_RE = /cannot complete \S+: unsatisfied parent dependencies: ([\s\S]*?); complete the parents first/;
+
+/** A close refused for a reason the bridge names the fix of (0.21.4+): the goal judge, unmet parents. */
+function closeRefusal(stderr: string, data: BoardErrorData): Rejected | null {
+  const goal = GOAL_RE.exec(stderr);
+  if (goal) {
+    let words = (goal[2] ?? "").trim();
+    for (const hint of GOAL_HINTS) if (words.endsWith(hint)) words = words.slice(0, -hint.length).trim();
+    words = words.replace(/\.$/, "");
+    return new GoalJudgeRejected(
+      data,
+      goal[1] === "completion" ? "completion" : "review handoff",
+      /judge ruled the goal unachievable/.test(stderr) ? "unachievable" : "continue",
+      words,
+    );
+  }
+  const parents = PARENTS_RE.exec(stderr);
+  if (parents) {
+    const list = (parents[1] ?? "").split(", ").map((p) => /^(\S+) \(([^)]*)\)$/.exec(p.trim()));
+    if (list.every((m) => m !== null))
+      return new UnmetParents(
+        data,
+        list.map((m) => ({ id: m?.[1] ?? "", status: m?.[2] ?? "" })),
+      );
+  }
+  return null;
 }
 
 /** `cannot heartbeat|complete|block|schedule|reclaim <id>` (or `request review for`): state or fencing — the adapter must look at the task to tell. */

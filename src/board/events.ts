@@ -13,11 +13,43 @@ const readyMaking = (kind: string, createdStatus: string | null) => READY_EVENT_
 const strOrNull = (v: unknown) => (typeof v === "string" ? v : null);
 const numOrNull = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
+/** The kinds that may hand a task on past Hermes's `active_pr` guard (kanban_db_dispatch.check_respawn_guard). */
+const HANDOFF_KINDS: ReadonlySet<string> = new Set(["assigned", "changes_requested", "review_reopened"]);
+
+/**
+ * `_is_handoff_event` (hermes_cli/kanban_db_dispatch.py, commit 00030df13ffeaadcadf9d79935bac522e5552c88):
+ * only an `assigned` that moves the task to a different profile counts — not a no-op re-assign, an
+ * unassign, the dispatcher's default-assignee write, or an event without `from` (fail closed).
+ */
+function isHandoff(kind: string, p: Record<string, unknown> | null): boolean {
+  if (kind !== "assigned") return true;
+  if (!p || p.source === "kanban.default_assignee") return false;
+  const to = p.assignee;
+  return typeof to === "string" && to !== "" && "from" in p && p.from !== to;
+}
+
 /** One event of `show --json`, typed. */
 export function taskEventOf(e: { kind: string; payload: Record<string, unknown> | null; createdAt: number; runId: number | null }): TaskEvent {
   const p = e.payload;
   const claim: ClaimFacts | null = e.kind === "claimed" ? { lock: strOrNull(p?.lock), runId: numOrNull(p?.run_id), expires: numOrNull(p?.expires) } : null;
-  return { kind: e.kind, createdAt: e.createdAt, runId: e.runId, readyMaking: readyMaking(e.kind, strOrNull(p?.status)), reason: strOrNull(p?.reason), claim };
+  const ev: TaskEvent = {
+    kind: e.kind,
+    createdAt: e.createdAt,
+    runId: e.runId,
+    readyMaking: readyMaking(e.kind, strOrNull(p?.status)),
+    reason: strOrNull(p?.reason),
+    claim,
+  };
+  if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
+  if (e.kind === "existing_pr_authorized") {
+    const floor = p?.run_id_floor;
+    ev.prGrant = {
+      taskId: strOrNull(p?.task_id),
+      prUrl: strOrNull(p?.pr_url),
+      runIdFloor: typeof floor === "number" && Number.isInteger(floor) ? floor : null,
+    };
+  }
+  return ev;
 }
 
 const WATCH_RE = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (t_[0-9a-f]+)\s+(\S+)\s+\(@([^)]*)\)(?: (.*))?$/;

@@ -66,6 +66,7 @@ const TaskSchema = z
     claim_lock: z.string().nullable().optional(),
     claim_expires: z.number().nullable().optional(),
     current_run_id: z.number().nullable().optional(),
+    last_heartbeat_at: z.number().nullable().optional(),
   })
   .transform(
     (t): Task => ({
@@ -90,6 +91,7 @@ const TaskSchema = z
       completionContract: t.completion_contract,
       lastFailure: t.last_failure_error,
       ...(t.current_run_id !== undefined ? { claim: { runId: t.current_run_id, lock: t.claim_lock ?? null, expires: t.claim_expires ?? null } } : {}),
+      ...(t.last_heartbeat_at !== undefined ? { lastHeartbeatAt: t.last_heartbeat_at } : {}),
     }),
   );
 
@@ -127,6 +129,9 @@ const ShowSchema = z.looseObject({
       z.looseObject({
         id: z.number(),
         profile: nullableStr,
+        // 0.21 runs name their workflow step; upstream after 0.21.3 names who closed them.
+        step_key: z.string().nullable().optional(),
+        closed_by: z.string().nullable().optional(),
         status: z.string(),
         outcome: z
           .string()
@@ -202,7 +207,43 @@ export function parseShow(text: string): TaskDetail {
       metadata: r.metadata,
       startedAt: r.started_at,
       endedAt: r.ended_at,
+      ...(r.step_key !== undefined ? { stepKey: r.step_key } : {}),
+      ...(r.closed_by !== undefined ? { closedBy: r.closed_by } : {}),
     })),
+  };
+}
+
+/** `diagnostics --json`: the rows per task, and what the home believes it may claim (0.21.4+). */
+export interface Diagnostics {
+  tasks: { taskId: string; status: string | null; assignee: string | null; kinds: string[] }[];
+  /**
+   * `kanban.dispatch_profiles` as the home the CLI runs in resolves it (`any`, the names, or `none
+   * (fail-closed: …)`): the trailing `{"task_id": null, …}` row of 0.21.4+; null where the CLI has none.
+   */
+  dispatchProfiles: string | null;
+}
+
+const DiagnosticsSchema = z.array(
+  z.looseObject({
+    task_id: z.string().nullable(),
+    status: nullableStr,
+    assignee: nullableStr,
+    dispatch_profiles: z.string().nullable().optional(),
+    diagnostics: z
+      .array(z.looseObject({ kind: z.string().optional() }))
+      .optional()
+      .default([]),
+  }),
+);
+
+export function parseDiagnostics(text: string): Diagnostics {
+  const rows = zparse(DiagnosticsSchema, parseJsonDocument(text, "diagnostics --json"), "diagnostics --json", text);
+  const home = rows.find((r) => r.task_id === null);
+  return {
+    tasks: rows.flatMap((r) =>
+      r.task_id === null ? [] : [{ taskId: r.task_id, status: r.status, assignee: r.assignee, kinds: r.diagnostics.flatMap((d) => (d.kind ? [d.kind] : [])) }],
+    ),
+    dispatchProfiles: home?.dispatch_profiles ?? null,
   };
 }
 

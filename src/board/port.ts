@@ -33,6 +33,8 @@ export interface Task {
   lastFailure: string | null;
   /** The claim as show --json names it where the CLI does (upstream): current run, lock, expiry (epoch s). */
   claim?: { runId: number | null; lock: string | null; expires: number | null };
+  /** The last heartbeat (epoch s) where show --json names it (a 0.21.4+ claim resets it). */
+  lastHeartbeatAt?: number | null;
 }
 
 /** A claim as its `claimed` event records it: the lock, the run it opened, its expiry (epoch s). */
@@ -53,6 +55,22 @@ export interface TaskEvent {
   reason: string | null;
   /** A `claimed` event's claim; null for every other kind. */
   claim: ClaimFacts | null;
+  /**
+   * A hand-off that lifts Hermes's `active_pr` respawn guard (kanban_db_dispatch `_is_handoff_event`):
+   * `changes_requested`, `review_reopened`, an `assigned` to a different profile (not the dispatcher's
+   * default-assignee write). Absent for other kinds.
+   */
+  handoff?: boolean;
+  /** An `existing_pr_authorized` event's grant (`authorize-existing-pr`, 0.21.4+); absent for other kinds. */
+  prGrant?: PrGrant | null;
+}
+
+/** An operator's single-use grant to amend a task's existing PR (hermes_cli/kanban_pr_authorization.py). */
+export interface PrGrant {
+  taskId: string | null;
+  prUrl: string | null;
+  /** The task's highest run id at the grant: the first run above it spends it. */
+  runIdFloor: number | null;
 }
 
 export type RunOutcome =
@@ -72,6 +90,10 @@ export type RunOutcome =
 export interface TaskRunRecord {
   id: number;
   profile: string | null;
+  /** The workflow step the run was for (0.21 `step_key`), where the JSON carries it. */
+  stepKey?: string | null;
+  /** Who closed the run (`closed_by`, upstream after 0.21.3), where the JSON carries it. */
+  closedBy?: string | null;
   status: string;
   outcome: RunOutcome | null;
   summary: string | null;
@@ -132,6 +154,11 @@ export interface Capabilities {
   review: boolean;
   /** `request-review --metadata` (0.21): the common result lands on the run; 0.20 keeps the summary only. */
   reviewMetadata: boolean;
+  /**
+   * `authorize-existing-pr` (0.21.4+): an operator's way past the `active_pr` respawn guard. Where the CLI
+   * has it, the bridge honours the guard for its own runs (board/pr-guard.ts) and its blocks name the verb.
+   */
+  authorizeExistingPr: boolean;
 }
 
 export type GuardedVerb = "complete" | "block" | "comment";

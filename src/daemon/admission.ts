@@ -54,6 +54,6 @@ export async function admit(d: AdmissionDeps, board: Board, taskId: string): Pro
   if (pickup !== null) d.metrics?.pickupLatency.observe({ board: board.slug }, pickup);
   d.log.info({ board: board.slug, task_id: taskId, run_id: lease.runId, trace_id: traceId, ttl_s: ttl, pickup_s: pickup }, "claimed");
   d.onClaimed({ board: board.slug, taskId, runId: lease.runId, traceId, ttlSeconds: ttl });
-  launcher.launch({ ...got, board, agent: d.agent, traceId });
+  launcher.launch({ ...got, board, agent: d.agent, traceId, activePrGuard: d.capabilities(board.slug)?.authorizeExistingPr === true });
   return true;
 }

@@ -53,6 +53,8 @@ export interface LaunchInput {
   leaseClock: LeaseClock;
   /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
   adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
+  /** Honour Hermes's `active_pr` guard before the agent starts (capability `authorizeExistingPr`). */
+  activePrGuard?: boolean;
 }
 
 export interface LauncherHooks {
@@ -147,6 +149,7 @@ export class RunLauncher {
         leaseClock: o.leaseClock,
         shutdown: this.shutdown,
         seatToday: () => spentToday(this.s),
+        activePrGuard: o.activePrGuard,
         ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
         hooks: {
           onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),

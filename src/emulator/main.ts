@@ -22,6 +22,7 @@ import { show } from "./verbs/show.js";
 import { archive, create, listVerb } from "./verbs/tasks.js";
 import type { Verb } from "./verbs/types.js";
 import { NAMED_CLAIMS_HELP, namedClaimsTable } from "./verbs/named-claims.js";
+import { line0215Table, v0215 } from "./verbs/line0215.js";
 import { watchVerb } from "./verbs/watch.js";
 
 const topUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("top", env)}\n`;
@@ -78,9 +79,12 @@ const VERB_NAMES_020 = [
 ];
 /** 0.21.3's: `request-changes` after `request-review`, no `unguard`. */
 const VERB_NAMES_021 = VERB_NAMES_020.flatMap((v) => (v === "unguard" ? [] : v === "request-review" ? [v, "request-changes"] : [v]));
-const verbNames = (env: NodeJS.ProcessEnv) => (v021(env) ? VERB_NAMES_021 : VERB_NAMES_020);
+/** 0.21.4+'s: `authorize-existing-pr` after `reassign` (hermes_cli/kanban.py `_HANDLERS`, commit 00030df1…). */
+const VERB_NAMES_0215 = VERB_NAMES_021.flatMap((v) => (v === "reassign" ? [v, "authorize-existing-pr"] : [v]));
+const verbNames = (env: NodeJS.ProcessEnv) => (v0215(env) ? VERB_NAMES_0215 : v021(env) ? VERB_NAMES_021 : VERB_NAMES_020);
+const VERSIONS = { "0.20": "Hermes Agent v0.20.0 (2026.8.3)", "0.21": "Hermes Agent v0.21.3 (2026.9.14)", "0.21.5": "Hermes Agent v0.21.5 (2026.9.24)" };
 const versionText = (env: NodeJS.ProcessEnv) =>
-  `${v021(env) ? "Hermes Agent v0.21.3 (2026.9.14)" : "Hermes Agent v0.20.0 (2026.8.3)"}\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n`;
+  `${VERSIONS[v0215(env) ? "0.21.5" : v021(env) ? "0.21" : "0.20"]}\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n`;
 const kanbanUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("kanban", env)}\n`;
 const MUTATING = new Set([
   "create",
@@ -99,6 +103,8 @@ const MUTATING = new Set([
   "reopen-review",
   "request-changes",
   "set-model",
+  "link",
+  "authorize-existing-pr",
 ]);
 
 export interface MainResult {
@@ -108,7 +114,7 @@ export interface MainResult {
 }
 
 function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
-  return line021Table(namedClaimsTable(baseVerbs(env, dieAfter), env), env);
+  return line0215Table(line021Table(namedClaimsTable(baseVerbs(env, dieAfter), env), env), env);
 }
 
 function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {

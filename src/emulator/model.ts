@@ -39,6 +39,8 @@ export interface TaskRow {
   idempotency_key: string | null;
   last_failure_error: string | null;
   completion_contract: string | null;
+  /** `create --goal` (0 or 1). */
+  goal_mode?: number;
 }
 
 export interface RunRow {

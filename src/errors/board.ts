@@ -108,8 +108,38 @@ export class CliUnavailable extends PermanentBoardError {
 
 /** Any other definitive refusal (exit 1 with a domain message, e.g. a missing artifact). */
 export class Rejected extends PermanentBoardError {
-  constructor(d: BoardErrorData, detail = "the CLI refused the call") {
-    super("board_rejected", "rejected", d, detail);
+  constructor(d: BoardErrorData, detail = "the CLI refused the call", code = "board_rejected") {
+    super(code, "rejected", d, detail);
+  }
+}
+
+/**
+ * Hermes 0.21.4+: a `--goal` task's close (`complete`, `request-review`) refused by the goal judge
+ * (NousResearch/hermes-agent hermes_cli/kanban.py `_goal_gate_error`, commit 00030df1…): `verdict`
+ * `continue` = not done yet, `unachievable` = the judge ruled the goal cannot be met; `judgeReason` is
+ * the judge's own words, without the CLI's hint after them.
+ */
+export class GoalJudgeRejected extends Rejected {
+  constructor(
+    d: BoardErrorData,
+    readonly handoff: "completion" | "review handoff",
+    readonly verdict: "continue" | "unachievable",
+    readonly judgeReason: string,
+  ) {
+    super(d, `the goal judge refused the ${handoff}: ${judgeReason}`, "goal_judge_rejected");
+  }
+}
+
+/**
+ * Hermes 0.21.4+: `complete` refused because parents are not done (hermes_cli/kanban.py `_cmd_complete`,
+ * commit 00030df1…: `unsatisfied parent dependencies: <id> (<status>), …`) — each parent with its status.
+ */
+export class UnmetParents extends Rejected {
+  constructor(
+    d: BoardErrorData,
+    readonly parents: readonly { id: string; status: string }[],
+  ) {
+    super(d, `parents not done: ${parents.map((p) => `${p.id} (${p.status})`).join(", ")}`, "unmet_parents");
   }
 }
 

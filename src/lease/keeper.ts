@@ -17,6 +17,12 @@ import type { FencedBoard } from "./fenced.js";
 export interface LeaseKeeperDeps {
   fenced: Pick<FencedBoard, "heartbeat" | "checkOwned">;
   intervalMs: number;
+  /**
+   * When the first beat is due after `start()` (default: one interval). A run starts its keeper right
+   * after the claim's read with 0: the board hears from the run (and the run learns it still owns the
+   * task) at once, not a whole interval after a claim that — on 0.21.4+ — set `last_heartbeat_at` anew.
+   */
+  firstBeatMs?: number;
   /** Times the beats (default: the system clock). */
   clock?: Clock;
   /** Extra attempts (after the board's own retries) before a failure counts as unresolved. */
@@ -96,7 +102,7 @@ export class LeaseKeeper implements Keeper {
   private async run(): Promise<void> {
     const signal = this.ac.signal;
     const clock = this.d.clock ?? systemClock;
-    let due = clock.now() + this.d.intervalMs;
+    let due = clock.now() + (this.d.firstBeatMs ?? this.d.intervalMs);
     for (;;) {
       const wait = due - clock.now();
       if (wait > 0 ? !(await sleepUnlessAborted(wait, signal)) : signal.aborted) return;

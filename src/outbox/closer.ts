@@ -90,7 +90,13 @@ export class Closer implements RunCloser {
     } catch (err) {
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
       const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
-      const instead = isDefinitiveRefusal(err) ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain) : null;
+      const instead = isDefinitiveRefusal(err)
+        ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain, {
+            err,
+            taskId: entry.taskId,
+            board: entry.board,
+          })
+        : null;
       if (instead) return this.refused(entry, fenced, instead, err);
       const error = this.d.redactor.redact(describeError(err));
       this.d.log?.("error", "close failed", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, err: error });

@@ -5,7 +5,8 @@
 // did not land; the refused intent stays in the outbox (state `refused`) with its full metadata.
 import { Rejected, UsageError } from "../errors/board.js";
 import { type Usage, usageLine } from "../board/card.js";
-import { renderBlock } from "../result/template.js";
+import { kindFor, renderBlock } from "../result/template.js";
+import { refusalTemplate } from "./refusal-text.js";
 import type { CloseIntent } from "./outbox.js";
 
 /** A refusal that no retry or replay can change (the lease is fine: ownership refusals are LeaseLost already). */
@@ -13,11 +14,22 @@ export function isDefinitiveRefusal(err: unknown): err is UsageError | Rejected 
   return err instanceof UsageError || err instanceof Rejected;
 }
 
-/** The block that replaces a refused close (only a complete or a review hand-off is replaced). */
-export function refusedCloseBlock(intent: CloseIntent, error: string, explain?: (error: string) => string | null): CloseIntent | null {
+/**
+ * The block that replaces a refused close (only a complete or a review hand-off is replaced). A refusal
+ * the bridge can name the fix of (the goal judge, unmet parents: outbox/refusal-text.ts) gets its own
+ * text; `refusal` says which task and board the close was for.
+ */
+export function refusedCloseBlock(
+  intent: CloseIntent,
+  error: string,
+  explain?: (error: string) => string | null,
+  refusal?: { err: unknown; taskId: string; board: string },
+): CloseIntent | null {
   if (intent.type !== "complete") return null;
-  const why = explain?.(error) ?? null;
   const summary = intent.summary.length > 1500 ? `${intent.summary.slice(0, 1500)} …` : intent.summary;
+  const typed = refusal ? refusalTemplate(refusal.err, { taskId: refusal.taskId, board: refusal.board, review: intent.review !== undefined, summary }) : null;
+  if (typed) return { type: "block", kind: kindFor(typed.cause), reason: `${renderBlock(typed)}\n${usageOf(intent.metadata)}` };
+  const why = explain?.(error) ?? null;
   return {
     type: "block",
     kind: "needs_input",

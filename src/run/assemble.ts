@@ -62,6 +62,8 @@ export interface ClaimedRun {
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
   /** What this seat spent today (the daily budget). */
   seatToday: () => Spend;
+  /** Honour Hermes's `active_pr` guard (the board's CLI has `authorize-existing-pr`). */
+  activePrGuard?: boolean | undefined;
   hooks: RunHooks;
 }
 
@@ -105,6 +107,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     make: s.make,
     budget: { limits: c.agent.budget, seatToday: r.seatToday },
     ...(r.adopted ? { adopted: r.adopted } : {}),
+    activePrGuard: r.activePrGuard,
     hooks: r.hooks,
   };
 }

@@ -55,6 +55,8 @@ export interface TaskRunDeps {
   egress?: EgressPlan | undefined;
   /** How a limit or login failure the agent reported is checked before the seat acts on it (run/claims.ts). */
   claims?: ClaimPolicy | undefined;
+  /** Honour Hermes's `active_pr` guard before the agent starts (the CLI has `authorize-existing-pr`: 0.21.4+). */
+  activePrGuard?: boolean | undefined;
   /** How a successful run ends: complete, or a review hand-off (close.review, close.reviewer). */
   review: ReviewPolicy;
   /** Which comments reach a running agent as notes, and how many (steering.*). */

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import type { AgentAdapter, AgentRunInput } from "../agents/port.js";
 import type { TaskDetail } from "../board/port.js";
+import { activePrHold } from "../board/pr-guard.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import { type RunPlan, continuationVars, planRun } from "../continuity/plan.js";
 import { TaskSession } from "../continuity/session.js";
@@ -14,6 +15,7 @@ import type { GitRunner } from "../git/runner.js";
 import { contractBrief } from "../result/contract.js";
 import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
+import { activePrBlock } from "./active-pr.js";
 import { checkPins, stagePins } from "./pins.js";
 import { changesBrief } from "./review.js";
 import { shownToAgent } from "../tools/shown.js";
@@ -34,6 +36,8 @@ export interface PrepareInput {
   skillRoots: readonly string[];
   author: string;
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
+  /** Honour Hermes's `active_pr` guard (its CLI names the way past it: `authorize-existing-pr`, 0.21.4+). */
+  activePrGuard?: boolean | undefined;
   signal: AbortSignal;
 }
 
@@ -52,6 +56,9 @@ export type PrepareResult = Prepared | { decision: Decision };
 export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   const { record, detail } = i;
   const lease = record.lease;
+  // A PR an earlier run opened holds the task (board/pr-guard.ts): no workspace, no agent.
+  const held = i.activePrGuard ? activePrHold(detail, record.story.startedAt / 1000, lease.runId) : null;
+  if (held) return { decision: activePrBlock(held, detail.task, lease.board) };
   let ws: PreparedWorkspace;
   try {
     ws = await i.workspaces.prepare(lease, detail.task, i.signal);

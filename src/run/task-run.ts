@@ -64,6 +64,8 @@ export class TaskRun {
   private stopped: RunReport["stopped"];
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
   private refusedInstead = false;
+  /** The cause the block that landed instead names (outbox/refusal-text.ts: a refusal of its own kind). */
+  private refusedCause = "human decision needed";
   /** The close was a review hand-off that landed: the session stays for requested changes. */
   private handedForReview = false;
   readonly record: RunRecord;
@@ -150,7 +152,7 @@ export class TaskRun {
     };
     if (cut) report.cut = cut;
     if (decision.type === "block") report.cause = decision.template.cause;
-    if (this.refusedInstead) report.cause = "human decision needed";
+    if (this.refusedInstead) report.cause = this.refusedCause;
     if (record.facts.limit) report.limit = record.facts.limit;
     if (record.facts.authFailed) report.authFailed = true;
     if (decision.type === "block" && decision.unreachable) report.unreachable = record.facts.unreachable ?? record.facts.stopDetail ?? "connection errors";
@@ -185,22 +187,9 @@ export class TaskRun {
   }
 
   private prepareInput(detail: TaskDetail, context: string, dir: string, privateDir: string): Parameters<typeof prepareRun>[0] {
-    return {
-      record: this.record,
-      detail,
-      context,
-      dir,
-      privateDir,
-      agent: this.d.agent,
-      workspaces: this.d.workspaces,
-      continuity: this.d.continuity,
-      gate: this.d.gate,
-      prompts: this.d.prompts,
-      skillRoots: this.d.skillRoots,
-      author: this.d.author,
-      adopted: this.d.adopted,
-      signal: this.d.shutdown,
-    };
+    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard } = this.d;
+    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard };
+    return { ...from, record: this.record, detail, context, dir, privateDir, signal: this.d.shutdown };
   }
 
   /** Deliverables of a complete are attached to the task; the workspace records its state (checkout: commit + push). */
@@ -272,6 +261,8 @@ export class TaskRun {
       else if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
       const res = await this.d.closer.close(this.d.fenced, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
+      if (this.refusedInstead && res.entry.intent.type === "block")
+        this.refusedCause = /^cause: (.+)$/m.exec(res.entry.intent.reason)?.[1] ?? this.refusedCause;
       this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;

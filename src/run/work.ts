@@ -93,6 +93,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   const keeper = w.make.keeper({
     fenced: w.fenced,
     intervalMs: lc.heartbeatMs,
+    // The first beat right after the claim's read (lease/keeper.ts), the next ones every interval.
+    firstBeatMs: 0,
     clock: w.clock,
     ...(w.recheck ? { recheckAttempts: w.recheck.attempts, recheckDelayMs: w.recheck.delayMs } : {}),
     note: () => record.story.lastNote,

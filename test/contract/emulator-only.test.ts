@@ -26,6 +26,7 @@ describe("emulator and watch", () => {
       // 0.20.0's request-review takes --summary and --reviewer, not --metadata (0.21 does).
       review: true,
       reviewMetadata: false,
+      authorizeExistingPr: false,
     });
     const old = emu.board({ env: { parent: process.env, passEnv: [], set: { HERMES_HOME: emu.home, HERMES_EMULATOR_COMPAT: "0.14" }, author: "x" } });
     expect((await old.capabilities()).blockKinds).toEqual([]);

@@ -170,6 +170,7 @@ export class FakeBoard implements Board {
       expectedStatus: [],
       review: true,
       reviewMetadata: false,
+      authorizeExistingPr: false,
     };
   }
 

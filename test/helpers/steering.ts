@@ -1,5 +1,5 @@
 // Scenarios of the board talking to a running agent, run on the emulator (test/integration) and on the
-// real Hermes CLI (test/real): an operator's reclaim or block stops the agent before its first
+// real Hermes CLI (test/real): an operator's reclaim or block stops the agent before its next
 // heartbeat would have noticed (default TTL and heartbeat: 120 s), and nothing of that run lands
 // afterwards; an operator's comment reaches a command agent's inbox exactly once, the seat's own
 // comments never do.
@@ -63,7 +63,7 @@ export async function liveBridge(emu: Emu, o: { watch?: boolean; base?: Record<s
 
 /**
  * The operator reclaims or blocks a running task. The run must end (its agent gone) long before the
- * first heartbeat (120 s at the default TTL) — the watch line did it — with nothing of it landing after.
+ * heartbeat after the first (120 s at the default TTL) — the watch line did it — with nothing of it landing after.
  */
 export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Promise<{ report: RunReport; doc: ShowDoc; stopMs: number }> {
   const pidFile = join(emu.dir, "agent.pid");
@@ -76,6 +76,8 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
       beats += 1;
     });
     await waitFor("the agent to start", () => phaseOf(b, id) === "working" && existsSync(pidFile));
+    // The run's first heartbeat goes right after the claim's read (lease/keeper.ts): the next is 120 s out.
+    await waitFor("the first heartbeat", () => beats === 1);
     // The file can be there before its content (writeFileSync creates, then writes): an empty read is pid 0,
     // which `kill(0, 0)` finds "alive" — this test's own process group.
     const pid = await waitFor("the agent's pid", () => Number(readFileSync(pidFile, "utf8")) || null);
@@ -92,8 +94,8 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
     const stopMs = Date.now() - t0;
     expect(report.decision).toBe("lost");
     expect(alive(pid)).toBe(false);
-    // No heartbeat ran (the first is 120 s out): the board event stopped it.
-    expect(beats).toBe(0);
+    // No heartbeat ran after the first (the next is 120 s out): the board event stopped it.
+    expect(beats).toBe(1);
     // Give a late write every chance to land before looking.
     await new Promise((res) => setTimeout(res, 500));
     const doc = await emu.show(id);

@@ -28,6 +28,8 @@ describe("Hermes 0.21.3 capabilities", () => {
       heartbeatExtends: false,
       expectedStatus: [],
       attach: true,
+      // 0.21.3 has no way past the active_pr guard (authorize-existing-pr is 0.21.4+).
+      authorizeExistingPr: false,
     });
   });
 });

@@ -18,6 +18,7 @@ const CAPS: Capabilities = {
   expectedStatus: [],
   review: true,
   reviewMetadata: false,
+  authorizeExistingPr: false,
 };
 
 /** The in-memory board with one task whose `context` says `maxRuntime`; its claims are recorded (and may be lost). */

@@ -65,6 +65,24 @@ describe("LeaseKeeper", () => {
     await k.stop();
   });
 
+  it("firstBeatMs 0 (a run's keeper, started right after the claim's read): the first beat goes at once, then one every interval", async () => {
+    const board = new FakeBoard();
+    const onDetail = vi.fn();
+    const t0 = Date.now();
+    const k = keeper(board, { intervalMs: 1000, firstBeatMs: 0, note: () => "claimed", onLost: vi.fn(), onUnresolved: vi.fn(), onDetail });
+    k.start();
+    await vi.advanceTimersByTimeAsync(0);
+    // at once: the heartbeat, then the ownership read it is confirmed by
+    expect(board.began.map((t) => t - t0)).toEqual([0]);
+    expect(onDetail).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(board.began).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(board.began.map((t) => t - t0)).toEqual([0, 1000]);
+    expect(board.notes).toEqual(["claimed", undefined]);
+    await k.stop();
+  });
+
   it("keeps a fixed rate: a slow CLI call does not push the next beats back; an overrun beat is followed at once", async () => {
     const board = new FakeBoard();
     board.callMs = 300;

@@ -13,6 +13,7 @@ import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach
 import { acceptCompletion, scopeGuard } from "./line021.js";
 import { type Verb, type VerbCtx, list, prog, str, tx } from "./types.js";
 import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./named-claims.js";
+import { goalGate, parentsRefusal } from "./line0215.js";
 
 export function parseMetadata(raw: string | null): Record<string, unknown> | null {
   if (raw === null || raw === "") return null;
@@ -157,6 +158,12 @@ export const complete: Verb = {
     const errors: string[] = [];
     for (const id of ids) {
       scopeGuard(ctx, id);
+      // 0.21.4+: a --goal task's completion goes past the goal judge first (verbs/line0215.ts).
+      const judged = goalGate(ctx, id, "completion");
+      if (judged) {
+        errors.push(judged);
+        continue;
+      }
       const expectedRun = workerRunId(ctx.env, id);
       const before = getTask(ctx.db, id);
       let metadata = before
@@ -170,6 +177,9 @@ export const complete: Verb = {
         if (refused) return refused;
         if (!["running", "ready", "blocked", "review"].includes(t.status) || fencedOut(ctx.env, t))
           return `cannot complete ${id} (unknown id or terminal state)`;
+        // 0.21.4+: open parents refuse the complete, named by id and status.
+        const parents = parentsRefusal(ctx, id);
+        if (parents) return parents;
         // 0.21: a contract that needs publication evidence is checked first (its refusal stays on the task).
         if (acceptCompletion(ctx, t, metadata, expectedRun) === false) return `cannot complete ${id} (unknown id or terminal state)`;
         if (metadata) {

@@ -3,6 +3,7 @@
 import { type TaskRow, addEvent, endRun, recomputeReady } from "../model.js";
 import { isProfile } from "../store.js";
 import { namedClaims, v021 } from "../io.js";
+import { activePrGuarded, dispatchAllowed, v0215 } from "./line0215.js";
 import { type Verb, num, prog, tx } from "./types.js";
 
 /** DEFAULT_FAILURE_LIMIT */
@@ -74,10 +75,15 @@ export const dispatch: Verb = {
       const spawned: { task_id: string; assignee: string; workspace: string }[] = [];
       const unassigned: string[] = [];
       const nonspawnable: string[] = [];
+      const guarded: [string, string][] = [];
       for (const t of ready) {
         if (!t.assignee) unassigned.push(t.id);
-        else if (!isProfile(ctx.loc.root, t.assignee)) nonspawnable.push(t.id);
-        else spawned.push({ task_id: t.id, assignee: t.assignee, workspace: "" });
+        else if (!isProfile(ctx.loc.root, t.assignee) || !dispatchAllowed(ctx, t.assignee)) nonspawnable.push(t.id);
+        // 0.21.4+ (verbs/line0215.ts): after the profile check, so a bridge's lane is never guarded here.
+        else if (activePrGuarded(ctx, t.id)) {
+          guarded.push([t.id, "active_pr"]);
+          if (!v.dry) addEvent(ctx.db, t.id, "respawn_guarded", { reason: "active_pr" }, ctx.now);
+        } else spawned.push({ task_id: t.id, assignee: t.assignee, workspace: "" });
       }
       return {
         reclaimed,
@@ -91,6 +97,7 @@ export const dispatch: Verb = {
         skipped_nonspawnable: nonspawnable,
         skipped_per_profile_capped: [],
         auto_assigned_default: [],
+        ...(v0215(ctx.env) ? { respawn_guarded: guarded } : {}),
       };
     });
     if (v.json) {

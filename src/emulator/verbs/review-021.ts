@@ -12,6 +12,7 @@ import { EmuExit, fail } from "../io.js";
 import { addComment, addEvent, endRun, fencedOut, getTask, parentsOpen, profileAuthor, synthesizeRun, workerRunId } from "../model.js";
 import { parseMetadata, stageArtifacts } from "./complete.js";
 import { scopeGuard } from "./line021.js";
+import { goalGate } from "./line0215.js";
 import { type Verb, list, prog, str, tx } from "./types.js";
 
 const LIVE_CLAIM =
@@ -33,6 +34,9 @@ export const requestReview021: Verb = {
     const summary = str(v, "summary")?.trim() || null;
     const metadata = parseMetadata(str(v, "metadata"));
     scopeGuard(ctx, id);
+    // 0.21.4+: the goal judge sees every terminal hand-off, the review one included (#100954).
+    const judged = goalGate(ctx, id, "review handoff");
+    if (judged) fail(ctx, judged);
     const run = workerRunId(ctx.env, id);
     const reviewer = str(v, "reviewer")?.trim().toLowerCase() || null;
     const outcome = tx(ctx, (): { error: string } | { summary: string | null } => {

@@ -126,6 +126,8 @@ export const create: Verb = {
           contract,
         );
       for (const p of parents) ctx.db.prepare("INSERT OR IGNORE INTO task_links (parent_id, child_id) VALUES (?, ?)").run(p, id);
+      // 0.21.5 mode (verbs/line0215.ts): `--goal` runs the task under the goal judge.
+      if (v.goal_mode === true) ctx.db.prepare("UPDATE tasks SET goal_mode = 1, goal_max_turns = ? WHERE id = ?").run(num(v, "goal_max_turns"), id);
       addEvent(
         ctx.db,
         id,
@@ -141,7 +143,7 @@ export const create: Verb = {
           branch_name: null,
           project_id: null,
           skills: skills.length ? skills : null,
-          goal_mode: null,
+          goal_mode: v.goal_mode === true ? true : null,
           model_override: model,
           provider_override: provider,
         },
