@@ -23,7 +23,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { createRequire } from "node:module";
 import { EmuExit } from "../io.js";
 import { type TaskRow, addEvent, getTask, profileAuthor } from "../model.js";
 import type { Verb, VerbCtx } from "./types.js";
@@ -216,6 +216,8 @@ export function activePrGuarded(ctx: VerbCtx, id: string): boolean {
  */
 function allowlist(root: string): string[] | null {
   const file = join(root, "config.yaml");
+  // Loaded only here: the emulator needs no package but its (optional) SQLite driver to start.
+  const parseYaml = (text: string): unknown => (createRequire(import.meta.url)("yaml") as { parse: (t: string) => unknown }).parse(text);
   let kanban: unknown = {};
   try {
     kanban = existsSync(file) ? ((parseYaml(readFileSync(file, "utf8")) as { kanban?: unknown } | null)?.kanban ?? {}) : {};
