@@ -71,7 +71,14 @@ describe("continuity with a command agent", () => {
     // run 2 resumes the session (the budget of 1 is used), then loses its lease (an operator reclaims it)
     const keepWorking = agent(["sh", "-c", `HERMES_BRIDGE_RESUME_SESSION= exec ${process.execPath} ${AGENT}`]);
     const second = await runBridge(emu, { base: { claim: { ttlSeconds: 600 }, heartbeat: { intervalSeconds: 1 }, agent: keepWorking } });
-    second.daemon.once("claimed", () => void emu.kanban(["reclaim", id]));
+    // the operator reclaims once the run is under way (its third heartbeat, 2 s in: the first goes out at the claim)
+    let beats = 0;
+    second.daemon.on("heartbeat", () => {
+      beats += 1;
+      if (beats === 3) void emu?.kanban(["reclaim", id]);
+    });
+    // (the task is ready again after the operator's reclaim: this seat stops after that run, run 3 is below)
+    second.daemon.once("run:closed", () => void second.daemon.stop());
     await second.daemon.done;
     expect(second.reports[0]).toMatchObject({ decision: "lost", resumed: true });
     // run 3: over the budget — blocked for a human before the agent starts
