@@ -9,7 +9,7 @@ import { kindOf } from "../agents/kinds.js";
 import type { Config } from "../config/schema.js";
 import { rangeOf } from "../egress/address.js";
 import type { HostRule } from "../egress/allow.js";
-import { egressPlan } from "../egress/plan.js";
+import { egressPlan, loopbackForwards } from "../egress/plan.js";
 import { describeError } from "../errors/index.js";
 import type { Check } from "./check.js";
 
@@ -60,13 +60,18 @@ export function networkCheck(c: Config, env: NodeJS.ProcessEnv, jailed: boolean)
         .filter(from)
         .map((r) => show(r))
         .join(", ");
+    const kinds = group((r) => r.from.startsWith("the agent kind"));
+    const loopback = loopbackForwards(plan);
     const parts = [
-      `the kind's: ${group((r) => r.from.startsWith("the agent kind")) || "none"}`,
+      kinds ? `the kind's: ${kinds}` : `no API or login host of the kind's (a ${c.agent.kind} agent: only allowHosts)`,
       plan.api
         ? `its API ${plan.api.upstream} (${plan.api.keys.length ? `${plan.api.keys.map((k) => k.env).join(", ")} kept outside the jail: the agent holds a placeholder` : "no key in the environment"})`
         : "",
       `allowHosts: ${group((r) => r.from.startsWith("agent.isolation.allowHosts")) || "none"}`,
       plan.allow.deny.length ? `denyHosts: ${plan.allow.deny.map(show).join(", ")}` : "",
+      // A port of the host's loopback the jail does not forward answers "connection refused" inside it, unseen by the proxy.
+      `the host's loopback: ${loopback.length ? `${loopback.join(", ")} forwarded` : "nothing forwarded (a loopback service needs its exact host:port in allowHosts)"}`,
+      "a host without a port means 443 and 80",
     ].filter(Boolean);
     return pass(`proxy: the agent reaches only ${parts.join("; ")}`);
   } catch (err) {

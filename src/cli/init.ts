@@ -59,7 +59,7 @@ function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: strin
     assignee: " the seat's lane: assign tasks to it (never a Hermes profile name — a gateway would spawn its own worker); seats sharing it form a pool",
     stateDir: " outbox, sessions, the agent's login home and status (mode 0700, this user's only)",
     hermes: ' how this host reaches the board\'s `hermes kanban` CLI (another host: "ssh -T board-host hermes")',
-    agent: ` the agent (kind ${setup.kind}); its login home is in the state dir`,
+    agent: ` the agent (kind ${setup.kind})${setup.loginIds?.length ? "; its login home is in the state dir" : ""}`,
   };
   const map = doc.contents as YAMLMap;
   for (const pair of map.items as Pair[]) {

@@ -68,6 +68,7 @@ export async function statusCommand(
   if (s.seat.network) {
     const refused = s.seat.network.blocked.slice(0, 10).map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})`);
     print(`network: ${termSafe(s.seat.network.mode, 20)}${refused.length ? `; refused since start: ${refused.join(", ")}` : ""}\n`);
+    if (refused.length) print("  to let one through: its host:port in agent.isolation.allowHosts, then restart the seat\n");
   }
   if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);

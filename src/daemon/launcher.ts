@@ -157,7 +157,9 @@ export class RunLauncher {
           onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
           onEgressBlocked: (host, port, why) => {
             this.s.metrics?.egressRefused(host);
-            this.s.log.warn({ ...ids(), host, port, why }, "egress refused (the first time this run asked for it)");
+            const entry = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+            const fix = `"${entry}" in agent.isolation.allowHosts, then restart the seat`;
+            this.s.log.warn({ ...ids(), host, port, why, fix }, "egress refused (the first time this run asked for it)");
             this.hooks.onEgressBlocked?.(host, port);
           },
           onEgressFailed: (host, port, why) => this.s.log.warn({ ...ids(), host, port, why }, "an allowed host could not be reached"),
