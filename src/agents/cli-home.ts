@@ -13,6 +13,7 @@ import { describeError } from "../errors/index.js";
 import { readBytesInside, readTextInside, SandboxRefused } from "../sandbox/files.js";
 import { walkFiles } from "../sandbox/tree.js";
 import { writeStateFile } from "../state/atomic.js";
+import { systemClock } from "../time/clock.js";
 
 /** One credential file of a CLI's home. */
 export interface CredentialFile {
@@ -107,7 +108,7 @@ export async function refreshLogin(o: {
     if (!kept) continue;
     const was = await readJson(o.login, c.path);
     const login = was === undefined || was === null ? null : c.pick(was);
-    if (JSON.stringify(login) === JSON.stringify(kept) || !c.accepts(login, kept, o.now ?? Date.now())) continue;
+    if (JSON.stringify(login) === JSON.stringify(kept) || !c.accepts(login, kept, o.now ?? systemClock.now())) continue;
     candidates.push({ path: c.path, kept, was: login });
   }
   if (candidates.length === 0) return [];

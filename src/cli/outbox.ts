@@ -1,5 +1,6 @@
 // `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them. Needs no
 // agent settings. Text is shown with control characters escaped.
+import { systemClock } from "../time/clock.js";
 import { buildOps } from "../daemon/build.js";
 import { createLogger } from "../log/logger.js";
 import { replayOutbox } from "../outbox/replay.js";
@@ -19,7 +20,7 @@ async function setup(o: OutboxOptions, env: NodeJS.ProcessEnv, locked?: (lock: S
   printWarnings(config);
   ensureStateDir(config.stateDir);
   // A replay writes closes: never beside the seat's running daemon (it replays its own outbox).
-  if (locked) locked(await lockStateDir(config.stateDir, { config: o.config ?? null, now: Date.now() }));
+  if (locked) locked(await lockStateDir(config.stateDir, { config: o.config ?? null, now: systemClock.now() }));
   const log = createLogger({ level: "warn", format: "json", destination: process.stderr });
   return buildOps(config, env, log);
 }

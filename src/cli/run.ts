@@ -1,4 +1,5 @@
 // `hermes-bridge run`: the daemon. Signals: first SIGINT/SIGTERM drains, the second aborts runs.
+import { systemClock } from "../time/clock.js";
 import { loadConfig, preflight } from "../agents/kinds.js";
 import type { Config } from "../config/schema.js";
 import { build, redactorFor } from "../daemon/build.js";
@@ -28,7 +29,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   const config = loadConfig({ file: o.config, env, flags: o.flags });
   ensureStateDir(config.stateDir);
   // One daemon per seat: held for this process's life (a second one is refused, naming this one).
-  const lock = await lockStateDir(config.stateDir, { config: o.config ?? null, now: Date.now() });
+  const lock = await lockStateDir(config.stateDir, { config: o.config ?? null, now: systemClock.now() });
   const redactor = redactorFor(config, env);
   const log = createLogger({ level: config.log.level, format: config.log.format, redact: (t) => redactor.redact(t) });
   try {
