@@ -6,7 +6,7 @@ import { buildMetadata } from "../result/common.js";
 import type { Decision } from "../result/decision.js";
 import { kindFor } from "../result/template.js";
 import type { CutReason } from "../continuity/journal.js";
-import { type RunStory, blockReason, bridgeInfo, egressLine } from "./close-text.js";
+import { type RunStory, blockReason, bridgeInfo, completeSummary } from "./close-text.js";
 import { type LimitMode, limitIntent } from "./limit.js";
 import type { RunFacts } from "./decide.js";
 import { type KeptClaim, type ShutdownMode, shutdownIntent } from "./restart.js";
@@ -28,10 +28,11 @@ export interface IntentContext {
 export function closeIntentOf(decision: Exclude<Decision, { type: "lost" }>, o: IntentContext): CloseIntent | KeptClaim {
   if (decision.type === "complete") {
     const bridge = bridgeInfo(o.story, o.lease.runId, o.facts.finished, o.facts.stop);
-    // What the run's network refused is said on a done card too (its summary), not only in a block's text.
-    const refused = o.story.egress?.blocked.length ? `\n\n${egressLine(o.story.egress)}` : "";
-    const d = refused ? { ...decision, summary: `${decision.summary}${refused}` } : decision;
-    return completeIntent(d, { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) }, o.review);
+    return completeIntent(
+      { ...decision, summary: completeSummary(decision.summary, o.story) },
+      { ...buildMetadata(decision.result, bridge), ...(decision.extras ?? {}) },
+      o.review,
+    );
   }
   if (decision.unreachable) return unreachableIntent(decision, { seat: o.seat, lane: o.lane, story: o.story });
   const limit = decision.limit ? o.facts.limit : undefined;

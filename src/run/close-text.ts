@@ -76,6 +76,18 @@ function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
   };
 }
 
+/**
+ * A done card's summary: the agent's, then what a board user cannot see elsewhere — where the work went when
+ * the board's path does not hold it (a checkout of this host's), and what the run's network refused.
+ */
+export function completeSummary(summary: string, s: RunStory): string {
+  const extra = [
+    s.workspace?.mode === "checkout" && s.workspaceNote ? `Workspace: ${s.workspaceNote}` : "",
+    s.egress?.blocked.length ? egressLine(s.egress) : "",
+  ].filter(Boolean);
+  return extra.length ? `${summary}\n\n${extra.join("\n\n")}` : summary;
+}
+
 /** A failed run's block says what its network refused (often why it failed). */
 export const egressLine = (e: EgressCounts): string => {
   const refused = e.blocked.length

@@ -223,7 +223,6 @@ export class TaskRun {
         });
         this.record.story.workspaceNote = fin.note;
         if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
-        if (d.type === "complete" && !ws.sharedWithBoard && fin.note) d = { ...d, summary: `${d.summary}\n\nWorkspace: ${fin.note}` }; // where it went
       } catch (err) {
         this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
         if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
