@@ -10,6 +10,7 @@ import { killGroup } from "../../src/process/runner.js";
 import { jailProcesses } from "../../src/process/terminate.js";
 import { SEAT } from "../helpers/bridge.js";
 import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
+import { twoRestarts } from "../helpers/restarts.js";
 import { Emu } from "../helpers/emulator.js";
 import { alive, waitFor } from "../helpers/steering.js";
 
@@ -149,23 +150,8 @@ describe("restart recovery and signals (real processes)", () => {
 
   it("two restarts during one task (a planned one, then a crash) never send it to a person", async () => {
     emu = await Emu.create();
-    const id = await emu.createTask("twice", { assignee: SEAT, body: "MODE:wait-file" });
-    const cfg = join(emu.dir, "c.yaml");
-    writeFileSync(cfg, "shutdown: {graceSeconds: 0}\n");
-    const first = startDaemon(emu, LONG, cfg);
-    await first.waitFor(started);
-    process.kill(first.pid, "SIGTERM");
-    await first.result;
-    const second = startDaemon(emu, LONG, cfg);
-    const agent = await second.waitFor(started);
-    process.kill(second.pid, "SIGKILL");
-    killGroup(Number(agent.agent_pid), "SIGKILL");
-    await second.result;
-    const third = startDaemon(emu, ["--once", ...LONG], cfg);
-    await third.waitFor(started);
-    writeFileSync(join((await emu.show(id)).task.workspace_path ?? "", "go"), "");
-    expect((await third.result).exitCode).toBe(0);
-    const d = await emu.show(id);
+    const { doc: d, exitCode } = await twoRestarts(emu, "shutdown: {graceSeconds: 0}\n", LONG);
+    expect(exitCode).toBe(0);
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
     expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);

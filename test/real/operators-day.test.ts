@@ -6,9 +6,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
-import { killGroup } from "../../src/process/terminate.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
+import { twoRestarts } from "../helpers/restarts.js";
 import { Emu } from "../helpers/emulator.js";
 import { alive } from "../helpers/steering.js";
 
@@ -58,23 +58,8 @@ describe.skipIf(!bin)("the operator's day on the real Hermes CLI", () => {
 
   it("row 4: a planned restart, then a crash with the agent dying, during one task: it continues by itself, never blocked", async () => {
     board = await Emu.create("real", { command: splitCommand(bin ?? "") });
-    const id = await board.createTask("twice", { assignee: SEAT, body: "MODE:wait-file" });
-    const cfg = join(board.dir, "c.yaml");
-    writeFileSync(cfg, "shutdown: {graceSeconds: 0}\nagent: {kind: command, isolation: {mode: none}}\n");
-    const first = startDaemon(board, LONG, cfg);
-    await first.waitFor(started);
-    process.kill(first.pid, "SIGTERM");
-    await first.result;
-    const second = startDaemon(board, LONG, cfg);
-    const agent = await second.waitFor(started);
-    process.kill(second.pid, "SIGKILL");
-    killGroup(Number(agent.agent_pid), "SIGKILL");
-    await second.result;
-    const third = startDaemon(board, ["--once", ...LONG], cfg);
-    await third.waitFor(started);
-    writeFileSync(join((await board.show(id)).task.workspace_path ?? "", "go"), "");
-    expect((await third.result).exitCode).toBe(0);
-    const d = await board.show(id);
+    const { doc: d, exitCode } = await twoRestarts(board, "shutdown: {graceSeconds: 0}\nagent: {kind: command, isolation: {mode: none}}\n", LONG);
+    expect(exitCode).toBe(0);
     expect(d.task.status).toBe("done");
     expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
   });
