@@ -8,6 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 work=$(mktemp -d "${TMPDIR:-/tmp}/hkb-pack-XXXXXX")
+# As root the agent runs as uid 65534 (agent.isolation.user): it must pass the state dir's parents.
+chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT
 tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 echo "packed $tarball ($(du -k "$work/$tarball" | cut -f1) KiB)"

@@ -7,6 +7,7 @@
 // `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins its group
 // itself before it execs the jail (a wrapper: nothing it forks escapes), then drops to the agent's uid.
 import { existsSync } from "node:fs";
+import { PermanentError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
 import { type CgroupRoots, type Caps, RunCgroup, cannotMakeGroups, hostRoots } from "./cgroups.js";
 
@@ -81,6 +82,15 @@ const JOIN = [
  */
 const PARENT = 'read -r _ _ _ pp _ < /proc/$$/stat; [ "$pp" = "$1" ] || exit 125; shift; exec "$@"';
 
+/** The uid switch after joining the run's caps needs setpriv (util-linux), and the host has none. */
+export class SetprivMissing extends PermanentError {
+  constructor() {
+    super("setpriv_missing", `${SETPRIV_MISSING}: the agent cannot be switched to its own user once it joined its caps`);
+  }
+}
+
+export const SETPRIV_MISSING = "setpriv (util-linux) is not installed (Debian/Ubuntu: apt-get install util-linux)";
+
 export interface Wrapped {
   argv: string[];
   /** The uid switch was done by the wrapper (setpriv): the process starts as the bridge's user. */
@@ -101,6 +111,8 @@ export function capped(
     binds?: readonly (readonly [string, string])[] | undefined;
     /** setpriv and the bridge's pid: the jail dies with the bridge from its first instruction on. */
     dieWith?: { setpriv: string; parent: number } | null | undefined;
+    /** setpriv's absolute path (policy.ts), for a uid switch after a join; null where the host has none. */
+    setpriv?: string | null | undefined;
   },
 ): Wrapped {
   const binds = o.binds ?? [];
@@ -116,7 +128,8 @@ export function capped(
   }
   // Nothing to do before the jail but the uid switch: the process runner does that itself.
   if (binds.length === 0 && files.length === 0 && !scope) return { argv: [...argv], switched: false };
-  const drop = o.as ? ["setpriv", `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
+  if (o.as && !o.setpriv) throw new SetprivMissing();
+  const drop = o.as && o.setpriv ? [o.setpriv, `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
   return wrap(argv, { ...o, binds, files, scope, drop });
 }
 

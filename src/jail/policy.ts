@@ -5,12 +5,13 @@
 // choices. The operator's extra paths are checked against the forbidden roots (roots.ts).
 import { readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
+import { delimiter } from "node:path";
 import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import type { JailPolicy } from "./jail.js";
-import type { LimitsPolicy } from "./limits.js";
+import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./jail.js";
 import { type ForbiddenRoots, checkExtras } from "./roots.js";
 import { writeSeccomp } from "./seccomp.js";
@@ -60,6 +61,13 @@ export const BWRAP_IN_CONTAINER =
   "docker run --security-opt seccomp=deploy/docker/seccomp-bwrap.json (or seccomp=unconfined) --security-opt systempaths=unconfined " +
   "--security-opt apparmor=unconfined --security-opt no-new-privileges; compose: privileged: true with no-new-privileges:true (docs/deploy.md)";
 
+/** Where the host's own tools (setpriv, bwrap) are looked for after the bridge's PATH: a narrow PATH never hides them. */
+export const HOST_TOOL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** A host tool the bridge runs itself (never the agent's choice): its absolute path, or null. */
+export const hostTool = (program: string, path: string | undefined): string | null =>
+  resolveProgram(program, [path, HOST_TOOL_PATH].filter((d) => d).join(delimiter), "/");
+
 /** bubblewrap's own words for why it failed (its last stderr line). */
 const lastLine = (s: string, fallback: string) => s.trim().split("\n").pop() || fallback;
 
@@ -71,7 +79,7 @@ export async function probeBwrap(
   /** The jail's system-call filter (seccomp.ts): the probe loads it as every jail does. */
   seccomp: string | null = null,
 ): Promise<{ ok: true; path: string } | { ok: false; why: string }> {
-  const path = resolveProgram(bwrap, env.PATH, "/");
+  const path = hostTool(bwrap, env.PATH);
   let found = false;
   try {
     found = path !== null && statSync(path).isFile();
@@ -118,9 +126,11 @@ export async function resolvePolicy(
     forbidden: o.forbidden,
     tmpBytes: o.limits?.tmpBytes,
     limits: o.limits,
-    setpriv: resolveProgram("setpriv", o.env.PATH ?? "/usr/bin:/bin", "/"),
+    setpriv: hostTool("setpriv", o.env.PATH),
     seccomp: null as string | null,
   };
+  if (iso.mode !== "none" && !user.same && !base.setpriv && (o.limits?.mode === "cgroup" || o.limits?.mode === "systemd"))
+    throw new ConfigError([{ path: "agent.limits", message: `caps an agent of another uid, but ${SETPRIV_MISSING}` }]);
   const userMode = (why: string): JailPolicy => ({ ...base, mode: "user", why });
   if (iso.mode === "none") return { ...base, mode: "none", why: "agent.isolation.mode is none: agents run as the bridge's user, unconfined" };
   if (iso.mode === "user") {

@@ -62,7 +62,7 @@ export class RunJailOf implements RunJail {
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
     const setpriv = this.jail.policy.setpriv;
     const dieWith = setpriv && this.jail.mode !== "none" ? { setpriv, parent: process.pid } : null;
-    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith });
+    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith, setpriv });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
   }
