@@ -28,6 +28,8 @@ systemd_stage() {
   check "systemd: the unit is active and /healthz answers 200" wait_for 60 unit_healthz
   check "systemd: its state is under StateDirectory= (/var/lib/hermes-bridge/s1, 0700, the seat's user), not in a HOME" sx sh -c \
     'test -f /var/lib/hermes-bridge/s1/status.json && test "$(stat -c "%a %U" /var/lib/hermes-bridge/s1)" = "700 hermes-bridge" && test ! -e /home/hermes-bridge/.local/state'
+  check "systemd: the CLIs' execute-only images go under CacheDirectory= (/var/cache/hermes-bridge, 0700, the seat's user), not in a HOME" sx sh -c \
+    'test "$(stat -c "%a %U" /var/cache/hermes-bridge)" = "700 hermes-bridge" && test ! -e /home/hermes-bridge/.cache/hermes-bridge'
   local t1 t2
   t1=$(sd_task "under systemd" "DEMO:complete")
   check "systemd: the seat completes a task" wait_for 60 sd_status_is "$t1" done

@@ -8,7 +8,8 @@ import type { AgentConfig } from "../config/fields.js";
 import { bundledFile, packageRoot } from "../config/paths.js";
 import { BridgeError } from "../errors/index.js";
 import { type StdinChannel, runProcess } from "../process/runner.js";
-import { type JailNeeds, type JailedCommand, nodeMounts } from "../jail/jail.js";
+import type { JailNeeds, JailedCommand } from "../jail/jail.js";
+import { nodeMounts } from "../jail/program.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { agentEnv } from "./env.js";
 import { type AgentEnd, endOf, pump } from "./pump.js";
@@ -141,7 +142,8 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
   return pump({ signal: r.input.signal, stallMs: r.o.stallMs, afterResultMs: r.o.afterResultMs }, async (p) => {
     await r.before?.();
     // A path the jail refuses (a program under a forbidden root) ends here as the run's environment failure.
-    const started: JailedCommand = jail ? await jail.command(r.argv, r.env, r.jailNeeds) : { argv: r.argv, env: r.env };
+    // Its stdout is the CLI's stream: on a descriptor only the program holds, the program's images execute-only (jail/images.ts).
+    const started: JailedCommand = jail ? await jail.command(r.argv, r.env, { ...r.jailNeeds, ownStream: true }) : { argv: r.argv, env: r.env };
     const res = await runProcess({
       argv: started.argv,
       cwd: workspace,
@@ -151,6 +153,7 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
       jailed: jail?.mode === "bwrap",
       jailMarker: started.marker,
       inheritFiles: started.files,
+      streamFd: started.streamFd,
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,

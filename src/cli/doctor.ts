@@ -1,6 +1,7 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
-import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, probeBwrap, resolveAgentUser } from "../jail/policy.js";
+import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, imageCacheOf, probeBwrap, resolveAgentUser } from "../jail/policy.js";
+import { imageCacheProblem } from "../jail/images.js";
 import { writeSeccomp } from "../jail/seccomp.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -153,7 +154,15 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   const seccomp = await writeSeccomp(scratch).catch(() => null);
   const probe = await probeBwrap(iso.bwrap, env, user, seccomp).finally(() => rm(scratch, { recursive: true, force: true }));
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}${seccomp ? ", with its system-call filter" : ""})`);
+  const cache = imageCacheOf(iso, env);
+  const cacheProblem = probe.ok ? await imageCacheProblem(cache) : null;
+  if (cacheProblem)
+    return fail("isolation", cacheProblem, "set agent.isolation.imageCache to a folder this user can write (~700 MiB for Claude Code, Codex and Node)");
+  if (probe.ok)
+    return pass(
+      "isolation",
+      `agents run in a bubblewrap jail (${probe.path}${as}${seccomp ? ", with its system-call filter" : ""}; the CLI from execute-only images in ${cache})`,
+    );
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,

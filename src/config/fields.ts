@@ -48,6 +48,12 @@ export const isolation = z.preprocess(
       readWrite: list(z.string().min(1)).default([]),
       /** The bubblewrap program. */
       bwrap: z.string().min(1).default("bwrap"),
+      /**
+       * Where the execute-only copies of the agent CLIs' images are kept (the CLI runs from them in the jail, so
+       * no other process there can read or write its memory); one per bridge user, shared by its seats. Default:
+       * /var/cache/hermes-bridge/images as root, else $XDG_CACHE_HOME (~/.cache)/hermes-bridge/images.
+       */
+      imageCache: z.string().min(1).optional(),
     })
     .prefault({}),
 );

@@ -3,7 +3,7 @@
 // adapter is loaded on demand).
 import { skillRoots } from "../skills/roots.js";
 import { Jail } from "../jail/jail.js";
-import { cannotReach, forbiddenRoots, resolvePolicy } from "../jail/policy.js";
+import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
 import { resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
@@ -219,6 +219,7 @@ export async function build(
     hermesHomes: settings.hermesHomes,
     files: [c.provenance?.file, c.http.tokenFile],
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
+    own: [imageCacheOf(c.agent.isolation, env)],
   });
   const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });

@@ -6,10 +6,13 @@
 // and ends as the agent ends. `--connect host:port` is a one-shot CONNECT client on stdin/stdout (git's
 // ssh ProxyCommand). `--forward host:port` (repeated): a host loopback service the seat allows by its
 // exact address also listens at that address in the jail, each connection a CONNECT through the proxy
-// (clients go direct to loopback: NO_PROXY). It is a file of its own, using only Node's own modules.
-//   node relay.mjs <port> <socket> [--forward <host:port>]… -- <program> [args…]
+// (clients go direct to loopback: NO_PROXY). `--stream <fd>`: the child's stdout is that descriptor instead of
+// the relay's own, which the relay then closes (the CLI's stream, jail.ts: no process of the jail but the CLI
+// holds it). It is a file of its own, using only Node's own modules.
+//   node relay.mjs <port> <socket> [--forward <host:port>]… [--stream <fd>] -- <program> [args…]
 //   node relay.mjs --connect <host:port> <socket>
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
 
 /** A CONNECT through the proxy's socket; `ready` gets the tunnel (anything the proxy sent past its head first), or null. */
@@ -54,7 +57,7 @@ function forward(target: string, socket: string): void {
   server.unref();
 }
 
-function relay(port: number, socket: string, argv: string[], forwards: string[]): void {
+function relay(port: number, socket: string, argv: string[], forwards: string[], stream: number | undefined): void {
   for (const f of forwards) forward(f, socket);
   const server = createServer((c) => {
     const up = connect(socket);
@@ -77,7 +80,14 @@ function relay(port: number, socket: string, argv: string[], forwards: string[])
     const [program, ...args] = argv;
     if (!program) process.exit(125);
     for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
-    const child = spawn(program, args, { stdio: "inherit" });
+    const child = spawn(program, args, { stdio: stream === undefined ? "inherit" : ["inherit", stream, "inherit"] });
+    // The child has it as its stdout; the relay keeps none.
+    if (stream !== undefined)
+      try {
+        closeSync(stream);
+      } catch {
+        // not open here
+      }
     child.on("error", (err) => {
       process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
       process.exit(127);
@@ -116,5 +126,6 @@ else {
   const sep = args.indexOf("--");
   const opts = args.slice(2, sep === -1 ? undefined : sep);
   const forwards = opts.flatMap((a, i) => (opts[i - 1] === "--forward" ? [a] : []));
-  relay(Number(args[0]), args[1] ?? "", sep === -1 ? [] : args.slice(sep + 1), forwards);
+  const stream = opts.flatMap((a, i) => (opts[i - 1] === "--stream" && /^\d+$/.test(a) && Number(a) > 2 ? [Number(a)] : []))[0];
+  relay(Number(args[0]), args[1] ?? "", sep === -1 ? [] : args.slice(sep + 1), forwards, stream);
 }

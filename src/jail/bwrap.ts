@@ -25,6 +25,11 @@ export interface JailMounts {
    * where they are staged for bubblewrap (jail.ts): bound there first, in a mount namespace of the jail's own.
    */
   via?: Readonly<Record<string, string>>;
+  /**
+   * Execute-only copies bound over the program's images (images.ts), each [copy, real path]: last, on top of
+   * the program's own mounts — the CLI runs from them, and no process of the jail can read its memory.
+   */
+  execOnly?: readonly (readonly [string, string])[] | undefined;
   /** The descriptor bubblewrap reads the jail's system-call filter from (seccomp.ts; JailedCommand.files). */
   seccompFd?: number | undefined;
   /** Size of the jail's /tmp (a tmpfs in RAM), bytes; unset: the kernel's default (half the RAM). */
@@ -123,6 +128,7 @@ export function bwrapArgs(m: JailMounts, sys: SystemLayout, argv: readonly strin
   for (const p of m.readWrite) a.push("--bind", src(p), p);
   for (const p of m.readOnlyOver) a.push("--ro-bind", src(p), p);
   if (m.egress) a.push("--bind", src(m.egress.socket), m.egress.at);
+  for (const [copy, at] of m.execOnly ?? []) a.push("--ro-bind", src(copy), at);
   // The jail's own root (a tmpfs holding the mount points) read-only last: nothing written there but the mounts' own.
   a.push("--remount-ro", "/", "--chdir", m.cwd, "--", ...argv);
   return a;

@@ -8,8 +8,8 @@
 // task-tools server and the operator's extras alike. `user` runs the agent as that unprivileged uid
 // without bubblewrap (engines that cannot relax /proc); `none` runs processes as they are. Both are said
 // loudly (start log, doctor, status, fleet, every card).
-import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { join, resolve, sep } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import {
   ETC_ENTRIES,
@@ -23,6 +23,8 @@ import {
   bwrapArgs,
 } from "./bwrap.js";
 import type { AgentUser } from "./identity.js";
+import { ExecOnlyImages } from "./images.js";
+import { programMounts, resolveProgram } from "./program.js";
 import { stageFor } from "./stage.js";
 import type { LimitsPolicy } from "./limits.js";
 import { type ForbiddenRoots, forbiddenWhy } from "./roots.js";
@@ -57,6 +59,8 @@ export interface JailPolicy {
   setpriv?: string | null | undefined;
   /** The jail's system-call filter (seccomp.ts), a file of the state dir's jail folder; null on an architecture without one. */
   seccomp?: string | null | undefined;
+  /** Where the execute-only copies of the CLIs' images are kept (images.ts; agent.isolation.imageCache, a forbidden root). */
+  imageCache?: string | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */
@@ -100,6 +104,12 @@ export interface JailedCommand {
   stage?: { dir: string; binds: readonly (readonly [string, string])[] };
   /** Files the process gets as descriptors 3, 4, … (RunOptions.inheritFiles): the jail's seccomp filter. */
   files?: string[];
+  /**
+   * The descriptor (after `files`) the process's stdout must be given on (RunOptions.streamFd): inside the jail
+   * it becomes the program's stdout and no other process's — bubblewrap's init and the relay keep stdio 1 and 2,
+   * which get the stderr. Set for a command that asked for its own stream (JailNeeds.ownStream).
+   */
+  streamFd?: number;
 }
 
 /** What one kind's process needs besides the run's own paths. */
@@ -112,6 +122,13 @@ export interface JailNeeds {
   home?: string;
   /** The gate's commands: the run's marker and HOME, but not its dir (they only need the workspace). */
   withoutRunDir?: boolean;
+  /**
+   * The process's stdout is the CLI's stream (the bridge reads it as the CLI's word): it gets a descriptor only
+   * the program holds (JailedCommand.streamFd), and the program's images are shown execute-only (images.ts).
+   */
+  ownStream?: boolean;
+  /** More images of the program's, shown execute-only with its own (a native binary its launcher script starts). */
+  images?: readonly string[];
 }
 
 /**
@@ -171,60 +188,19 @@ function systemLayout(): SystemLayout {
   };
 }
 
-/** An absolute program path for argv[0] (searched on the agent's PATH as the kernel would), or null. */
-export function resolveProgram(program: string, path: string | undefined, cwd: string): string | null {
-  if (program.includes("/")) return resolve(cwd, program);
-  for (const dir of (path ?? "").split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const p = join(dir, program);
-    try {
-      if (statSync(p).isFile()) return p;
-    } catch {
-      // next
-    }
-  }
-  return null;
-}
-
-const safeReal = (p: string) => {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-};
-
-/**
- * What must be visible for a program to start: the top `node_modules` it lives in (an npm-installed
- * CLI finds its siblings there: Codex's native binary is another package), else the file itself — never
- * the folder it sits in (a `~/bin/agent` shows the agent that file, not the bridge's HOME).
- */
-export function programMounts(absolute: string): string[] {
-  const out = new Set<string>([absolute]);
-  for (const p of [absolute, safeReal(absolute)]) {
-    const parts = p.split(sep);
-    const i = parts.indexOf("node_modules");
-    out.add(i > 0 ? parts.slice(0, i + 1).join(sep) : p);
-  }
-  return [...out];
-}
-
-/** The paths a Node program of the bridge needs (the task-tools server): the node binary itself and the package's dist and modules. */
-export function nodeMounts(packageRoot: string): string[] {
-  const node = safeReal(process.execPath);
-  return [node, join(packageRoot, "package.json"), join(packageRoot, "dist"), join(packageRoot, "node_modules")].filter((p) => existsSync(p));
-}
-
 export class Jail {
   private readonly system: SystemLayout;
   private readonly passwd: string;
   private readonly group: string;
+  /** The execute-only copies of the CLIs' images (bubblewrap jails only). */
+  readonly images: ExecOnlyImages | null;
 
   constructor(readonly policy: JailPolicy) {
     this.system = policy.mode === "bwrap" ? systemLayout() : { tops: {}, etc: [], proc: { readOnly: [], hiddenFiles: [], hiddenDirs: [] } };
     this.passwd = join(policy.dir, "passwd");
     this.group = join(policy.dir, "group");
     if (policy.mode === "bwrap") this.writeIdentity();
+    this.images = policy.mode === "bwrap" && policy.imageCache ? new ExecOnlyImages(policy.imageCache) : null;
   }
 
   get mode(): JailMode {
@@ -248,7 +224,17 @@ export class Jail {
     return [...paths];
   }
 
-  command(argv: readonly string[], env: Readonly<Record<string, string>>, run: RunMounts, extra: JailNeeds = {}): JailedCommand {
+  /**
+   * `execOnly`: the execute-only copies (images.ts) to bind over the program's images, each [copy, real path]
+   * (run-jail.ts makes them; only for a command with its own stream).
+   */
+  command(
+    argv: readonly string[],
+    env: Readonly<Record<string, string>>,
+    run: RunMounts,
+    extra: JailNeeds = {},
+    execOnly: readonly (readonly [string, string])[] = [],
+  ): JailedCommand {
     const { user } = this.policy;
     const as = user.same ? {} : { uid: user.uid, gid: user.gid };
     if (this.mode === "none") return { argv: [...argv], env: { ...env } };
@@ -277,13 +263,20 @@ export class Jail {
       egress: egress ? { socket: egress.socket, at: egress.at } : undefined,
       tmpBytes: this.policy.tmpBytes,
       seccompFd: this.policy.seccomp ? 3 : undefined,
+      execOnly: execOnly.filter(([copy, at]) => this.checked([at]) && existsSync(copy)),
       cwd: run.workspace,
       marker,
     };
     const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
     const stage = user.same ? undefined : stageFor(mounts, user);
-    const inner = [abs ?? program, ...rest];
-    const forwards = (egress?.forwards ?? []).flatMap((f) => ["--forward", f]);
+    const files = this.policy.seccomp ? [this.policy.seccomp] : [];
+    // Its own stream: on the descriptor after the files, made the program's stdout — by the relay, or by a shell
+    // that then becomes the program (exec) — so that no other process of the jail holds it.
+    const streamFd = extra.ownStream ? 3 + files.length : undefined;
+    const target = [abs ?? program, ...rest];
+    const shim = streamFd !== undefined && !egress;
+    const inner = shim ? ["/bin/sh", "-c", `exec 1>&${streamFd} ${streamFd}>&-; exec "$@"`, "hkb-stream", ...target] : target;
+    const forwards = [...(egress?.forwards ?? []).flatMap((f) => ["--forward", f]), ...(streamFd === undefined ? [] : ["--stream", String(streamFd)])];
     const started = egress ? [...egress.relay, String(egress.port), egress.at, ...forwards, "--", ...inner] : inner;
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
@@ -291,7 +284,8 @@ export class Jail {
       env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
       ...as,
       ...(stage?.binds.length ? { stage } : {}),
-      ...(this.policy.seccomp ? { files: [this.policy.seccomp] } : {}),
+      ...(files.length ? { files } : {}),
+      ...(streamFd !== undefined ? { streamFd } : {}),
     };
   }
 }

@@ -10,9 +10,10 @@ import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
+import { defaultImageCache } from "./images.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
-import { resolveProgram } from "./jail.js";
+import { resolveProgram } from "./program.js";
 import { type ForbiddenRoots, checkExtras } from "./roots.js";
 import { writeSeccomp } from "./seccomp.js";
 
@@ -27,7 +28,12 @@ export interface IsolationConfig {
   bwrap: string;
   /** Who the agent is on the host: auto, a user name, uid or uid:gid (identity.ts). */
   user: string;
+  /** Where the CLIs' execute-only images are kept (images.ts); unset: defaultImageCache. */
+  imageCache?: string | undefined;
 }
+
+/** Where this seat keeps the CLIs' execute-only images (agent.isolation.imageCache, else the default). */
+export const imageCacheOf = (iso: Pick<IsolationConfig, "imageCache">, env: NodeJS.ProcessEnv): string => iso.imageCache ?? defaultImageCache(env);
 
 /** The bridge's own identity. */
 export function bridgeUser(): { uid: number; gid: number; name: string } {
@@ -128,6 +134,7 @@ export async function resolvePolicy(
     limits: o.limits,
     setpriv: hostTool("setpriv", o.env.PATH),
     seccomp: null as string | null,
+    imageCache: imageCacheOf(iso, o.env),
   };
   if (iso.mode !== "none" && !user.same && !base.setpriv && (o.limits?.mode === "cgroup" || o.limits?.mode === "systemd"))
     throw new ConfigError([{ path: "agent.limits", message: `caps an agent of another uid, but ${SETPRIV_MISSING}` }]);

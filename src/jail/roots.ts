@@ -1,6 +1,7 @@
 // The roots no agent ever sees, nor any parent of them: the bridge's state dir and checkouts (outbox,
 // journals, seat state, every run's files, the seats' logins), every Hermes home (the boards' databases),
-// the bridge's config file, its HTTP token file and the secrets mounted for it, and the bridge user's ssh
+// the bridge's config file, its HTTP token file and the secrets mounted for it, the CLIs' execute-only
+// images (the copies, not the CLIs' own paths, which the jail shows), and the bridge user's ssh
 // keys, Hermes home and `~/.config`; never the bridge user's HOME itself or `/`. Every path a jail shows
 // beyond the system — the agent's program, Node, the task-tools server, the operator's extras — is checked
 // here, lexically and after links are resolved.
@@ -23,6 +24,8 @@ export interface RootsInput {
   files?: readonly (string | undefined)[];
   /** The seats' CLI logins kept outside the state dir (agent.configDir, agent.home). */
   logins?: readonly (string | undefined)[];
+  /** The bridge's own folders outside the state dir (the CLIs' execute-only images, agent.isolation.imageCache). */
+  own?: readonly (string | undefined)[];
   home?: string;
 }
 
@@ -31,7 +34,7 @@ export const SECRET_DIRS = ["/run/secrets", "/run/credentials"] as const;
 
 export function forbiddenRoots(o: RootsInput): ForbiddenRoots {
   const home = o.home ?? homedir();
-  const given = [...(o.files ?? []), ...(o.logins ?? [])].filter((p): p is string => typeof p === "string" && p.length > 0);
+  const given = [...(o.files ?? []), ...(o.logins ?? []), ...(o.own ?? [])].filter((p): p is string => typeof p === "string" && p.length > 0);
   return {
     roots: [o.stateDir, o.localRoot, ...o.hermesHomes, ...given, ...SECRET_DIRS, join(home, ".ssh"), join(home, ".hermes"), join(home, ".config")],
   };

@@ -5,13 +5,14 @@
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
 // owners once nothing of the run will run there again (after the gate).
 import { readlinkSync } from "node:fs";
-import { chmod, lchown, mkdir, rm, statfs } from "node:fs/promises";
+import { chmod, lchown, mkdir, realpath, rm, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, workingIn } from "../process/terminate.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
+import { programImages } from "./images.js";
 import { RunCgroup, capped } from "./limits.js";
 import { cannotReach } from "./policy.js";
 
@@ -57,7 +58,7 @@ export class RunJailOf implements RunJail {
   async command(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds = {}): Promise<JailedCommand> {
     this.ready ??= this.prepare();
     const { group } = await this.ready;
-    const jc = this.jail.command(argv, env, this.run, needs);
+    const jc = this.jail.command(argv, env, this.run, needs, await this.execOnly(argv, env, needs));
     if (jc.stage) this.stages.push(jc.stage.dir);
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
     const setpriv = this.jail.policy.setpriv;
@@ -65,6 +66,15 @@ export class RunJailOf implements RunJail {
     const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith, setpriv });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
+  }
+
+  /** A command with its own stream runs from execute-only copies of its images (images.ts): [copy, real path] each. */
+  private async execOnly(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds): Promise<(readonly [string, string])[]> {
+    const images = this.jail.images;
+    if (!needs.ownStream || !images) return [];
+    const named = await Promise.all((needs.images ?? []).map((p) => realpath(p).catch(() => null)));
+    const sources = [...new Set([...programImages(argv[0] ?? "", env.PATH, this.run.workspace), ...named.filter((p) => p !== null)])];
+    return Promise.all(sources.map(async (p) => [await images.copyOf(p), p] as const));
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {

@@ -10,7 +10,17 @@ import type { JailMounts } from "./bwrap.js";
 import { type AgentUser, cannotReach } from "./identity.js";
 
 export function stageFor(m: JailMounts, user: AgentUser): { dir: string; binds: (readonly [string, string])[] } | undefined {
-  const sources = [...new Set([m.passwd, m.group, ...m.readOnly, ...m.readWrite, ...m.readOnlyOver, ...(m.egress ? [m.egress.socket] : [])])];
+  const sources = [
+    ...new Set([
+      m.passwd,
+      m.group,
+      ...m.readOnly,
+      ...m.readWrite,
+      ...m.readOnlyOver,
+      ...(m.egress ? [m.egress.socket] : []),
+      ...(m.execOnly ?? []).map(([copy]) => copy),
+    ]),
+  ];
   const hidden = sources.filter((p) => cannotReach(p, user) !== null);
   if (hidden.length === 0) return undefined;
   const dir = mkdtempSync(join(tmpdir(), "hkb-stage-"));

@@ -55,6 +55,11 @@ export interface RunOptions {
   outputFiles?: { stdout: string; stderr: string; maxBytes: number } | undefined;
   /** Files opened read-only (never through a link) and given to the child as descriptors 3, 4, … (JailedCommand.files). */
   inheritFiles?: readonly string[] | undefined;
+  /**
+   * Give the child its stdout (file or pipe) on this descriptor — the one after `inheritFiles` — and the stderr's
+   * target on descriptors 1 and 2 (a jail's stream, JailedCommand.streamFd: only the program inside holds it).
+   */
+  streamFd?: number | undefined;
   /** Start the child as this host user (an agent's, jail/identity.ts); unset: the bridge's own. */
   uid?: number | undefined;
   gid?: number | undefined;
@@ -110,6 +115,10 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     ? [openSync(opts.outputFiles.stdout, APPEND, 0o600), openSync(opts.outputFiles.stderr, APPEND, 0o600)]
     : null;
   const inherited = (opts.inheritFiles ?? []).map((f) => openSync(f, constants.O_RDONLY | constants.O_NOFOLLOW));
+  if (opts.streamFd !== undefined && opts.streamFd !== 3 + inherited.length) {
+    for (const fd of [...(outFds ?? []), ...inherited]) closeSync(fd);
+    throw new TypeError(`runProcess: streamFd ${opts.streamFd} is not the descriptor after the ${inherited.length} inherited file(s)`);
+  }
   const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
   const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
   const onOut = (c: string) => {
@@ -124,28 +133,39 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   const tailers = opts.outputFiles
     ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
     : [];
+  // A raw fd is inherited by the child: its output then never passes through the bridge.
+  const stdout = outFds ? outFds[0] : "pipe";
+  const stderr = outFds ? outFds[1] : "pipe";
+  const own = opts.streamFd !== undefined;
   const proc = startChild(file, args, {
     cwd: opts.cwd,
     env: opts.env,
     stdin: opts.input === undefined ? "ignore" : "pipe",
-    // A raw fd is inherited by the child: its output then never passes through the bridge.
-    stdout: outFds ? outFds[0] : "pipe",
-    stderr: outFds ? outFds[1] : "pipe",
+    stdout: own ? (outFds ? outFds[1] : "pipe") : stdout,
+    stderr,
     cleanup: opts.cleanup ?? true,
-    extraFds: inherited,
+    extraFds: own ? [...inherited, stdout] : inherited,
     uid: opts.uid,
     gid: opts.gid,
   });
   const child = proc.child;
+  // With its own stream on pipes, the stream is the child's descriptor streamFd, and 1 and 2 are both stderr.
+  const pipe = (i: number) => (child?.stdio[i] ?? null) as NodeJS.ReadableStream | null;
+  const outPipes = own && !outFds ? [pipe(opts.streamFd ?? 0)] : [pipe(1)];
+  const errPipes = own && !outFds ? [pipe(1), pipe(2)] : [pipe(2)];
   for (const fd of [...(outFds ?? []), ...inherited]) closeSync(fd);
   const pid = child?.pid;
   if (pid !== undefined) opts.onSpawn?.(pid);
 
   for (const t of tailers) t.start();
-  child?.stdout?.setEncoding("utf8");
-  child?.stderr?.setEncoding("utf8");
-  child?.stdout?.on("data", onOut);
-  child?.stderr?.on("data", onErr);
+  for (const [pipes, on] of [
+    [outPipes, onOut],
+    [errPipes, onErr],
+  ] as const)
+    for (const p of pipes) {
+      p?.setEncoding("utf8");
+      p?.on("data", on);
+    }
   if (opts.input !== undefined && child?.stdin) {
     const stdin = child.stdin;
     stdin.on("error", () => {

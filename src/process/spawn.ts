@@ -18,8 +18,8 @@ export interface StartOptions {
   stdout: "pipe" | number;
   stderr: "pipe" | number;
   cleanup: boolean;
-  /** Descriptors the child gets as 3, 4, … (the jail's seccomp filter). */
-  extraFds?: readonly number[] | undefined;
+  /** Descriptors the child gets as 3, 4, … (the jail's seccomp filter; a pipe: its stream, RunOptions.streamFd). */
+  extraFds?: readonly (number | "pipe")[] | undefined;
   /** Start it as this host user (the agent's, jail/identity.ts); unset: the bridge's own. */
   uid?: number | undefined;
   gid?: number | undefined;
@@ -87,10 +87,7 @@ export function startChild(file: string, args: readonly string[], o: StartOption
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([close, new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs)))]);
       clearTimeout(timer);
-      if (!closed) {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-      }
+      if (!closed) for (const s of child.stdio.slice(1)) s?.destroy();
     },
   };
 }

@@ -9,6 +9,7 @@ import { expect } from "vitest";
 import { AGENT, runBridge, SEAT } from "./bridge.js";
 import { AnthropicMock } from "./model-mocks.js";
 import type { Emu, ShowDoc } from "./emulator.js";
+import { parseStream, streamProbe } from "./stream-probe.js";
 
 export const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 export const HOSTILE = resolve("test/fixtures/agents/hostile-agent.mjs");
@@ -161,4 +162,32 @@ export async function forgedStream(e: Emu): Promise<void> {
   const text = JSON.stringify(d);
   expect(text).not.toContain("--dangerously-bypass-approvals-and-sandbox");
   expect(text).not.toContain("$123456");
+}
+
+/** Row 5's last door: the fixture CLI (Claude's stream format) runs the stream probe as its tool would; what it saw, and the seat's report. */
+export async function streamRun(e: Emu, isolation: "bwrap" | "none") {
+  const id = await e.createTask("stream", { assignee: SEAT, body: "x" });
+  const b = await runBridge(e, {
+    env: { FAKE_CLI: "claude", FAKE_SCRIPT: "probe", FAKE_PROBE: streamProbe() },
+    base: { agent: { kind: "claude-code", command: [process.execPath, FAKE_CLI], passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_PROBE"], isolation } },
+  });
+  await b.daemon.done;
+  const doc = await e.show(id);
+  return { doc, seen: parseStream(doc.runs.at(-1)?.summary ?? blockedWhy(doc)), report: b.reports[0] };
+}
+
+/** In the jail only the CLI holds its stream, and its memory and descriptors open to no process there; the probe bites. */
+export async function streamClosed(e: Emu): Promise<void> {
+  const { doc, seen, report } = await streamRun(e, "bwrap");
+  expect(doc.task.status, blockedWhy(doc)).toBe("done");
+  const cli = seen.lines.find((l) => l.who === "cli");
+  expect(cli, JSON.stringify(seen)).toMatchObject({ holds: "unknown", mem: "Permission-denied" });
+  // the probe bites: an ordinary process of the same jail and uid opens
+  expect(seen.lines.find((l) => l.who === "control")?.mem).toBe("OPEN");
+  // bubblewrap's init and the relay keep stdio, but not the stream; nothing whose memory opens holds it
+  expect(seen.lines.filter((l) => l.holds === "yes")).toEqual([]);
+  expect(seen.lines.filter((l) => l.mem === "OPEN" && l.holds !== "no")).toEqual([]);
+  expect(seen.fd).toBe("refused");
+  // nothing the probe tried reached the bridge as the CLI's word
+  expect(report?.claimCheck).toBeUndefined();
 }

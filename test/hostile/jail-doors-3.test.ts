@@ -3,14 +3,18 @@
 //      the pipe the bridge reads, or reading the CLI's memory), or makes a user namespace of its own (to
 //      regain capabilities over the jail's mounts) — the jail's system-call filter refuses both;
 //  14. a `dir:` workspace an earlier task left with `.claude/settings.json` hooks — the next task's real
-//      Claude Code run reads only the run's own settings (agent.settingSources), so the hooks never run.
+//      Claude Code run reads only the run's own settings (agent.settingSources), so the hooks never run;
+//  15. (row 5's last door) a process of the jail writes into the CLI's memory through /proc/<pid>/mem, which
+//      the kernel opens to the same uid where the host has no Yama LSM (as here) and which no system-call
+//      filter can refuse, or reopens the stream through /proc/<pid>/fd: the stream is on a descriptor only
+//      the CLI holds, and the CLI runs from execute-only images (so the kernel opens its /proc to nobody).
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { blockedWhy, probeRun } from "../helpers/jail-doors.js";
+import { blockedWhy, probeRun, streamClosed, streamRun } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
@@ -62,6 +66,19 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail's system-cal
     const { seen } = await probeRun(emu, PTRACE_AND_USERNS, "none");
     expect(seen).toContain("PTRACE attached");
     expect(seen).toContain("USERNS made");
+  });
+});
+
+describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the CLI's stream (row 15)", () => {
+  it("row 15: only the CLI holds its stream, and no process of the jail opens the CLI's memory or its descriptors", async () => {
+    emu = await Emu.create();
+    await streamClosed(emu);
+  });
+
+  it("row 15, control: unjailed, the CLI's memory opens and its descriptors show the stream (the probe bites)", async () => {
+    emu = await Emu.create();
+    const { seen } = await streamRun(emu, "none");
+    expect(seen.lines.find((l) => l.who === "cli")).toMatchObject({ holds: "yes", mem: "OPEN" });
   });
 });
 

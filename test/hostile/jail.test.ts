@@ -14,6 +14,7 @@ import { Emu } from "../helpers/emulator.js";
 import { type ProbeResult, parseProbe, probeScript, probeTargets, savedTranscript } from "../helpers/jail-probe.js";
 import { AnthropicMock, ResponsesMock } from "../helpers/model-mocks.js";
 import { OpenAiMock, call, finish, usage } from "../helpers/openai-mock.js";
+import { parseStream, streamProbe } from "../helpers/stream-probe.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 const CLAUDE = resolve("node_modules/.bin/claude");
@@ -54,6 +55,22 @@ const blockedWhy = (d: { events: { kind: string; payload?: Record<string, unknow
   String(d.events.findLast((x) => x.kind === "blocked")?.payload?.reason ?? "not blocked");
 
 const jailed = (extra: Record<string, unknown> = {}) => ({ isolation: { mode: "bwrap" }, killGraceSeconds: 2, ...extra });
+
+/**
+ * Row 5's last door with the real CLI (its tool runs the stream probe): the CLI's own processes (`comms`) are
+ * there and open to no process of the jail, nothing whose memory opens holds the stream, and the probe bites.
+ */
+function expectStreamClosed(text: string, comms: readonly string[]): void {
+  const { lines, fd } = parseStream(text);
+  for (const comm of comms) {
+    const own = lines.filter((l) => l.comm === comm);
+    expect(own.length, `${comm} in ${JSON.stringify(lines)}`).toBeGreaterThan(0);
+    for (const l of own) expect(l, JSON.stringify(lines)).toMatchObject({ holds: "unknown", mem: "Permission-denied" });
+  }
+  expect(lines.filter((l) => l.holds === "yes")).toEqual([]);
+  expect(lines.find((l) => l.who === "control")?.mem).toBe("OPEN");
+  expect(fd).toBe("refused");
+}
 
 describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isolation: bwrap)", () => {
   it("a command agent completes in it; it sees nothing of the bridge and writes only its workspace, result and session", async () => {
@@ -111,7 +128,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
       {
         blocks: [
           { tool: "mcp__task__kanban_heartbeat", input: { note: "probing" } },
-          { tool: "Bash", input: { command: script, description: "probe" } },
+          { tool: "Bash", input: { command: `${script}\n${streamProbe("$(pgrep -o -x claude)")}`, description: "probe" } },
         ],
       },
       { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "probed", result: RESULT } }] },
@@ -136,6 +153,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
     expect(d.task.status, blockedWhy(d)).toBe("done");
     expect(d.events.filter((x) => x.kind === "heartbeat").map((x) => x.payload?.note)).toContain("probing");
     expectJailed(parseProbe(JSON.stringify(mock.mainBodies[1])), targets);
+    expectStreamClosed(JSON.stringify(mock.mainBodies[1]), ["claude"]);
     // its session was written from inside the jail into the run's own home — never into the seat's login,
     // which no run sees (a completed task keeps no transcript: nothing is left to resume)
     expect(JSON.stringify(d.runs.at(-1)?.metadata)).toMatch(/"session":\{"id":"[0-9a-f-]{36}"/);
@@ -146,7 +164,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
   it("the real Codex CLI runs in it: exec_command sees nothing of the bridge; the MCP task tools still work", async () => {
     const { e, id, targets, script } = await board("probe", "probe the jail");
     const mock = await new ResponsesMock([
-      { blocks: [{ tool: "exec_command", input: { cmd: script } }] },
+      { blocks: [{ tool: "exec_command", input: { cmd: `${script}\n${streamProbe("$(pgrep -o -x codex)")}` } }] },
       { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "probed", result: RESULT } }] },
       { blocks: [{ text: "Done." }] },
     ]).start();
@@ -169,6 +187,8 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isola
     const d = await e.show(id);
     expect(d.task.status, blockedWhy(d)).toBe("done");
     expectJailed(parseProbe(JSON.stringify(mock.mainBodies[1])), targets);
+    // the launcher (node, codex.js) and the native binary both hold the stream: both closed
+    expectStreamClosed(JSON.stringify(mock.mainBodies[1]), ["codex", "node"]);
     // its thread (the session a cut run resumes) was written from inside the jail into the run's own home
     expect(JSON.stringify(d.runs.at(-1)?.metadata)).toMatch(/"session":\{"id":"[0-9a-f-]{36}"/);
     expect(existsSync(join(e.dir, "codex", "sessions"))).toBe(false);

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/agents/kinds.js";
 import { HttpServer } from "../../src/observe/http.js";
+import { defaultImageCache } from "../../src/jail/images.js";
 import { runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
@@ -105,6 +106,10 @@ describe("operations pack", () => {
     // %S is /var/lib for a system unit: the same dir StateDirectory= makes
     const env = /^Environment=HERMES_BRIDGE_STATE_DIR=%S\/hermes-bridge\/%i$/m.exec(unit);
     expect(env).not.toBeNull();
+    // the CLIs' execute-only images: one cache for the host's seats, systemd's (%C is /var/cache)
+    expect(unit).toMatch(/^CacheDirectory=hermes-bridge$/m);
+    expect(unit).toMatch(/^Environment=XDG_CACHE_HOME=%C$/m);
+    expect(defaultImageCache({ XDG_CACHE_HOME: "/var/cache" }, false)).toBe("/var/cache/hermes-bridge/images");
     const c = loadConfig({
       file: join(DEPLOY, "seats", "codex-1.yaml"),
       env: { HKB_WEBHOOK_SECRET: "s", HKB_HTTP_TOKEN: "t", HERMES_BRIDGE_STATE_DIR: "/var/lib/hermes-bridge/codex-1" },

@@ -1,6 +1,7 @@
 // Rows 1, 2, 4 and 5 of the jail's other doors on the real Hermes CLI (HERMES_BIN), 0.20 and 0.21 alike
 // (npm run test:real runs this file once per line): never host root, a fresh CLI home per run (the real
-// Claude Code CLI), the workspace's git no door, the CLI's stream forged and checked. Scenarios:
+// Claude Code CLI), the workspace's git no door, the CLI's stream forged and checked, and its process open to
+// no other of the jail. Scenarios:
 // test/helpers/jail-doors.ts; the emulator's run of the same rows is test/hostile/jail-doors.test.ts.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { Emu } from "../helpers/emulator.js";
-import { blockedWhy, forgedStream, freshCliHome, gitNoDoor, notHostRoot, operatorGitStatus } from "../helpers/jail-doors.js";
+import { blockedWhy, forgedStream, freshCliHome, gitNoDoor, notHostRoot, operatorGitStatus, streamClosed } from "../helpers/jail-doors.js";
 
 const bin = process.env.HERMES_BIN;
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
@@ -53,5 +54,9 @@ describe.skipIf(!bin || !BWRAP)("the jail's other doors on the real Hermes CLI",
 
   it("row 5: a limit forged on the CLI's stream pauses the seat briefly; the task goes back to the lane", async () => {
     await forgedStream(await real());
+  });
+
+  it("row 5: only the CLI holds its stream; no process of the jail opens its memory or descriptors (no Yama needed)", async () => {
+    await streamClosed(await real());
   });
 });

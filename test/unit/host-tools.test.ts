@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SetprivMissing, capped } from "../../src/jail/limits.js";
 import { HOST_TOOL_PATH, hostTool } from "../../src/jail/policy.js";
-import { resolveProgram } from "../../src/jail/jail.js";
+import { resolveProgram } from "../../src/jail/program.js";
 
 const root = mkdtempSync(join(tmpdir(), "hkb-host-tools-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

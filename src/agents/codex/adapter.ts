@@ -14,6 +14,7 @@ import { TOOLS_ENV } from "../../tools/env.js";
 import { type ProcessAgentOptions, refusedResume, runCliAgent, runHome, runTools, seatJailNeeds, statefulTranslator } from "../cli-agent.js";
 import { UUID } from "../json.js";
 import { customProviderOf } from "./provider.js";
+import { codexNativeImages } from "./native.js";
 import { CODEX_HOME } from "./home.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../port.js";
 import { CODEX_RESUME_FAILED, type CodexState, initialCodexState, translateCodexLine } from "./translate.js";
@@ -126,7 +127,7 @@ export class CodexAgent implements AgentAdapter {
         ...(input.egress && !customProviderOf(this.o.extraConfig) ? { OPENAI_BASE_URL: input.egress.apiBase } : {}),
       },
       input,
-      jailNeeds: { ...seatJailNeeds(this.o.command), home },
+      jailNeeds: { ...seatJailNeeds(this.o.command), home, images: codexNativeImages(this.o.command[0] ?? "", this.o.baseEnv.PATH, input.workspace) },
       before: cli.before,
       o: this.o,
       translate: statefulTranslator(

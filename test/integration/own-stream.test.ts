@@ -1,0 +1,130 @@
+// The pieces that keep the CLI's stream its own (jail issue, row 5's last door; the jail test is
+// test/hostile/jail-doors-3.test.ts row 15): the process runner gives the stream on a descriptor of its
+// own, the relay hands it to its child and keeps none, and the images cache makes execute-only copies.
+import { execFileSync } from "node:child_process";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ExecOnlyImages, defaultImageCache, imageKind, programImages } from "../../src/jail/images.js";
+import { outputFiles } from "../../src/agents/cli-agent.js";
+import { runProcess } from "../../src/process/runner.js";
+import { passableTempDir } from "../helpers/tmp.js";
+
+const ROOT = process.getuid?.() === 0;
+const RELAY = resolve("dist/egress/relay.mjs");
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const scratch = () => {
+  const d = passableTempDir("hkb-stream-");
+  dirs.push(d);
+  return d;
+};
+
+describe("the stream on a descriptor of its own (RunOptions.streamFd)", () => {
+  it("on pipes: what the child writes to the descriptor is its stdout; its 1 and 2 are both stderr", async () => {
+    const r = await runProcess({ argv: ["/bin/sh", "-c", "echo stream >&3; echo diag; echo err >&2"], env: {}, streamFd: 3 });
+    expect(r.stdout).toBe("stream\n");
+    expect(r.stderr).toContain("diag");
+    expect(r.stderr).toContain("err");
+  });
+
+  it("to output files, after an inherited file", async () => {
+    const dir = scratch();
+    const seccomp = join(dir, "filter");
+    writeFileSync(seccomp, "x");
+    const lines: string[] = [];
+    const r = await runProcess({
+      argv: ["/bin/sh", "-c", "cat <&3; echo stream >&4; echo diag"],
+      env: {},
+      inheritFiles: [seccomp],
+      streamFd: 4,
+      outputFiles: { ...outputFiles(dir), maxBytes: 1 << 20 },
+      onStdoutLine: (l) => lines.push(l),
+    });
+    expect(lines).toEqual(["stream"]);
+    expect(r.stderr).toContain("xdiag");
+  });
+
+  it("a descriptor that is not the one after the inherited files is refused", async () => {
+    await expect(runProcess({ argv: ["/bin/true"], env: {}, streamFd: 5 })).rejects.toThrow(/streamFd 5/);
+  });
+
+  it("the relay makes it its child's stdout and keeps none of it", async () => {
+    // the child compares its stdout with every descriptor of its parent (the relay)
+    const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; echo checked';
+    const socket = join(scratch(), "no-proxy.sock");
+    const r = await runProcess({ argv: [process.execPath, RELAY, "0", socket, "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("checked\n");
+  });
+
+  it("control: without --stream the relay's child writes to the relay's own stdout, which the relay holds", async () => {
+    const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; true';
+    const socket = join(scratch(), "no-proxy.sock");
+    const r = await runProcess({ argv: [process.execPath, RELAY, "0", socket, "--", "/bin/sh", "-c", check], env: {} });
+    expect(r.stdout).toContain("RELAY-HOLDS");
+  });
+});
+
+describe("execute-only images (jail/images.ts)", () => {
+  it("tells an image from a script and finds a script's interpreter (through env on the PATH); nothing in the workspace", () => {
+    const dir = scratch();
+    const bin = join(dir, "bin");
+    mkdirSync(bin);
+    copyFileSync("/bin/true", join(bin, "tool"));
+    chmodSync(join(bin, "tool"), 0o755);
+    writeFileSync(join(bin, "launcher"), "#!/usr/bin/env tool\n", { mode: 0o755 });
+    writeFileSync(join(bin, "plain"), "#!/bin/sh\necho\n", { mode: 0o755 });
+    writeFileSync(join(bin, "data"), "not a program\n", { mode: 0o755 });
+    expect(imageKind(join(bin, "tool"))).toEqual({ elf: true });
+    expect(imageKind(join(bin, "launcher"))).toEqual({ interpreter: "/usr/bin/env", arg: "tool" });
+    const ws = join(dir, "ws");
+    mkdirSync(ws);
+    expect(programImages("launcher", bin, ws)).toEqual([join(bin, "tool")]);
+    expect(programImages("tool", bin, ws)).toEqual([join(bin, "tool")]);
+    expect(programImages(join(bin, "plain"), "", ws)).toEqual([execFileSync("readlink", ["-f", "/bin/sh"], { encoding: "utf8" }).trim()]);
+    expect(programImages(join(bin, "data"), "", ws)).toEqual([]);
+    // a program of the workspace is the agent's own file: nothing of it is read or copied
+    expect(programImages("./tool", "", bin)).toEqual([]);
+  });
+
+  it("copies once per version of the source, execute-only; a new version replaces an old copy", async () => {
+    const dir = scratch();
+    const src = join(dir, "cli");
+    copyFileSync("/bin/true", src);
+    const cache = new ExecOnlyImages(join(dir, "cache"));
+    const a = await cache.copyOf(src);
+    expect(statSync(a).mode & 0o777).toBe(ROOT ? 0o711 : 0o111);
+    expect(statSync(a).size).toBe(statSync(src).size);
+    const ino = statSync(a).ino;
+    expect(await cache.copyOf(src)).toBe(a);
+    expect(statSync(a).ino).toBe(ino); // not copied again
+    // an hour-old copy of an earlier version is dropped when a new version is copied
+    utimesSync(a, new Date(0), new Date(0));
+    writeFileSync(src, Buffer.concat([Buffer.from(execFileSync("cat", ["/bin/true"])), Buffer.from("x")]));
+    const b = await cache.copyOf(src);
+    expect(b).not.toBe(a);
+    expect(readdirSync(join(dir, "cache"))).toEqual([b.split("/").pop()]);
+  });
+
+  it.skipIf(!ROOT)("as root the agent's uid runs the copy but cannot read it", async () => {
+    const dir = scratch();
+    const src = join(dir, "cli");
+    copyFileSync("/bin/true", src);
+    const cache = new ExecOnlyImages(join(dir, "cache"));
+    const copy = await cache.copyOf(src);
+    chmodSync(join(dir, "cache"), 0o755);
+    const as = { uid: 65534, gid: 65534 };
+    expect((await runProcess({ argv: [copy], env: {}, ...as })).exitCode).toBe(0);
+    const read = await runProcess({ argv: ["/bin/cat", copy], env: {}, ...as });
+    expect(read.exitCode).not.toBe(0);
+    expect(read.stderr).toMatch(/Permission denied/);
+  });
+
+  it("the default cache: /var/cache as root, else the user's cache dir", () => {
+    expect(defaultImageCache({}, true)).toBe("/var/cache/hermes-bridge/images");
+    expect(defaultImageCache({ XDG_CACHE_HOME: "/c" }, false)).toBe("/c/hermes-bridge/images");
+  });
+});
