@@ -156,7 +156,7 @@ export class HermesCliBoard implements Board {
   async release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
     const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [taskId] };
     // Never retried here: Hermes does not fence `reclaim`, and a retry after a lost answer could reclaim the
-    // next seat's run. Its callers read the task first (lease/fenced.ts release, lease/acquire.ts reacquire).
+    // next seat's run. Its one caller reads the task first (lease/fenced.ts release, through lease/held.ts giveBack and the closer).
     await this.cli.run(call, { taskId, signal });
   }
 

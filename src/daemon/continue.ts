@@ -12,8 +12,8 @@ import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import { timingFor } from "../config/timing.js";
 import { describeError } from "../errors/index.js";
-import { LeaseClock } from "../lease/clock.js";
-import { leaseOf, openRun } from "../lease/lease.js";
+import { HeldLease } from "../lease/held.js";
+import { openRun } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import type { Clock } from "../time/clock.js";
@@ -39,7 +39,6 @@ export function minimumLeftMs(c: Config, ttlSeconds: number): number {
 
 export async function continueInterrupted(d: ContinueDeps, board: Board, r: ActiveRun, why: string): Promise<Continued> {
   const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId };
-  const lease = leaseOf({ ...r, taskId: r.task });
   let detail: Awaited<ReturnType<Board["show"]>>;
   try {
     detail = await board.show(r.task);
@@ -56,22 +55,30 @@ export async function continueInterrupted(d: ContinueDeps, board: Board, r: Acti
   if (left >= minimumLeftMs(d.config, r.ttlSeconds)) {
     d.log.warn({ ...ids, left_s: Math.round(left / 1000), why }, "continuing a run interrupted by a bridge restart, in the same run");
     d.launcher.reserve(r.board, r.task);
-    d.launcher.launch({
+    const traceId = randomUUID();
+    // The claim's deadline as the journal last had it (renewals moved it).
+    const held = HeldLease.resume(
       board,
-      lease,
-      detail,
-      contextText: null,
-      agent: d.agent,
-      traceId: randomUUID(),
-      // The claim's deadline as the journal last had it (renewals moved it).
-      leaseClock: new LeaseClock(timingFor(d.config, r.ttlSeconds), r.deadline),
-    });
+      { ...r, taskId: r.task },
+      d.launcher.fencing(r.board, r.task, traceId, () => r.runId),
+      (ttl) => timingFor(d.config, ttl),
+      {
+        detail,
+      },
+    );
+    d.launcher.launch({ board, held, agent: d.agent, traceId });
     return "same_run";
   }
   const reason = `hermes-kanban-bridge: seat ${d.config.seat.name} came back after ${why} with too little of its claim left; handed back to the lane '${d.config.assignee}' to continue (the agent's session is kept; no action needed)`;
   try {
     const comment = `hermes-kanban-bridge (seat ${d.config.seat.name}): the bridge came back after ${why}, with too little of this run's claim left to continue in it. The task goes back to the lane '${d.config.assignee}': the next run continues it (this seat resumes the agent's session). No action needed.`;
-    const res = await d.closer.close(d.closer.fenced(lease), { type: "release", reason, comment }, r.traceId);
+    const held = HeldLease.resume(
+      board,
+      { ...r, taskId: r.task },
+      d.launcher.fencing(r.board, r.task, r.traceId, () => r.runId),
+      (ttl) => timingFor(d.config, ttl),
+    );
+    const res = await d.closer.close(held.fenced, { type: "release", reason, comment }, r.traceId);
     d.log.warn({ ...ids, close: res.result }, "handed back a run interrupted by a bridge restart (too little of its claim left)");
     return "handed_back";
   } catch (err) {

@@ -4,13 +4,11 @@
 // is still reported (and its slot freed).
 import { rm } from "node:fs/promises";
 import type { AgentAdapter } from "../agents/port.js";
-import type { Board, TaskDetail } from "../board/port.js";
+import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
-import type { Rejected, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import { FencedBoard } from "../lease/fenced.js";
-import type { LeaseClock } from "../lease/clock.js";
-import type { Lease } from "../lease/lease.js";
+import type { FencedOptions } from "../lease/fenced.js";
+import type { HeldLease } from "../lease/held.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
@@ -43,14 +41,10 @@ export interface RunServices extends SeatServices {
 
 export interface LaunchInput {
   board: Board;
-  lease: Lease;
-  detail: TaskDetail | null;
-  contextText: string | null;
-  claimFailure?: Transient | Rejected | undefined;
+  /** The claim the run holds (lease/held.ts): taken, or resumed after a restart. */
+  held: HeldLease;
   agent: AgentAdapter;
   traceId: string;
-  /** The run's deadline, polite stop, heartbeat and renewals. */
-  leaseClock: LeaseClock;
   /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
   adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
   /** Honour Hermes's `active_pr` guard before the agent starts (capability `authorizeExistingPr`). */
@@ -122,39 +116,44 @@ export class RunLauncher {
     live.checkNow();
   }
 
+  /** How a run's lease writes to its board (lease/fenced.ts): the seat's retries, clock and author; retries logged with the run's ids. */
+  fencing(board: string, taskId: string, traceId: string, runId: () => number | null = () => null): FencedOptions {
+    return {
+      retry: this.s.retry,
+      clock: this.s.clock,
+      author: this.s.config.author,
+      onRetry: (verb, err, attempt) =>
+        this.s.log.warn({ board, task_id: taskId, run_id: runId(), trace_id: traceId, verb, attempt, err: err.message }, "board call failed; retrying"),
+    };
+  }
+
   launch(o: LaunchInput): void {
-    const { board, traceId } = o;
-    const c = this.s.config;
-    const taskId = o.lease.taskId;
+    const { board, traceId, held } = o;
+    const taskId = held.lease.taskId;
     const key = RunLauncher.key(board.slug, taskId);
     const slot = this.inflight.get(key) ?? this.reserve(board.slug, taskId);
     slot.adopted = o.adopted !== undefined;
-    // The run's fenced view owns its lease (a run id read late is on it at once): logs read it there.
-    const fenced = new FencedBoard(board, o.lease, {
-      retry: this.s.retry,
-      clock: this.s.clock,
-      author: c.author,
-      onRetry: (verb, err, attempt) => this.s.log.warn({ ...ids(), verb, attempt, err: err.message }, "board call failed; retrying"),
-    });
+    // The run's lease owns its fenced view (a run id read late is on it at once): logs read it there.
+    const fenced = held.fenced;
     const ids = () => ({ board: board.slug, task_id: taskId, run_id: fenced.lease.runId, trace_id: traceId });
+    held.on("heartbeat", () => this.hooks.onHeartbeat(taskId, fenced.lease.runId));
+    held.on("heartbeat_failed", () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }));
+    held.on("renewed", ({ deadline }) => {
+      this.s.active.moveDeadline(board.slug, taskId, deadline);
+      this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
+    });
     const run = new TaskRun(
       taskRunDeps(this.s, {
         board,
-        fenced,
-        detail: o.detail,
-        contextText: o.contextText,
-        claimFailure: o.claimFailure,
+        held,
         agent: o.agent,
         traceId,
-        leaseClock: o.leaseClock,
         shutdown: this.shutdown,
         seatToday: () => spentToday(this.s),
         activePrGuard: o.activePrGuard,
         ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
         hooks: {
           onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),
-          onHeartbeat: () => this.hooks.onHeartbeat(taskId, fenced.lease.runId),
-          onHeartbeatFailure: () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }),
           onEgressBlocked: (host, port, why) => {
             this.s.metrics?.egressRefused(host);
             const entry = `${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -163,10 +162,6 @@ export class RunLauncher {
             this.hooks.onEgressBlocked?.(host, port);
           },
           onEgressFailed: (host, port, why) => this.s.log.warn({ ...ids(), host, port, why }, "an allowed host could not be reached"),
-          onDeadline: (deadline) => {
-            this.s.active.moveDeadline(board.slug, taskId, deadline);
-            this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
-          },
           onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
           onNotes: (notes, at) => {
             for (const n of notes) {

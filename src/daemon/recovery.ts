@@ -17,7 +17,7 @@ import { timingFor } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import { TaskSession } from "../continuity/session.js";
 import { describeError } from "../errors/index.js";
-import { leaseOf } from "../lease/lease.js";
+import { HeldLease } from "../lease/held.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
@@ -26,7 +26,6 @@ import type { Clock } from "../time/clock.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { continueInterrupted } from "./continue.js";
 import type { RunLauncher } from "./launcher.js";
-import { LeaseClock } from "../lease/clock.js";
 
 export interface RecoveryDeps {
   active: ActiveRuns;
@@ -67,9 +66,16 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       d.launcher.reserve(r.board, r.task);
       d.launcher.launch({
         board,
-        lease: leaseOf({ ...r, taskId: r.task }),
-        detail: null,
-        contextText: "",
+        // The journal keeps the deadline the run last had (renewals moved it).
+        held: HeldLease.resume(
+          board,
+          { ...r, taskId: r.task },
+          d.launcher.fencing(r.board, r.task, r.traceId, () => r.runId),
+          (ttl) => timingFor(c, ttl),
+          {
+            contextText: "",
+          },
+        ),
         agent: new AdoptedAgent(
           {
             pid: r.pid,
@@ -84,8 +90,6 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
           { killGraceMs: c.agent.killGraceSeconds * 1000, stallMs: c.agent.stallSeconds * 1000 },
         ),
         traceId: r.traceId,
-        // The journal keeps the deadline the run last had (renewals moved it).
-        leaseClock: new LeaseClock(timingFor(c, r.ttlSeconds), r.deadline),
         adopted: { runDir: r.runDir, workspace: r.localWorkspace, tools: r.tools ?? null },
       });
       report.adopted.push(r.task);

@@ -7,7 +7,7 @@
 // answers a replay by the holder without a second run and refuses anyone else, so the answer is exact —
 // ours, or cleanly not ours.
 import type { Board, ClaimReceipt, TaskDetail } from "../board/port.js";
-import { ClaimUncertain, NotClaimable, type Rejected, type Transient } from "../errors/board.js";
+import { ClaimUncertain, type Rejected, type Transient } from "../errors/board.js";
 import { type Lease, claimedRun, leaseFrom, leaseOf, leaseOfReceipt, openRun } from "./lease.js";
 
 export interface Acquired {
@@ -45,42 +45,6 @@ export async function acquire(
   } catch {
     return { lease: base, detail: null };
   }
-}
-
-/**
- * Gives a claim back (`reclaim` with the reason: the task is ready again, its run ends `reclaimed`) and
- * claims the task anew with another TTL — the only way to change a claim's TTL where the CLI cannot renew.
- * The old lease is fenced out by the new run. `reclaim` is the one close Hermes does not fence on the run
- * id, so it is never retried blindly: a failed one is settled by reading the task — our run still open is
- * reclaimed again; our run ended is a reclaim that landed with its answer lost; anyone else's run (a
- * watching seat claims within half a second) is not ours to touch (NotClaimable).
- */
-export async function reacquire(
-  board: Board,
-  held: Lease,
-  ttlSeconds: number,
-  reason: string,
-  signal?: AbortSignal,
-  o: { claimer?: string | undefined } = {},
-): Promise<Acquired> {
-  const taskId = held.taskId;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await board.release(taskId, reason, signal);
-      break;
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      const d = await board.show(taskId, signal);
-      const run = held.runId === null ? undefined : d.runs.find((r) => r.id === held.runId);
-      const stillOurs = d.task.status === "running" && run !== undefined && run.outcome === null && run.endedAt === null;
-      if (!stillOurs && d.task.status === "running")
-        // The reclaim landed with its answer lost, and the task is another run's now: left to it.
-        throw new NotClaimable({ verb: "reclaim", board: held.board, taskId, cause: err }, d.task.status, d.task.claim?.lock ?? null);
-      if (!stillOurs) break; // it landed
-      if (attempt >= REPLAYS + 1) throw err;
-    }
-  }
-  return acquire(board, taskId, ttlSeconds, signal, o);
 }
 
 /**

@@ -20,6 +20,11 @@ export interface FencedOptions {
   onRetry?: (verb: string, err: Error, attempt: number) => void;
 }
 
+/** The fenced view of a lease no run holds (an outbox entry replayed): its writes, no heartbeat, no deadline. */
+export function fencedView(board: Board, lease: Lease, o: FencedOptions): FencedBoard {
+  return new FencedBoard(board, lease, o);
+}
+
 export class FencedBoard {
   private current: Lease;
 
@@ -156,6 +161,13 @@ export class FencedBoard {
         } catch (err) {
           const meaning = await this.meaning(err, outcome, signal);
           if (meaning === "already_applied") return meaning;
+          if (meaning === err && !signal?.aborted) {
+            // A failure that says nothing of the close (a lost answer, a crash): read at once whether it
+            // landed — before a retry waits, and before anyone else can take the task meanwhile.
+            const state = await this.state(outcome, signal).catch(() => "unknown" as const);
+            if (state === "already_applied") return state;
+            if (state instanceof LeaseLost) throw state;
+          }
           throw meaning;
         }
       },

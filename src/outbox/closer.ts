@@ -9,7 +9,7 @@ import type { RetryPolicy } from "../board/retry.js";
 import { withRetry } from "../board/retry.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
-import { type CloseOutcome, FencedBoard } from "../lease/fenced.js";
+import { type CloseOutcome, type FencedBoard, fencedView } from "../lease/fenced.js";
 import type { Lease } from "../lease/lease.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
@@ -52,9 +52,9 @@ export class Closer implements RunCloser {
     return this.d.outbox;
   }
 
-  /** A fenced view for a lease no run holds (a restart's recovery, an outbox replay). */
+  /** A fenced view for a lease no run holds (an outbox replay). */
   fenced(lease: Lease): FencedBoard {
-    return new FencedBoard(this.d.board(lease.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
+    return fencedView(this.d.board(lease.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
   }
 
   async close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {

@@ -1,5 +1,6 @@
 // What a run decides to do with its task: complete (summary + the agent's result, plus the gate's
 // extras), a templated block, or nothing at all because the lease was lost.
+import type { LeaseLost } from "../errors/board.js";
 import type { AgentResult } from "./common.js";
 import type { BlockTemplate, BlockTemplateInput, Cause } from "./template.js";
 
@@ -24,7 +25,8 @@ export type Decision =
   | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras; review?: { reviewer: string | null } }
   /** `unreachable`: the agent could not reach its API — handed back to the lane, never left blocked (run/unreachable.ts). */
   | { type: "block"; template: BlockTemplate; limit: boolean; unreachable?: true }
-  | { type: "lost" };
+  /** `lost`: the board's own LeaseLost (who holds the task now), where the run has it. */
+  | { type: "lost"; lost?: LeaseLost };
 
 export function blockDecision(cause: Cause, what: string, options: string[], recommendation: string, next: string, limit = false): Decision {
   return { type: "block", template: { cause, what_happened: what, options, recommendation, next_action: next }, limit };

@@ -79,7 +79,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   record.session?.resumeFailed(failed);
   const why = state.resumeFailed;
   w.hooks?.onLog?.("warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
-  await w.fenced
+  await w.held.fenced
     .comment(
       `hermes-kanban-bridge (seat ${w.seat}): could not resume the agent's session ${failed} (${why.slice(0, 300)}); started a fresh session with the earlier runs' summaries.`,
       w.shutdown,

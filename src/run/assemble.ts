@@ -4,14 +4,12 @@
 import type { AgentAdapter } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import type { EgressPlan } from "../egress/plan.js";
-import type { BoardReader, TaskDetail } from "../board/port.js";
+import type { BoardReader } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import type { SessionJournal } from "../continuity/journal.js";
-import type { Rejected, Transient } from "../errors/board.js";
 import type { GitRunner } from "../git/runner.js";
 import type { Jail } from "../jail/jail.js";
-import type { LeaseClock } from "../lease/clock.js";
-import type { FencedBoard } from "../lease/fenced.js";
+import type { HeldLease } from "../lease/held.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
 import type { Spend } from "../state/ledger.js";
@@ -51,13 +49,9 @@ export interface SeatServices {
 /** One claim's own part of a run. */
 export interface ClaimedRun {
   board: BoardReader;
-  fenced: FencedBoard;
-  detail: TaskDetail | null;
-  contextText: string | null;
-  claimFailure?: Transient | Rejected | undefined;
+  held: HeldLease;
   agent: AgentAdapter;
   traceId: string;
-  leaseClock: LeaseClock;
   shutdown: AbortSignal;
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
   /** What this seat spent today (the daily budget). */
@@ -71,10 +65,7 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
   const c = s.config;
   return {
     board: r.board,
-    fenced: r.fenced,
-    detail: r.detail,
-    contextText: r.contextText,
-    claimFailure: r.claimFailure,
+    held: r.held,
     agent: r.agent,
     closer: s.closer,
     clock: s.clock,
@@ -91,7 +82,6 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     egress: s.egress,
     author: c.author,
     traceId: r.traceId,
-    leaseClock: r.leaseClock,
     killGraceMs: c.agent.killGraceSeconds * 1000,
     unreachableMs: c.agent.unreachableSeconds * 1000,
     runsDir: statePath(c.stateDir, "runs"),

@@ -9,11 +9,9 @@ import type { Jail } from "../jail/jail.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { BoardReader, TaskDetail } from "../board/port.js";
 import type { SessionJournal } from "../continuity/journal.js";
-import type { Rejected, Transient } from "../errors/board.js";
 import type { GateConfig } from "../gate/gate.js";
 import type { GitRunner } from "../git/runner.js";
-import type { LeaseClock } from "../lease/clock.js";
-import type { FencedBoard } from "../lease/fenced.js";
+import type { HeldLease } from "../lease/held.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
@@ -27,15 +25,13 @@ import type { Prepared } from "./prepare.js";
 import type { RunRecord } from "./record.js";
 
 export interface TaskRunDeps {
-  /** Reads only: every write of the run goes through `fenced`. */
+  /** Reads only: every write of the run goes through its lease's fenced view (`held.fenced`). */
   board: BoardReader;
-  /** The only way the run writes to its task; its lease is the run's (the run id settled once). */
-  fenced: FencedBoard;
-  detail: TaskDetail | null;
-  /** `context` text read before the claim (the TTL needed it), or null to read it now. */
-  contextText: string | null;
-  /** The claim took effect although the CLI failed (lease/acquire.ts): a definitive error closes the task at once. */
-  claimFailure?: Transient | Rejected | undefined;
+  /**
+   * The run's lease (lease/held.ts): its fenced view (the only way the run writes to its task; the run id
+   * settled once), what the claim read (the task, its context, a claim failure), its deadline, heartbeat and signals.
+   */
+  held: HeldLease;
   agent: AgentAdapter;
   closer: RunCloser;
   clock: Clock;
@@ -65,8 +61,6 @@ export interface TaskRunDeps {
   maxLimitPauseMs?: number | undefined;
   author: string;
   traceId: string;
-  /** The run's deadline, polite stop, heartbeat and — where the CLI renews claims — its renewals (lease/clock.ts). */
-  leaseClock: LeaseClock;
   killGraceMs: number;
   /** The agent's reports that it cannot reach its API, unanswered this long, stop the run (agent.unreachableSeconds; 0: off). */
   unreachableMs?: number | undefined;
@@ -96,13 +90,12 @@ export interface TaskRunDeps {
 /** The run's dependencies the working phase uses, and what the run has so far. */
 export type WorkInput = Pick<
   TaskRunDeps,
-  | "fenced"
+  | "held"
   | "agent"
   | "clock"
   | "seat"
   | "author"
   | "traceId"
-  | "leaseClock"
   | "killGraceMs"
   | "unreachableMs"
   | "shutdown"

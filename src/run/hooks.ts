@@ -6,10 +6,6 @@ export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verify
 
 export interface RunHooks {
   onPhase?: (phase: RunPhase) => void;
-  onHeartbeat?: () => void;
-  onHeartbeatFailure?: () => void;
-  /** The deadline moved later (the CLI renewed the claim). */
-  onDeadline?: (deadline: number) => void;
   onAgentEvent?: (e: AgentEvent) => void;
   /** The agent process is up: enough to find it again after a bridge restart. */
   onStarted?: (info: {

@@ -1,11 +1,11 @@
 // The one record of a run: its facts (how the agent ended, why it was stopped), its story (what the
 // close says: workspace, session, usage, last note, changed files), where it is now (phase, deadline,
-// last heartbeat, last operator note), its task's continuity record and its lease — the latter read from
-// the run's fenced view, never copied. Everything that reports on the run (the close's metadata, the
+// last heartbeat, last operator note), its task's continuity record and its lease — the latter, and the
+// deadline, read from the run's held lease (lease/held.ts), never copied. Everything that reports on the run (the close's metadata, the
 // block text, the report, the session journal, the seat's status) reads it from here.
 import type { Note, Usage } from "../agents/port.js";
 import type { TaskSession } from "../continuity/session.js";
-import type { FencedBoard } from "../lease/fenced.js";
+import type { HeldLease } from "../lease/held.js";
 import type { Lease } from "../lease/lease.js";
 import type { RunStory } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
@@ -18,19 +18,20 @@ export class RunRecord {
   /** While the agent works: board events about the task reach the run here (work.ts sets it). */
   live: { checkNow(): void } | null = null;
   phase: RunPhase = "claimed";
-  /** Epoch ms by which the agent must have finished: the claim's deadline, moved later by each renewal. */
-  deadline: number;
   /** Epoch ms of the last heartbeat that landed. */
   lastHeartbeat: number | null = null;
   /** The last operator note handed to the agent, and when. */
   operatorNote: (Note & { deliveredAt: number }) | null = null;
 
   constructor(
-    readonly fenced: FencedBoard,
-    o: { traceId: string; seat: string; agent: string; model?: string | undefined; startedAt: number; deadline: number },
+    readonly held: HeldLease,
+    o: { traceId: string; seat: string; agent: string; model?: string | undefined; startedAt: number },
   ) {
-    this.deadline = o.deadline;
-    this.facts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(o.deadline).toISOString(), seat: o.seat };
+    this.facts = { outcome: null, finished: null, stop: null, deadlineAt: new Date(held.deadline).toISOString(), seat: o.seat };
+    // The facts say the deadline the close reports: where a renewal moved it.
+    held.on("renewed", (r) => {
+      this.facts.deadlineAt = new Date(r.deadline).toISOString();
+    });
     this.story = {
       traceId: o.traceId,
       seat: o.seat,
@@ -48,11 +49,16 @@ export class RunRecord {
   }
 
   get lease(): Lease {
-    return this.fenced.lease;
+    return this.held.lease;
   }
 
   get runId(): number | null {
-    return this.fenced.lease.runId;
+    return this.held.lease.runId;
+  }
+
+  /** Epoch ms by which the agent must have finished: the claim's deadline, moved later by each renewal. */
+  get deadline(): number {
+    return this.held.deadline;
   }
 
   /** The agent's session is known: on the record and in the journal at once. */
@@ -71,11 +77,5 @@ export class RunRecord {
 
   get traceId(): string {
     return this.story.traceId;
-  }
-
-  /** The claim was renewed: the run may work until `deadline`. */
-  deadlineMoved(deadline: number): void {
-    this.deadline = deadline;
-    this.facts.deadlineAt = new Date(deadline).toISOString();
   }
 }

@@ -71,13 +71,12 @@ export class TaskRun {
   readonly record: RunRecord;
 
   constructor(private readonly d: TaskRunDeps) {
-    this.record = new RunRecord(d.fenced, {
+    this.record = new RunRecord(d.held, {
       traceId: d.traceId,
       seat: d.seat,
       agent: d.agent.name,
       model: d.agent.model,
       startedAt: d.clock.now(),
-      deadline: d.leaseClock.deadline,
     });
     // A run whose agent had no jail of its own says so on its card and in every block.
     const policy = d.jail?.policy;
@@ -96,9 +95,10 @@ export class TaskRun {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await mkdir(privateDir, { recursive: true, mode: 0o700 });
       const read = await this.read();
-      if ("lost" in read) decision = { type: "lost" };
+      const claimFailure = this.d.held.read.claimFailure;
+      if ("lost" in read) decision = { type: "lost", lost: read.lost };
       else if ("error" in read) decision = readFailure(read.error);
-      else if (this.d.claimFailure && !(this.d.claimFailure instanceof Transient)) decision = claimFailureBlock(this.d.claimFailure);
+      else if (claimFailure && !(claimFailure instanceof Transient)) decision = claimFailureBlock(claimFailure);
       else {
         this.setPhase("preparing");
         const p = await prepareRun(this.prepareInput(read.detail, read.context, dir, privateDir));
@@ -122,7 +122,7 @@ export class TaskRun {
       }
       if (prep) decision = await this.deliver(decision, prep.ws, privateDir);
     } catch (err) {
-      decision = err instanceof LeaseLost ? { type: "lost" } : internalFailure(err);
+      decision = err instanceof LeaseLost ? { type: "lost", lost: err } : internalFailure(err);
     } finally {
       dropSnapshot(prep?.before ?? null);
     }
@@ -163,22 +163,23 @@ export class TaskRun {
   }
 
   /** The task and its context; the lease's run id is settled here, once, before anything runs. */
-  private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string } | { lost: true }> {
+  private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string } | { lost: LeaseLost }> {
     this.setPhase("reading");
     const attempts = this.d.recheck?.attempts ?? 3;
     let lastErr: unknown;
     for (let i = 0; i < attempts; i += 1) {
       try {
-        let detail = this.d.detail;
+        const claim = this.d.held.read;
+        let detail = claim.detail;
         if (!detail || this.record.runId === null) {
           detail = await this.d.board.show(this.record.lease.taskId, this.d.shutdown);
           // Reclaimed before its run could be read: nothing is ours to run or to close.
-          if (this.record.runId === null) this.d.fenced.settle(detail);
+          if (this.record.runId === null) this.d.held.fenced.settle(detail);
         }
-        const context = this.d.contextText ?? (await this.d.board.context(this.record.lease.taskId, this.d.shutdown));
+        const context = claim.contextText ?? (await this.d.board.context(this.record.lease.taskId, this.d.shutdown));
         return { detail, context };
       } catch (err) {
-        if (err instanceof LeaseLost) return { lost: true };
+        if (err instanceof LeaseLost) return { lost: err };
         lastErr = err;
         await sleepUnlessAborted(this.d.recheck?.delayMs ?? 1000, this.d.shutdown);
       }
@@ -202,7 +203,7 @@ export class TaskRun {
       const prose = proseDeliverables(d.summary, ws, d.result.artifacts);
       d = { ...d, summary: prose.summary, result: { ...d.result, artifacts: [...d.result.artifacts, ...prose.added] } };
       const delivered = await preserveDeliverables(d.result, ws, {
-        attach: (f, s) => this.d.fenced.attach(f, s),
+        attach: (f, s) => this.d.held.fenced.attach(f, s),
         upload: this.d.upload,
         staging: stagingArea(ws, privateDir, { cliOnThisHost: this.d.cliOnThisHost, upload: this.d.upload !== undefined }),
         taskId: lease.taskId,
@@ -236,10 +237,13 @@ export class TaskRun {
     const lease = record.lease;
     try {
       if (decision.type === "lost") {
-        const lost = new LeaseLost(
-          { verb: "heartbeat", board: lease.board, taskId: lease.taskId },
-          { runId: lease.runId, currentStatus: null, currentRunId: null },
-        );
+        // The board's own word on who holds the task now (the keeper's, a write's or the read's LeaseLost).
+        const held = this.d.held.lost.reason;
+        const lost =
+          decision.lost ??
+          (held instanceof LeaseLost
+            ? held
+            : new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }));
         await this.d.closer.recordLost(lease, this.d.traceId, lost);
         this.setPhase("lost");
         return "lease_lost";
@@ -258,7 +262,7 @@ export class TaskRun {
       if (intent.type === "keep") return await this.keep(intent);
       if (record.facts.stop === "shutdown" && intent.type === "release") this.stopped = "handed_back";
       else if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
-      const res = await this.d.closer.close(this.d.fenced, intent, this.d.traceId);
+      const res = await this.d.closer.close(this.d.held.fenced, intent, this.d.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       if (this.refusedInstead && res.entry.intent.type === "block")
         this.refusedCause = /^cause: (.+)$/m.exec(res.entry.intent.reason)?.[1] ?? this.refusedCause;
@@ -274,7 +278,7 @@ export class TaskRun {
   /** The claim is kept for this seat's restart: a note on the card, nothing closed (run/restart.ts). */
   private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
     // The note is a courtesy: the claim is kept either way (a lost one is lost), and the restart continues the run.
-    const lost = await this.d.fenced.heartbeat(k.note).then(
+    const lost = await this.d.held.fenced.heartbeat(k.note).then(
       () => false,
       (err: unknown) => err instanceof LeaseLost || void this.d.hooks?.onLog?.("warn", "could not leave the restart note", { err: describeError(err) }),
     );

@@ -1,8 +1,9 @@
-// The working phase of a TaskRun: the agent runs with the lease keeper heartbeating, the task tools
-// served, a polite stop at deadline − wrap-up and the hard stop at the deadline (moved later when the
-// CLI renews the claim on each heartbeat, up to the run's latest deadline); then decide, and the gate
-// (verification, changed files) once on a complete — still inside the lease's scope. Cleanup runs in
-// reverse order and keeps going when a step fails. The agent itself runs in agent-run.ts.
+// The working phase of a TaskRun: the agent runs while its lease is held (lease/held.ts: heartbeats,
+// ownership checks, renewals), the task tools served; the lease's signals feed one first-wins stop
+// ladder — the polite stop at its wrap-up, the hard stop at its deadline, at once when it is lost —
+// then decide, and the gate (verification, changed files) once on a complete — still inside the
+// lease's scope. Cleanup runs in reverse order and keeps going when a step fails. The agent itself
+// runs in agent-run.ts.
 import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
 import { applyGate } from "../gate/gate.js";
@@ -49,31 +50,22 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     timers.push(w.make.timer(w.clock.now() + w.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
   };
   const onShutdown = () => stop("shutdown");
-  // The graceful cut: the polite stop at deadline − wrap-up (the run is being cut for its deadline), the hard stop at it.
-  const lc = w.leaseClock;
-  let deadline = lc.deadline;
-  let cut: Timer[] = [];
-  const arm = (at: number) => {
-    for (const t of cut) t.cancel();
-    deadline = at;
-    record.deadlineMoved(at);
-    cut = [
-      w.make.timer(lc.wrapUpAt(at), () => {
-        if (facts.stop === null) facts.stop = "deadline";
-        wrapAc.abort(new Error("wrap-up before the deadline"));
-      }),
-      w.make.timer(at, () => {
-        if (facts.stop === null) facts.stop = "deadline";
-        agentAc.abort(new Error("deadline"));
-      }),
-    ];
+  const held = w.held;
+  // The graceful cut: the polite stop at the lease's wrap-up (the run is being cut for its deadline), the hard stop at its deadline.
+  const onWrapUp = () => {
+    if (facts.stop === null) facts.stop = "deadline";
+    wrapAc.abort(new Error("wrap-up before the deadline"));
   };
-  const onExtended = (expiresAt: number) => {
-    const next = lc.deadlineAfterRenewal(expiresAt);
-    if (next <= deadline || facts.stop !== null || wrapAc.signal.aborted) return;
-    arm(next);
-    w.hooks?.onDeadline?.(next);
+  const onExpired = () => {
+    if (facts.stop === null) facts.stop = "deadline";
+    agentAc.abort(new Error("deadline"));
   };
+  const onLost = () => stop("lease_lost");
+  const listen: [AbortSignal, () => void][] = [
+    [held.wrapUp, onWrapUp],
+    [held.expired, onExpired],
+    [held.lost, onLost],
+  ];
   const inbox = new NoteInbox({
     author: w.author,
     seen: w.detail.comments.length,
@@ -90,23 +82,9 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       },
     },
   });
-  const keeper = w.make.keeper({
-    fenced: w.fenced,
-    intervalMs: lc.heartbeatMs,
-    // The first beat right after the claim's read (lease/keeper.ts), the next ones every interval.
-    firstBeatMs: 0,
-    clock: w.clock,
-    ...(w.recheck ? { recheckAttempts: w.recheck.attempts, recheckDelayMs: w.recheck.delayMs } : {}),
-    note: () => record.story.lastNote,
-    onDetail: (d) => inbox.update(d.comments),
-    onLost: () => stop("lease_lost"),
-    onUnresolved: (err) => stop("unresolved", describeError(err)),
-    onHeartbeat: () => {
-      record.lastHeartbeat = w.clock.now();
-      w.hooks?.onHeartbeat?.();
-    },
-    ...(w.hooks?.onHeartbeatFailure ? { onFailure: w.hooks.onHeartbeatFailure } : {}),
-    ...(lc.renewal ? { extend: { ttlSeconds: () => lc.renewalTtl(w.clock.now()), now: () => w.clock.now(), onExtended } } : {}),
+  held.on("unresolved", (err) => stop("unresolved", describeError(err)));
+  held.on("heartbeat", ({ at }) => {
+    record.lastHeartbeat = at;
   });
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];
@@ -114,21 +92,32 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     if (w.shutdown.aborted) onShutdown();
     else w.shutdown.addEventListener("abort", onShutdown, { once: true });
     cleanup.push(["shutdown listener", () => w.shutdown.removeEventListener("abort", onShutdown)]);
-    arm(lc.deadline);
     cleanup.push([
       "timers",
       () => {
-        for (const t of [...timers, ...cut]) t.cancel();
+        for (const t of timers) t.cancel();
       },
     ]);
-    keeper.start();
-    cleanup.push(["lease keeper", () => keeper.stop()]);
+    for (const [signal, on] of listen)
+      if (signal.aborted) on();
+      else signal.addEventListener("abort", on, { once: true });
+    cleanup.push([
+      "lease signals",
+      () => {
+        for (const [signal, on] of listen) signal.removeEventListener("abort", on);
+      },
+    ]);
+    held.hold(
+      { clock: w.clock, timer: (at, fire) => w.make.timer(at, fire), keeper: (d) => w.make.keeper(d), recheck: w.recheck },
+      { note: () => record.story.lastNote, onDetail: (d) => inbox.update(d.comments) },
+    );
+    cleanup.push(["the lease's heartbeat", () => held.stop()]);
     // Board events about this task reach the run while it works (an ownership check, new notes).
-    record.live = { checkNow: () => keeper.checkNow() };
+    record.live = { checkNow: () => held.checkNow() };
     cleanup.push(["board events", () => (record.live = null)]);
     if (w.agent.usesTools) {
       const host = new ToolHost({
-        fenced: w.fenced,
+        fenced: held.fenced,
         redactor: w.redactor,
         onNote: (n) => record.note(n),
         ...(w.agent.notesVia === "tools" ? { inbox } : {}),

@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
 import { hardenedGit } from "../../src/git/runner.js";
-import { FencedBoard } from "../../src/lease/fenced.js";
+import { HeldLease } from "../../src/lease/held.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import { Redactor } from "../../src/result/redact.js";
 import { TaskRun } from "../../src/run/task-run.js";
@@ -78,9 +78,13 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
   const clock = { now: () => 1_800_000_000_000 };
   const report = await new TaskRun({
     board,
-    fenced: new FencedBoard(board, lease, { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" }),
-    detail: await board.show(id),
-    contextText: "",
+    held: HeldLease.of(
+      board,
+      { lease, detail: await board.show(id) },
+      { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" },
+      LeaseClock.of(clock.now(), timing),
+      { contextText: "", reclaimed: false },
+    ),
     agent,
     closer,
     clock,
@@ -88,7 +92,6 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     lane: "seat",
     author: "seat",
     traceId: "trace-property-0001",
-    leaseClock: LeaseClock.of(clock.now(), timing),
     killGraceMs: 1000,
     runsDir: join(root, "runs"),
     privateRoot: join(root, "private"),

@@ -12,7 +12,7 @@ import { SessionJournal } from "../../src/continuity/journal.js";
 import { LeaseLost } from "../../src/errors/board.js";
 import type { GateConfig } from "../../src/gate/gate.js";
 import { hardenedGit } from "../../src/git/runner.js";
-import { FencedBoard } from "../../src/lease/fenced.js";
+import { HeldLease } from "../../src/lease/held.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
 import { Redactor } from "../../src/result/redact.js";
@@ -70,11 +70,11 @@ function start(s: Setup) {
     const base = leaseOfReceipt("b", { ...receipt, claimedAt: NOW });
     const lease = detail ? leaseFrom(base, detail) : base;
     board.calls.length = 0;
+    const fencing = { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" };
+    const leaseClock = new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal);
     return new TaskRun({
       board,
-      fenced: new FencedBoard(board, lease, { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" }),
-      detail,
-      contextText: "# context",
+      held: HeldLease.of(board, { lease, detail }, fencing, leaseClock, { contextText: "# context", reclaimed: false }),
       agent: s.agent,
       closer,
       clock,
@@ -82,7 +82,6 @@ function start(s: Setup) {
       lane: "seat",
       author: "seat",
       traceId: "trace-0123456789",
-      leaseClock: new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal),
       killGraceMs: 1000,
       runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
       privateRoot: mkdtempSync(join(tmpdir(), "hkb-private-")),
