@@ -188,6 +188,9 @@ export async function streamClosed(e: Emu): Promise<void> {
   expect(seen.lines.filter((l) => l.holds === "yes")).toEqual([]);
   expect(seen.lines.filter((l) => l.mem === "OPEN" && l.holds !== "no")).toEqual([]);
   expect(seen.fd).toBe("refused");
+  // SIGUSR1 to the Node processes of the jail opens no debugger (a Node of the probe's own opens one)
+  expect(seen.debug).toBe("closed");
+  expect(seen.debugControl).toBe("open");
   // nothing the probe tried reached the bridge as the CLI's word
   expect(report?.claimCheck).toBeUndefined();
 }

@@ -2,9 +2,10 @@
 // test/hostile/jail-doors-3.test.ts row 15): the process runner gives the stream on a descriptor of its
 // own, the relay hands it to its child and keeps none, and the images cache makes execute-only copies.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { codexNativeImages } from "../../src/agents/codex/native.js";
 import { ExecOnlyImages, defaultImageCache, imageKind, programImages } from "../../src/jail/images.js";
 import { outputFiles } from "../../src/agents/cli-agent.js";
 import { runProcess } from "../../src/process/runner.js";
@@ -121,6 +122,31 @@ describe("execute-only images (jail/images.ts)", () => {
     const read = await runProcess({ argv: ["/bin/cat", copy], env: {}, ...as });
     expect(read.exitCode).not.toBe(0);
     expect(read.stderr).toMatch(/Permission denied/);
+  });
+
+  it("Codex's native binaries: its platform package's own, never a link out of it, never a launcher of the workspace's", () => {
+    const dir = scratch();
+    const nm = join(dir, "node_modules");
+    const launcherDir = join(nm, "@openai", "codex");
+    mkdirSync(join(launcherDir, "bin"), { recursive: true });
+    writeFileSync(join(launcherDir, "package.json"), JSON.stringify({ name: "@openai/codex" }));
+    writeFileSync(join(launcherDir, "bin", "codex.js"), "#!/usr/bin/env node\n", { mode: 0o755 });
+    const bin = join(nm, "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(nm, "@openai", "codex-linux-x64", "package.json"), JSON.stringify({ name: "@openai/codex-linux-x64" }));
+    copyFileSync("/bin/true", join(bin, "codex"));
+    chmodSync(join(bin, "codex"), 0o755);
+    const secret = join(dir, "root-only");
+    copyFileSync("/bin/true", secret);
+    chmodSync(secret, 0o700);
+    symlinkSync(secret, join(bin, "helper"));
+    const ws = join(dir, "ws");
+    mkdirSync(ws);
+    const launcher = join(launcherDir, "bin", "codex.js");
+    expect(codexNativeImages(launcher, "", ws, "x64")).toEqual([join(bin, "codex")]);
+    // the same tree planted in the workspace (a relative command): nothing of it is copied or shown
+    expect(codexNativeImages(launcher, "", dir, "x64")).toEqual([]);
+    expect(codexNativeImages("/bin/true", "", ws, "x64")).toEqual([]);
   });
 
   it("the default cache: /var/cache as root, else the user's cache dir", () => {
