@@ -66,22 +66,32 @@ const real = (p: string): string | null => {
   }
 };
 
+/** An image and the paths the jail may reach it by: its real path, and the path it was found at (through links). */
+export interface ProgramImage {
+  image: string;
+  at: readonly string[];
+}
+
+const imageAt = (found: string, image: string): ProgramImage => ({ image, at: [...new Set([image, found])] });
+
 /**
- * The images a program starts from, as real paths: the program itself when it is an image, else its `#!`
- * interpreter (`/usr/bin/env node`: `node` on the run's PATH) — the processes that hold the CLI's stream.
+ * The images a program starts from: the program itself when it is an image, else its `#!` interpreter
+ * (`/usr/bin/env node`: `node` on the run's PATH) — the processes that hold the CLI's stream. Each is bound
+ * over its real path and over the path it was found at: a folder shown through a link (a `node_modules`
+ * that is a link, a versions folder behind a `current` link) reaches the same file by another path.
  */
-export function programImages(program: string, path: string | undefined, cwd: string): string[] {
+export function programImages(program: string, path: string | undefined, cwd: string): ProgramImage[] {
   const abs = resolveProgram(program, path, cwd);
   const file = abs ? real(abs) : null;
   // A program of the workspace's is the agent's own file (and no CLI of the seat's): nothing of it is read here.
-  if (!file || isInside(cwd, file)) return [];
+  if (!abs || !file || isInside(cwd, file) || isInside(cwd, abs)) return [];
   const kind = imageKind(file);
   if (!kind) return [];
-  if ("elf" in kind) return [file];
+  if ("elf" in kind) return [imageAt(abs, file)];
   const viaEnv = basename(kind.interpreter) === "env" && kind.arg && !kind.arg.startsWith("-");
   const interpreter = viaEnv ? resolveProgram(kind.arg ?? "", path, cwd) : kind.interpreter;
   const image = interpreter ? real(interpreter) : null;
-  return image && imageKind(image) !== null && "elf" in (imageKind(image) ?? {}) ? [image] : [];
+  return interpreter && image && "elf" in (imageKind(image) ?? {}) ? [imageAt(interpreter, image)] : [];
 }
 
 /** Why the cache cannot hold copies (made if missing; a probe file written and removed), or null. */

@@ -83,10 +83,15 @@ describe("execute-only images (jail/images.ts)", () => {
     expect(imageKind(join(bin, "launcher"))).toEqual({ interpreter: "/usr/bin/env", arg: "tool" });
     const ws = join(dir, "ws");
     mkdirSync(ws);
-    expect(programImages("launcher", bin, ws)).toEqual([join(bin, "tool")]);
-    expect(programImages("tool", bin, ws)).toEqual([join(bin, "tool")]);
-    expect(programImages(join(bin, "plain"), "", ws)).toEqual([execFileSync("readlink", ["-f", "/bin/sh"], { encoding: "utf8" }).trim()]);
-    expect(programImages(join(bin, "data"), "", ws)).toEqual([]);
+    const images = (program: string, path: string) => programImages(program, path, ws).map((i) => i.image);
+    expect(images("launcher", bin)).toEqual([join(bin, "tool")]);
+    expect(images("tool", bin)).toEqual([join(bin, "tool")]);
+    const sh = execFileSync("readlink", ["-f", "/bin/sh"], { encoding: "utf8" }).trim();
+    expect(programImages(join(bin, "plain"), "", ws)).toEqual([{ image: sh, at: [...new Set([sh, "/bin/sh"])] }]);
+    expect(images(join(bin, "data"), "")).toEqual([]);
+    // reached through a linked folder: bound over the path it was found at too
+    symlinkSync(bin, join(dir, "linked"));
+    expect(programImages(join(dir, "linked", "tool"), "", ws)).toEqual([{ image: join(bin, "tool"), at: [join(bin, "tool"), join(dir, "linked", "tool")] }]);
     // a program of the workspace is the agent's own file: nothing of it is read or copied
     expect(programImages("./tool", "", bin)).toEqual([]);
   });
