@@ -15,7 +15,7 @@ import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
 import type { AgentUser } from "./identity.js";
-import { ExecOnlyImages } from "./images.js";
+import { ExecOnlyImages } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { stageFor } from "./stage.js";
 import type { LimitsPolicy } from "./limits.js";
@@ -154,12 +154,15 @@ export class Jail {
   /** The execute-only copies of the CLIs' images (bubblewrap jails only). */
   readonly images: ExecOnlyImages | null;
 
-  constructor(readonly policy: JailPolicy) {
+  constructor(
+    readonly policy: JailPolicy,
+    o: { onImageCopied?: (image: string, bytes: number, ms: number) => void } = {},
+  ) {
     this.system = policy.mode === "bwrap" ? systemLayout() : { tops: {}, etc: [], proc: { readOnly: [], hiddenFiles: [], hiddenDirs: [] } };
     this.passwd = join(policy.dir, "passwd");
     this.group = join(policy.dir, "group");
     if (policy.mode === "bwrap") this.writeIdentity();
-    this.images = policy.mode === "bwrap" && policy.imageCache ? new ExecOnlyImages(policy.imageCache) : null;
+    this.images = policy.mode === "bwrap" && policy.imageCache ? new ExecOnlyImages(policy.imageCache, { onCopied: o.onImageCopied }) : null;
   }
 
   get mode(): JailMode {

@@ -14,14 +14,21 @@ const TARGETS: Readonly<Record<string, readonly [string, string]>> = {
 };
 
 /** The native images an npm-installed `codex` launcher starts (real paths), or none for any other program. */
-export function codexNativeImages(program: string, path: string | undefined, cwd: string, arch: string = process.arch): string[] {
+export function codexNativeImages(
+  program: string,
+  path: string | undefined,
+  cwd: string,
+  arch: string = process.arch,
+  workspace: string | null = cwd,
+): string[] {
   const target = TARGETS[arch];
   const abs = resolveProgram(program, path, cwd);
+  const ours = (p: string) => workspace !== null && isInside(workspace, p);
   // A launcher of the workspace's is the agent's own file: nothing it points at is copied or shown.
-  if (!target || !abs || isInside(cwd, abs)) return [];
+  if (!target || !abs || ours(abs)) return [];
   try {
     const launcher = realpathSync(abs);
-    if (isInside(cwd, launcher)) return [];
+    if (ours(launcher)) return [];
     const root = dirname(dirname(launcher));
     const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name?: unknown };
     if (pkg.name !== "@openai/codex") return [];
@@ -36,7 +43,7 @@ export function codexNativeImages(program: string, path: string | undefined, cwd
     // Only the platform package's own binaries: a link out of its bin folder is no image of Codex's.
     return readdirSync(bin)
       .map((n) => realpathSync(join(bin, n)))
-      .filter((p) => underReal(bin, p) && !isInside(cwd, p) && statSync(p).isFile() && (statSync(p).mode & 0o111) !== 0);
+      .filter((p) => underReal(bin, p) && !ours(p) && statSync(p).isFile() && (statSync(p).mode & 0o111) !== 0);
   } catch {
     return [];
   }
