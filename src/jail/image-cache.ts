@@ -173,7 +173,7 @@ export async function probeImageCache(dir: string, images: readonly string[]): P
     const have = await stat(join(dir, copyName(image, st))).catch(() => null);
     out.images.push({ image, bytes: st.size, cached: have?.size === st.size });
   }
-  const probe = join(dir, `.probe-${process.pid}`);
+  const probe = join(dir, `.probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const fs = await statfs(dir);
