@@ -145,7 +145,7 @@ export class ExecOnlyImages {
       if (p === keep) continue;
       const st = await stat(p).catch(() => null);
       if (!st?.isFile()) continue;
-      const leftover = n.endsWith(".tmp") || n.endsWith(".lock");
+      const leftover = n.endsWith(".tmp") || n.endsWith(".lock") || n.startsWith(".probe-");
       if (now - st.mtimeMs > (leftover ? HOUR_MS : WEEK_MS)) await rm(p, { force: true }).catch(() => undefined);
     }
   }
