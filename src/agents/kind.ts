@@ -71,6 +71,8 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   egress?(a: C, env: NodeJS.ProcessEnv): KindEgress;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
+  /** Images the kind's CLI starts besides its program's (Codex's native binaries), shown execute-only in the jail (jail/images.ts). */
+  images?(a: C, env: NodeJS.ProcessEnv): string[];
 }
 
 /** Declares a kind with its config type tied to its schema. */

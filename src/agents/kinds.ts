@@ -13,6 +13,8 @@ import { commandKind } from "./command/kind.js";
 import type { AgentKind, PreflightResult } from "./kind.js";
 import { localLlmKind } from "./local-llm/kind.js";
 import type { AgentAdapter } from "./port.js";
+import { agentEnv } from "./env.js";
+import { programImages } from "../jail/images.js";
 
 export const AGENT_KINDS: readonly AgentKind[] = [commandKind, claudeCodeKind, codexKind, localLlmKind];
 
@@ -53,6 +55,15 @@ export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, red
 
 export function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {
   return kindOf(c, kinds).preflight(c.agent, { config: c, env });
+}
+
+/** The images the seat's CLI starts from (its program, its `#!` interpreter, the kind's own): what its jail shows execute-only. */
+export function seatImages(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): string[] {
+  const k = kindOf(c, kinds);
+  const path = agentEnv(env, c.agent.passEnv, c.agent.env).PATH;
+  const program = k.program?.(c.agent);
+  const own = program ? programImages(program, path, process.cwd(), null).map((i) => i.image) : [];
+  return [...new Set([...own, ...(k.images?.(c.agent, env) ?? [])])];
 }
 
 export function promptFileFor(c: Config, kinds?: readonly AgentKind[]): string {

@@ -1,14 +1,14 @@
 // `hermes-bridge doctor`: a table of checks, each failure with its fix, then the effective settings
 // with where each came from; exit 1 if any check fails.
 import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, imageCacheOf, probeBwrap, resolveAgentUser } from "../jail/policy.js";
-import { imageCacheProblem } from "../jail/images.js";
+import { mib, probeImageCache } from "../jail/image-cache.js";
 import { writeSeccomp } from "../jail/seccomp.js";
 import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, isAbsolute, join } from "node:path";
-import { kindOf, loadConfig, preflight } from "../agents/kinds.js";
+import { basename, delimiter, isAbsolute, join } from "node:path";
+import { kindOf, loadConfig, preflight, seatImages } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
@@ -94,7 +94,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
   const isolation = await isolationCheck(c, env);
-  checks.push(isolation, networkCheck(c, env, isolation.ok));
+  checks.push(isolation, await imagesCheck(c, env, isolation.ok), networkCheck(c, env, isolation.ok));
   checks.push(await socketCheck(env));
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
@@ -154,21 +154,32 @@ async function isolationCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check>
   const seccomp = await writeSeccomp(scratch).catch(() => null);
   const probe = await probeBwrap(iso.bwrap, env, user, seccomp).finally(() => rm(scratch, { recursive: true, force: true }));
   const as = user.same ? "" : `, as uid ${user.uid} (${user.name})`;
-  const cache = imageCacheOf(iso, env);
-  const cacheProblem = probe.ok ? await imageCacheProblem(cache) : null;
-  if (cacheProblem)
-    return fail("isolation", cacheProblem, "set agent.isolation.imageCache to a folder this user can write (~700 MiB for Claude Code, Codex and Node)");
-  if (probe.ok)
-    return pass(
-      "isolation",
-      `agents run in a bubblewrap jail (${probe.path}${as}${seccomp ? ", with its system-call filter" : ""}; the CLI from execute-only images in ${cache})`,
-    );
+  if (probe.ok) return pass("isolation", `agents run in a bubblewrap jail (${probe.path}${as}${seccomp ? ", with its system-call filter" : ""})`);
   return fail(
     "isolation",
     `agents would run unjailed: ${probe.why}`,
     iso.mode === "bwrap"
       ? "agent.isolation.mode is bwrap: the seat does not start until bubblewrap works"
       : "apt-get install bubblewrap (and allow user namespaces), then restart the seat",
+  );
+}
+
+/** The jail's execute-only images: where they go, what they take, and that the folder can hold and run them. */
+async function imagesCheck(c: Config, env: NodeJS.ProcessEnv, jailed: boolean): Promise<Check> {
+  if (!jailed) return pass("images", "not used: agents run without a jail of their own (see isolation)");
+  const dir = imageCacheOf(c.agent.isolation, env);
+  const probe = await probeImageCache(dir, seatImages(c, env));
+  const list = probe.images.map((i) => `${basename(i.image)} ${mib(i.bytes)} (${i.cached ? "copied" : "copied at the seat's start"})`).join(", ");
+  const free = probe.freeBytes !== null ? `; ${mib(probe.freeBytes)} free` : "";
+  if (probe.problem)
+    return fail(
+      "images",
+      probe.problem,
+      "set agent.isolation.imageCache to an absolute folder this user can write, on a filesystem that runs programs (not noexec)",
+    );
+  return pass(
+    "images",
+    `the CLI runs from execute-only copies in ${dir} (agent.isolation.imageCache, one per user, shared by its seats): ${list || "none yet"}${free}`,
   );
 }
 

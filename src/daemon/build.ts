@@ -16,7 +16,8 @@ import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
 import { realpathSync } from "node:fs";
 import { agentEnv } from "../agents/env.js";
-import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor } from "../agents/kinds.js";
+import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
+import { imagesAtStart } from "./isolation.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
@@ -224,7 +225,10 @@ export async function build(
   const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
   });
-  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }));
+  const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {
+    onImageCopied: (image, bytes, ms) => log.info({ image, mib: Math.round(bytes / 2 ** 20), ms }, "copied the CLI's image execute-only (once per version)"),
+  });
+  await imagesAtStart(jail, seatImages(c, env, kinds));
   // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
   if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
   const egress = egressPlan({

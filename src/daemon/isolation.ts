@@ -4,10 +4,31 @@
 // alert per start; and the hosts the seat's runs were refused since it started (network: proxy), for the
 // status snapshot and the fleet row: per host and port a count and the last time, the most recent kept (a
 // bounded list — a run that tries a thousand names cannot grow the snapshot).
+import { ConfigError } from "../errors/index.js";
+import { mib, probeImageCache } from "../jail/image-cache.js";
 import type { Jail } from "../jail/jail.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { AlertPayload } from "../outbox/webhook.js";
 import type { Clock } from "../time/clock.js";
+
+/**
+ * The jail's cache of execute-only images at start: a folder that can hold and run them, with room for the
+ * seat's (or the seat does not start: a bad cache would block every task of its lane); then the images
+ * not copied yet are copied in the background, so the first run does not wait for them.
+ */
+export async function imagesAtStart(jail: Jail, images: readonly string[]): Promise<void> {
+  if (jail.mode !== "bwrap" || !jail.images) return;
+  const dir = jail.images.dir;
+  const probe = await probeImageCache(dir, images);
+  if (probe.problem)
+    throw new ConfigError([
+      {
+        path: "agent.isolation.imageCache",
+        message: `${probe.problem} — set it to a folder this user can write, on a filesystem that runs programs, with ${mib(probe.images.reduce((n, i) => n + i.bytes, 0))} free`,
+      },
+    ]);
+  for (const i of probe.images) if (!i.cached) void jail.images.copyOf(i.image).catch(() => undefined);
+}
 
 export function announceIsolation(d: {
   jail?: Jail | undefined;

@@ -34,6 +34,7 @@ export function settingsTable(c: Config): Setting[] {
     ["discovery.watch", c.discovery.watch],
     ["discovery.sweepSeconds", c.discovery.sweepSeconds],
     ["stateDir", c.stateDir],
+    ["agent.isolation.imageCache", c.agent.isolation.imageCache ?? "/var/cache/hermes-bridge/images as root, else ~/.cache/hermes-bridge/images"],
     ["webhook.url", c.webhook.url ?? "(none)"],
     ["webhook.secretEnv", c.webhook.secretEnv ?? "(none)"],
     ["shutdown.graceSeconds", c.shutdown.graceSeconds],

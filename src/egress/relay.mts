@@ -15,6 +15,10 @@ import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import { type Socket, connect, createServer } from "node:net";
 
+// No debugger on SIGUSR1: any process of the jail (one uid) could otherwise open it and run code here
+// (jail/quiet-debug.mts says why; this file imports nothing of the bridge's).
+process.on("SIGUSR1", () => undefined);
+
 /** A CONNECT through the proxy's socket; `ready` gets the tunnel (anything the proxy sent past its head first), or null. */
 function tunnel(target: string, socket: string, ready: (up: Socket | null, rest: Buffer, refusal: string) => void): Socket {
   const up = connect(socket, () => up.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));

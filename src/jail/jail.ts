@@ -8,22 +8,14 @@
 // task-tools server and the operator's extras alike. `user` runs the agent as that unprivileged uid
 // without bubblewrap (engines that cannot relax /proc); `none` runs processes as they are. Both are said
 // loudly (start log, doctor, status, fleet, every card).
-import { existsSync, lstatSync, mkdirSync, readlinkSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { basename, join, resolve, sep } from "node:path";
+import { bundledFile } from "../config/paths.js";
 import { PermanentError } from "../errors/index.js";
-import {
-  ETC_ENTRIES,
-  JAIL_HOME,
-  type JailMounts,
-  PROC_HIDDEN_DIRS,
-  PROC_HIDDEN_FILES,
-  PROC_READ_ONLY,
-  type SystemLayout,
-  TOP_ENTRIES,
-  bwrapArgs,
-} from "./bwrap.js";
+import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
+import { systemLayout } from "./system.js";
 import type { AgentUser } from "./identity.js";
-import { ExecOnlyImages } from "./images.js";
+import { ExecOnlyImages } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { stageFor } from "./stage.js";
 import type { LimitsPolicy } from "./limits.js";
@@ -155,39 +147,6 @@ export class JailRefused extends PermanentError {
 /** The run dir's folder that is HOME for a jail without bubblewrap (mode user): the jail's own /tmp/home is not there. */
 export const RUN_HOST_HOME = "host-home";
 
-function procEntries(names: readonly string[], want: "file" | "dir"): string[] {
-  return names.filter((n) => {
-    try {
-      const st = lstatSync(`/proc/${n}`);
-      return want === "dir" ? st.isDirectory() : true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-function systemLayout(): SystemLayout {
-  const tops: Record<string, string> = {};
-  for (const t of TOP_ENTRIES) {
-    try {
-      const st = lstatSync(t);
-      if (st.isSymbolicLink()) tops[t] = readlinkSync(t);
-      else if (st.isDirectory()) tops[t] = "dir";
-    } catch {
-      // not on this system
-    }
-  }
-  return {
-    tops,
-    etc: ETC_ENTRIES.filter((e) => existsSync(e)),
-    proc: {
-      readOnly: procEntries(PROC_READ_ONLY, "file"),
-      hiddenFiles: procEntries(PROC_HIDDEN_FILES, "file"),
-      hiddenDirs: procEntries(PROC_HIDDEN_DIRS, "dir"),
-    },
-  };
-}
-
 export class Jail {
   private readonly system: SystemLayout;
   private readonly passwd: string;
@@ -195,12 +154,15 @@ export class Jail {
   /** The execute-only copies of the CLIs' images (bubblewrap jails only). */
   readonly images: ExecOnlyImages | null;
 
-  constructor(readonly policy: JailPolicy) {
+  constructor(
+    readonly policy: JailPolicy,
+    o: { onImageCopied?: (image: string, bytes: number, ms: number) => void } = {},
+  ) {
     this.system = policy.mode === "bwrap" ? systemLayout() : { tops: {}, etc: [], proc: { readOnly: [], hiddenFiles: [], hiddenDirs: [] } };
     this.passwd = join(policy.dir, "passwd");
     this.group = join(policy.dir, "group");
     if (policy.mode === "bwrap") this.writeIdentity();
-    this.images = policy.mode === "bwrap" && policy.imageCache ? new ExecOnlyImages(policy.imageCache) : null;
+    this.images = policy.mode === "bwrap" && policy.imageCache ? new ExecOnlyImages(policy.imageCache, { onCopied: o.onImageCopied }) : null;
   }
 
   get mode(): JailMode {
@@ -246,7 +208,9 @@ export class Jail {
     }
     const [program = "", ...rest] = argv;
     const abs = resolveProgram(program, env.PATH, run.workspace);
-    const readOnly = this.checked([...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? [])]);
+    // A Node process holding the stream answers SIGUSR1 with nothing, not with its debugger (quiet-debug.mts).
+    const quiet = extra.ownStream && execOnly.some(([, at]) => /^node(js)?$/.test(basename(at))) && existsSync(QUIET_DEBUG) ? [QUIET_DEBUG] : [];
+    const readOnly = this.checked([...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? []), ...quiet]);
     const hide = extra.withoutRunDir === true;
     const runDir = hide ? [] : [run.runDir];
     const readWrite = [run.workspace, ...runDir, ...(run.socket ? [run.socket] : []), ...this.policy.readWrite];
@@ -281,7 +245,7 @@ export class Jail {
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,
-      env: { ...env, ...(egress?.env ?? {}), HOME: home, TMPDIR: "/tmp" },
+      env: { ...env, ...(egress?.env ?? {}), ...(quiet.length ? { NODE_OPTIONS: withImport(env.NODE_OPTIONS, QUIET_DEBUG) } : {}), HOME: home, TMPDIR: "/tmp" },
       ...as,
       ...(stage?.binds.length ? { stage } : {}),
       ...(files.length ? { files } : {}),
@@ -291,4 +255,10 @@ export class Jail {
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** The module every Node process holding an agent CLI's stream imports first (no debugger on SIGUSR1). */
+const QUIET_DEBUG = bundledFile("dist", "jail", "quiet-debug.mjs");
+/** NODE_OPTIONS with one more `--import` (quoted as Node's parser reads it), after the operator's own. */
+const withImport = (options: string | undefined, file: string) =>
+  [options?.trim(), `--import=${/[\s"\\]/.test(file) ? `"${file.replace(/[\\"]/g, "\\$&")}"` : file}`].filter((o) => o).join(" ");
 const inside = (p: string, dir: string) => resolve(p).startsWith(resolve(dir) + sep);

@@ -10,7 +10,7 @@ import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
-import { defaultImageCache } from "./images.js";
+import { defaultImageCache } from "./image-cache.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";

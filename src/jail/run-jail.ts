@@ -72,9 +72,14 @@ export class RunJailOf implements RunJail {
   private async execOnly(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds): Promise<(readonly [string, string])[]> {
     const images = this.jail.images;
     if (!needs.ownStream || !images) return [];
-    const named = await Promise.all((needs.images ?? []).map((p) => realpath(p).catch(() => null)));
-    const sources = [...new Set([...programImages(argv[0] ?? "", env.PATH, this.run.workspace), ...named.filter((p) => p !== null)])];
-    return Promise.all(sources.map(async (p) => [await images.copyOf(p), p] as const));
+    const named = await Promise.all((needs.images ?? []).map(async (p) => ({ image: await realpath(p).catch(() => ""), at: [p] })));
+    const all = [
+      ...programImages(argv[0] ?? "", env.PATH, this.run.workspace),
+      ...named.filter((n) => n.image !== "").map((n) => ({ ...n, at: [n.image, ...n.at] })),
+    ];
+    // Each image copied once, bound at every path it may be reached by.
+    const copies = new Map(await Promise.all([...new Set(all.map((a) => a.image))].map(async (i) => [i, await images.copyOf(i)] as const)));
+    return [...new Map(all.flatMap(({ image, at }) => at.map((p) => [p, [copies.get(image) ?? "", p] as const]))).values()];
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {

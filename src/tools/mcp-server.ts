@@ -4,6 +4,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { BridgeError } from "../errors/index.js";
+// No debugger on SIGUSR1 for a process of the agent's jail (jail/quiet-debug.mts).
+import "../jail/quiet-debug.mjs";
 import { TOOLS_ENV } from "./env.js";
 import { TOOL_DESCRIPTIONS, TOOL_NAMES, TOOL_SCHEMAS } from "./host.js";
 import { ToolSocketClient } from "./socket.js";

@@ -165,11 +165,11 @@ export async function forgedStream(e: Emu): Promise<void> {
 }
 
 /** Row 5's last door: the fixture CLI (Claude's stream format) runs the stream probe as its tool would; what it saw, and the seat's report. */
-export async function streamRun(e: Emu, isolation: "bwrap" | "none") {
+export async function streamRun(e: Emu, isolation: "bwrap" | "none", node = process.execPath) {
   const id = await e.createTask("stream", { assignee: SEAT, body: "x" });
   const b = await runBridge(e, {
     env: { FAKE_CLI: "claude", FAKE_SCRIPT: "probe", FAKE_PROBE: streamProbe() },
-    base: { agent: { kind: "claude-code", command: [process.execPath, FAKE_CLI], passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_PROBE"], isolation } },
+    base: { agent: { kind: "claude-code", command: [node, FAKE_CLI], passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_PROBE"], isolation } },
   });
   await b.daemon.done;
   const doc = await e.show(id);
@@ -177,8 +177,8 @@ export async function streamRun(e: Emu, isolation: "bwrap" | "none") {
 }
 
 /** In the jail only the CLI holds its stream, and its memory and descriptors open to no process there; the probe bites. */
-export async function streamClosed(e: Emu): Promise<void> {
-  const { doc, seen, report } = await streamRun(e, "bwrap");
+export async function streamClosed(e: Emu, node = process.execPath): Promise<void> {
+  const { doc, seen, report } = await streamRun(e, "bwrap", node);
   expect(doc.task.status, blockedWhy(doc)).toBe("done");
   const cli = seen.lines.find((l) => l.who === "cli");
   expect(cli, JSON.stringify(seen)).toMatchObject({ holds: "unknown", mem: "Permission-denied" });
@@ -188,6 +188,9 @@ export async function streamClosed(e: Emu): Promise<void> {
   expect(seen.lines.filter((l) => l.holds === "yes")).toEqual([]);
   expect(seen.lines.filter((l) => l.mem === "OPEN" && l.holds !== "no")).toEqual([]);
   expect(seen.fd).toBe("refused");
+  // SIGUSR1 to the Node processes of the jail opens no debugger (a Node of the probe's own opens one)
+  expect(seen.debug).toBe("closed");
+  expect(seen.debugControl).toBe("open");
   // nothing the probe tried reached the bridge as the CLI's word
   expect(report?.claimCheck).toBeUndefined();
 }

@@ -8,8 +8,8 @@
 //      the kernel opens to the same uid where the host has no Yama LSM (as here) and which no system-call
 //      filter can refuse, or reopens the stream through /proc/<pid>/fd: the stream is on a descriptor only
 //      the CLI holds, and the CLI runs from execute-only images (so the kernel opens its /proc to nobody).
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
@@ -73,6 +73,13 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the CLI's stream (row
   it("row 15: only the CLI holds its stream, and no process of the jail opens the CLI's memory or its descriptors", async () => {
     emu = await Emu.create();
     await streamClosed(emu);
+  });
+
+  it("row 15: a CLI reached through a linked folder (a node_modules or versions link) runs from its execute-only copy too", async () => {
+    emu = await Emu.create();
+    const linked = join(emu.dir, "tools");
+    symlinkSync(dirname(realpathSync(process.execPath)), linked);
+    await streamClosed(emu, join(linked, basename(process.execPath)));
   });
 
   it("row 15, control: unjailed, the CLI's memory opens and its descriptors show the stream (the probe bites)", async () => {

@@ -61,7 +61,7 @@ const jailed = (extra: Record<string, unknown> = {}) => ({ isolation: { mode: "b
  * there and open to no process of the jail, nothing whose memory opens holds the stream, and the probe bites.
  */
 function expectStreamClosed(text: string, comms: readonly string[]): void {
-  const { lines, fd } = parseStream(text);
+  const { lines, fd, debug, debugControl } = parseStream(text);
   for (const comm of comms) {
     const own = lines.filter((l) => l.comm === comm);
     expect(own.length, `${comm} in ${JSON.stringify(lines)}`).toBeGreaterThan(0);
@@ -70,6 +70,8 @@ function expectStreamClosed(text: string, comms: readonly string[]): void {
   expect(lines.filter((l) => l.holds === "yes")).toEqual([]);
   expect(lines.find((l) => l.who === "control")?.mem).toBe("OPEN");
   expect(fd).toBe("refused");
+  expect(debug).toBe("closed");
+  expect(debugControl).toBe("open");
 }
 
 describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail (agent.isolation: bwrap)", () => {

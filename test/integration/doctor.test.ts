@@ -7,6 +7,9 @@ import { loadConfig } from "../../src/agents/kinds.js";
 import { AGENT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { WebhookServer } from "../helpers/webhook.js";
+import { probeBwrap } from "../../src/jail/policy.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 let emu: Emu;
 let hook: WebhookServer | undefined;
@@ -32,6 +35,8 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/^hermes command\s+ok\s+.*block --kind: needs_input\|capability\|transient\|dependency; attach: yes/m);
     expect(r.stdout).toMatch(/^state dir\s+ok/m);
     expect(r.stdout).toMatch(/^tool sockets\s+ok/m);
+    // where the CLI's execute-only images go, and what they take (none without a jail)
+    expect(r.stdout).toMatch(/^images\s+ok\s+(the CLI runs from execute-only copies in \/\S+ \(agent\.isolation\.imageCache.*node \d+ MiB|not used)/m);
     expect(r.stdout).toMatch(/^workspace bridge\s+ok\s+board: /m);
     expect(r.stdout).toMatch(/^claim.ttlSeconds\s+900\s+default$/m);
     expect(r.stdout).toMatch(/^heartbeat.intervalSeconds\s+120\s+derived from the TTL$/m);
@@ -55,6 +60,21 @@ describe("doctor", () => {
     expect(r.stdout).toContain("fix: hermes kanban boards create missing-board");
     expect(r.stdout).toMatch(/^assignee\s+FAIL\s+'worker' is a Hermes profile/m);
     expect(r.stdout).toMatch(/^agent\s+FAIL\s+no-such-agent-binary not found/m);
+  });
+
+  it.skipIf(!BWRAP)("fails an image cache that cannot hold the CLI's images, naming the key", async () => {
+    emu = await Emu.create();
+    const file = join(emu.dir, "a-file");
+    writeFileSync(file, "x");
+    const cfg = join(emu.dir, "cache.yaml");
+    writeFileSync(
+      cfg,
+      `boards: [bridge]\nassignee: doc-seat\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}"}\nagent: {command: ["${process.execPath}", "${AGENT}"], isolation: {imageCache: "${file}"}}\nstateDir: "${join(emu.dir, "st")}"\n`,
+    );
+    const r = await cli(["doctor", "--config", cfg]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/^images\s+FAIL\s+.*a-file cannot hold the CLI's execute-only images/m);
+    expect(r.stdout).toContain("fix: set agent.isolation.imageCache to an absolute folder");
   });
 
   it("reports an invalid config with its key paths", async () => {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/agents/kinds.js";
 import { HttpServer } from "../../src/observe/http.js";
-import { defaultImageCache } from "../../src/jail/images.js";
+import { defaultImageCache } from "../../src/jail/image-cache.js";
 import { runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 

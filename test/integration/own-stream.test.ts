@@ -2,13 +2,20 @@
 // test/hostile/jail-doors-3.test.ts row 15): the process runner gives the stream on a descriptor of its
 // own, the relay hands it to its child and keeps none, and the images cache makes execute-only copies.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ExecOnlyImages, defaultImageCache, imageKind, programImages } from "../../src/jail/images.js";
+import { codexNativeImages } from "../../src/agents/codex/native.js";
+import { ExecOnlyImages, defaultImageCache, probeImageCache } from "../../src/jail/image-cache.js";
+import { imageKind, programImages } from "../../src/jail/images.js";
 import { outputFiles } from "../../src/agents/cli-agent.js";
 import { runProcess } from "../../src/process/runner.js";
 import { passableTempDir } from "../helpers/tmp.js";
+import { AGENT, runBridge } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+import { probeBwrap } from "../../src/jail/policy.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 const ROOT = process.getuid?.() === 0;
 const RELAY = resolve("dist/egress/relay.mjs");
@@ -82,10 +89,15 @@ describe("execute-only images (jail/images.ts)", () => {
     expect(imageKind(join(bin, "launcher"))).toEqual({ interpreter: "/usr/bin/env", arg: "tool" });
     const ws = join(dir, "ws");
     mkdirSync(ws);
-    expect(programImages("launcher", bin, ws)).toEqual([join(bin, "tool")]);
-    expect(programImages("tool", bin, ws)).toEqual([join(bin, "tool")]);
-    expect(programImages(join(bin, "plain"), "", ws)).toEqual([execFileSync("readlink", ["-f", "/bin/sh"], { encoding: "utf8" }).trim()]);
-    expect(programImages(join(bin, "data"), "", ws)).toEqual([]);
+    const images = (program: string, path: string) => programImages(program, path, ws).map((i) => i.image);
+    expect(images("launcher", bin)).toEqual([join(bin, "tool")]);
+    expect(images("tool", bin)).toEqual([join(bin, "tool")]);
+    const sh = execFileSync("readlink", ["-f", "/bin/sh"], { encoding: "utf8" }).trim();
+    expect(programImages(join(bin, "plain"), "", ws)).toEqual([{ image: sh, at: [...new Set([sh, "/bin/sh"])] }]);
+    expect(images(join(bin, "data"), "")).toEqual([]);
+    // reached through a linked folder: bound over the path it was found at too
+    symlinkSync(bin, join(dir, "linked"));
+    expect(programImages(join(dir, "linked", "tool"), "", ws)).toEqual([{ image: join(bin, "tool"), at: [join(bin, "tool"), join(dir, "linked", "tool")] }]);
     // a program of the workspace is the agent's own file: nothing of it is read or copied
     expect(programImages("./tool", "", bin)).toEqual([]);
   });
@@ -121,6 +133,79 @@ describe("execute-only images (jail/images.ts)", () => {
     const read = await runProcess({ argv: ["/bin/cat", copy], env: {}, ...as });
     expect(read.exitCode).not.toBe(0);
     expect(read.stderr).toMatch(/Permission denied/);
+  });
+
+  it("Codex's native binaries: its platform package's own, never a link out of it, never a launcher of the workspace's", () => {
+    const dir = scratch();
+    const nm = join(dir, "node_modules");
+    const launcherDir = join(nm, "@openai", "codex");
+    mkdirSync(join(launcherDir, "bin"), { recursive: true });
+    writeFileSync(join(launcherDir, "package.json"), JSON.stringify({ name: "@openai/codex" }));
+    writeFileSync(join(launcherDir, "bin", "codex.js"), "#!/usr/bin/env node\n", { mode: 0o755 });
+    const bin = join(nm, "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(nm, "@openai", "codex-linux-x64", "package.json"), JSON.stringify({ name: "@openai/codex-linux-x64" }));
+    copyFileSync("/bin/true", join(bin, "codex"));
+    chmodSync(join(bin, "codex"), 0o755);
+    const secret = join(dir, "root-only");
+    copyFileSync("/bin/true", secret);
+    chmodSync(secret, 0o700);
+    symlinkSync(secret, join(bin, "helper"));
+    const ws = join(dir, "ws");
+    mkdirSync(ws);
+    const launcher = join(launcherDir, "bin", "codex.js");
+    expect(codexNativeImages(launcher, "", ws, "x64")).toEqual([join(bin, "codex")]);
+    // the same tree planted in the workspace (a relative command): nothing of it is copied or shown
+    expect(codexNativeImages(launcher, "", dir, "x64")).toEqual([]);
+    expect(codexNativeImages("/bin/true", "", ws, "x64")).toEqual([]);
+  });
+
+  it("seats of one host copy an image once (a lock per copy); a copy unused for a week and an interrupted copy's leftovers go", async () => {
+    const dir = scratch();
+    const src = join(dir, "cli");
+    copyFileSync("/bin/true", src);
+    const copied: string[] = [];
+    const at = join(dir, "cache");
+    const seats = [0, 1, 2].map(() => new ExecOnlyImages(at, { onCopied: (i) => copied.push(i) }));
+    const got = await Promise.all(seats.map((s) => s.copyOf(src)));
+    expect(new Set(got).size).toBe(1);
+    expect(copied).toEqual([src]);
+    // an old copy nobody used for a week, a copy's leftover from a crash, and a lock its dead copier left
+    const old = join(at, "0000-old-cli");
+    copyFileSync("/bin/true", old);
+    const tmpLeft = join(at, "0000-x.1.abc.tmp");
+    writeFileSync(tmpLeft, "partial");
+    const lockLeft = join(at, "0000-y.lock");
+    writeFileSync(lockLeft, "");
+    const week = new Date(Date.now() - 8 * 24 * 3600_000);
+    for (const p of [old, tmpLeft, lockLeft]) utimesSync(p, week, week);
+    const other = join(dir, "cli-2");
+    copyFileSync("/bin/false", other);
+    await seats[0]?.copyOf(other);
+    expect(readdirSync(at).sort()).toEqual([got[0], await seats[0]?.copyOf(other)].map((p) => p?.split("/").pop()).sort());
+  });
+
+  it("a seat whose image cache cannot hold its images does not start (it would block every task of its lane)", async () => {
+    const dir = scratch();
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x");
+    const images = [realpathSync(process.execPath)];
+    expect((await probeImageCache(file, images)).problem).toMatch(/a-file cannot hold the CLI's execute-only images/);
+    expect((await probeImageCache("relative/images", images)).problem).toMatch(/is not an absolute path/);
+    expect((await probeImageCache("/proc/hkb-images", images)).problem).toMatch(/kernel's own filesystem/);
+    // the seat: refused at start, naming the key
+    if (BWRAP) {
+      const emu = await Emu.create();
+      try {
+        const agent = { kind: "command", command: [process.execPath, AGENT], isolation: { mode: "bwrap", imageCache: file } };
+        await expect(runBridge(emu, { base: { agent } })).rejects.toThrow(/agent\.isolation\.imageCache: .*a-file cannot hold/);
+      } finally {
+        emu.cleanup();
+      }
+    }
+    const ok = await probeImageCache(join(dir, "cache"), images);
+    expect(ok.problem).toBeNull();
+    expect(ok.images).toEqual([{ image: images[0], bytes: statSync(process.execPath).size, cached: false }]);
   });
 
   it("the default cache: /var/cache as root, else the user's cache dir", () => {

@@ -8,6 +8,7 @@ import { processOptions, statefulTranslator, toolsCommand } from "../cli-agent.j
 import { agentEnv } from "../env.js";
 import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
 import { initialCodexState, translateCodexLine } from "./translate.js";
+import { codexNativeImages } from "./native.js";
 import { systemClock } from "../../time/clock.js";
 import { loginFix, loginStatus, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
@@ -135,4 +136,5 @@ export const codexKind = defineKind({
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
   program: (a) => a.command[0],
+  images: (a, env) => codexNativeImages(a.command[0] ?? "", agentEnv(env, a.passEnv, a.env).PATH, process.cwd(), process.arch, null),
 });
