@@ -7,8 +7,8 @@
 // other process of the jail can read or write its memory or reopen its descriptors through /proc. This
 // file finds the images a program starts from.
 import { closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
-import { basename } from "node:path";
-import { isInside } from "../sandbox/contain.js";
+import { basename, join, relative } from "node:path";
+import { isInside, underReal } from "../sandbox/contain.js";
 import { resolveProgram } from "./program.js";
 
 /** The first bytes of a file: an ELF image, a `#!` line (its interpreter and argument), or neither. */
@@ -66,3 +66,26 @@ export function programImages(program: string, path: string | undefined, cwd: st
   const image = interpreter ? real(interpreter) : null;
   return interpreter && image && "elf" in (imageKind(image) ?? {}) ? [imageAt(interpreter, image)] : [];
 }
+
+/**
+ * Every path an image (a real path) is reached by in the jail: itself, and the same file below each shown
+ * folder that is a link to a folder holding it (the jail binds such a folder as a folder: a program there
+ * resolves its own files below it, not below the link's target).
+ */
+export function reachedBy(image: string, shown: readonly string[]): string[] {
+  const out = new Set([image]);
+  for (const folder of shown) {
+    const target = realDir(folder);
+    if (target && target !== folder && underReal(target, image)) out.add(join(folder, relative(target, image)));
+  }
+  return [...out];
+}
+
+const realDir = (p: string): string | null => {
+  try {
+    const r = realpathSync(p);
+    return statSync(r).isDirectory() ? r : null;
+  } catch {
+    return null;
+  }
+};

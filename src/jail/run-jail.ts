@@ -12,7 +12,8 @@ import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
-import { programImages } from "./images.js";
+import { programImages, reachedBy } from "./images.js";
+import { programMounts, resolveProgram } from "./program.js";
 import { RunCgroup, capped } from "./limits.js";
 import { cannotReach } from "./policy.js";
 
@@ -77,9 +78,12 @@ export class RunJailOf implements RunJail {
       ...programImages(argv[0] ?? "", env.PATH, this.run.workspace),
       ...named.filter((n) => n.image !== "").map((n) => ({ ...n, at: [n.image, ...n.at] })),
     ];
-    // Each image copied once, bound at every path it may be reached by.
+    // Each image copied once, bound at every path it may be reached by (a shown folder that is a link reaches it below itself).
+    const abs = resolveProgram(argv[0] ?? "", env.PATH, this.run.workspace);
+    const shown = abs ? programMounts(abs) : [];
     const copies = new Map(await Promise.all([...new Set(all.map((a) => a.image))].map(async (i) => [i, await images.copyOf(i)] as const)));
-    return [...new Map(all.flatMap(({ image, at }) => at.map((p) => [p, [copies.get(image) ?? "", p] as const]))).values()];
+    const pairs = all.flatMap(({ image, at }) => [...at, ...reachedBy(image, shown)].map((p) => [p, [copies.get(image) ?? "", p] as const] as const));
+    return [...new Map(pairs).values()];
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {

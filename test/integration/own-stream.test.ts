@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { codexNativeImages } from "../../src/agents/codex/native.js";
 import { ExecOnlyImages, defaultImageCache, probeImageCache } from "../../src/jail/image-cache.js";
-import { imageKind, programImages } from "../../src/jail/images.js";
+import { imageKind, programImages, reachedBy } from "../../src/jail/images.js";
 import { outputFiles } from "../../src/agents/cli-agent.js";
 import { runProcess } from "../../src/process/runner.js";
 import { passableTempDir } from "../helpers/tmp.js";
@@ -98,6 +98,8 @@ describe("execute-only images (jail/images.ts)", () => {
     // reached through a linked folder: bound over the path it was found at too
     symlinkSync(bin, join(dir, "linked"));
     expect(programImages(join(dir, "linked", "tool"), "", ws)).toEqual([{ image: join(bin, "tool"), at: [join(bin, "tool"), join(dir, "linked", "tool")] }]);
+    // an image below a shown folder that is a link (a linked node_modules): reached below the link too
+    expect(reachedBy(join(bin, "tool"), [join(dir, "linked"), "/usr"])).toEqual([join(bin, "tool"), join(dir, "linked", "tool")]);
     // a program of the workspace is the agent's own file: nothing of it is read or copied
     expect(programImages("./tool", "", bin)).toEqual([]);
   });
