@@ -9,6 +9,35 @@ import type { ClaimFacts, TaskEvent, WatchLine } from "./port.js";
  */
 export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened"]);
 
+/** The kinds of board event the bridge tells apart (0.20 and 0.21's recordings); any other is `other`. */
+export const BOARD_EVENT_KINDS = [
+  "created",
+  "promoted",
+  "claimed",
+  "heartbeat",
+  "commented",
+  "attached",
+  "completed",
+  "blocked",
+  "unblocked",
+  "scheduled",
+  "reclaimed",
+  "assigned",
+  "archived",
+  "review_requested",
+  "review_reopened",
+  "changes_requested",
+  "needs_input",
+  "dependency_wait",
+  "model_override_set",
+  "pr_acceptance",
+  "existing_pr_authorized",
+] as const;
+export type BoardEventKind = (typeof BOARD_EVENT_KINDS)[number] | "other";
+
+/** A wire kind as a named one (`other` for a kind the bridge has no use for). */
+export const boardEventKind = (kind: string): BoardEventKind => ((BOARD_EVENT_KINDS as readonly string[]).includes(kind) ? (kind as BoardEventKind) : "other");
+
 const readyMaking = (kind: string, createdStatus: string | null) => READY_EVENT_KINDS.has(kind) || (kind === "created" && createdStatus === "ready");
 const strOrNull = (v: unknown) => (typeof v === "string" ? v : null);
 const numOrNull = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);

@@ -4,4 +4,5 @@ export { HermesCliBoard, type HermesCliBoardOptions, type CliCallRecord } from "
 export { buildArgv } from "./argv.js";
 export { buildCliEnv, type CliEnvOptions } from "./env.js";
 export { maxRuntimeFromContext } from "./parse.js";
+export { type BoardEventKind, boardEventKind } from "./events.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";

@@ -1,8 +1,7 @@
 // The Daemon handle: composes the scheduler (what to claim, when), the launcher (runs in flight) and
 // the seat (limit, pauses); claims a task with the TTL it needs; restart recovery; two-phase
-// shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). Events are
-// typed (DaemonEvents).
-import { EventEmitter } from "node:events";
+// shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). It is the seat's
+// event map (events.ts: SeatEvents), and its own wiring listens to it like anyone else.
 import type { AgentKind } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
@@ -17,7 +16,7 @@ import { sleepUnlessAborted } from "../time/clock.js";
 import { admit, readCapabilities } from "./admission.js";
 import { reviewSupported } from "./capability-checks.js";
 import { DaemonHealth } from "./health.js";
-import { type DaemonEvents, logFinished, tellGuarded } from "./events.js";
+import { SeatEventsOut, logFinished } from "./events.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
@@ -25,7 +24,7 @@ import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
 
-export type { DaemonEvents } from "./events.js";
+export type { SeatEvents } from "./events.js";
 
 export interface DaemonDeps extends RunServices {
   boards: Board[];
@@ -42,7 +41,7 @@ export interface DaemonDeps extends RunServices {
   once?: boolean;
 }
 
-export class Daemon extends EventEmitter<DaemonEvents> {
+export class Daemon extends SeatEventsOut {
   readonly seat: SeatState;
   readonly launcher: RunLauncher;
   readonly scheduler: Scheduler;
@@ -59,7 +58,7 @@ export class Daemon extends EventEmitter<DaemonEvents> {
   private teardownPromise: Promise<void> | undefined;
 
   constructor(private readonly d: DaemonDeps) {
-    super();
+    super(d.log);
     const c = d.config;
     this.health = new DaemonHealth(d.clock, d.log);
     this.seat = new SeatState(d.clock, {
@@ -89,14 +88,26 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
-    this.launcher = new RunLauncher(d, this.runsAc.signal, {
-      onHeartbeat: (taskId, runId) => this.tell("heartbeat", { taskId, runId }),
-      onClosed: (board, report) => this.finished(board, report),
-      onSlotFree: () => {
-        void this.scheduler.slotFreed();
-        this.checkIdle();
-      },
-      onEgressBlocked: (host, port) => this.health.egress.note(host, port, d.clock.now()),
+    this.launcher = new RunLauncher(d, this.runsAc.signal, this);
+    // The seat's own wiring, first of the listeners: the close's log, health and pauses; the next claim.
+    this.on("run:closed", (r) => this.finished(r));
+    this.on("slot:freed", () => {
+      void this.scheduler.slotFreed();
+      this.checkIdle();
+    });
+    this.on("run:egress-refused", (e) => this.health.egress.note(e.host, e.port, d.clock.now()));
+    this.on("board:event", (e) => this.launcher.boardEvent(e.board, e.taskId, e.kind));
+    this.on("scan", (r) => {
+      if (r.ok) this.health.boardAnswered(r.board);
+      else {
+        this.health.noteError(`scan ${r.board}: ${r.error}`);
+        d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
+      }
+      this.checkIdle();
+    });
+    this.on("watch:down", (e) => {
+      this.health.noteError(`watch ${e.board}: ${e.error}`);
+      d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
@@ -108,30 +119,14 @@ export class Daemon extends EventEmitter<DaemonEvents> {
       paused: () => this.seat.paused(),
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
       author: c.author,
-      onRunEvent: (board, taskId, kind) => this.launcher.boardEvent(board, taskId, kind),
       claim: (board, taskId) => this.tryClaim(board, taskId),
-      onScan: (board, r) => {
-        if (r.ok) this.health.boardAnswered(board);
-        else {
-          this.health.noteError(`scan ${board}: ${r.error}`);
-          d.log.warn({ board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
-        }
-        this.checkIdle();
-      },
-      onWatchError: (board, err, ms) => {
-        this.health.noteError(`watch ${board}: ${err}`);
-        d.log.warn({ board, err, restart_in_ms: ms }, "watch ended; restarting");
-      },
+      events: this,
       onFatal: (board, err) => {
         d.log.fatal({ board, err: describeError(err) }, "board unusable: stopping");
         this.settle.reject(err);
         void this.stop();
       },
     });
-  }
-
-  private tell<K extends keyof DaemonEvents>(event: K, ...args: DaemonEvents[K]): void {
-    tellGuarded(this, this.d.log, event, ...args);
   }
 
   get inflight(): Map<string, unknown> {
@@ -280,11 +275,10 @@ export class Daemon extends EventEmitter<DaemonEvents> {
     } while (await sleepUnlessAborted(5000, this.loopAc.signal));
   }
 
-  private finished(board: Board, r: RunReport): void {
-    logFinished(this.d.log, board.slug, r);
+  private finished(r: RunReport & { board: string }): void {
+    logFinished(this.d.log, r.board, r);
     if (r.close === "failed" || r.close === "dead") this.health.noteError(`close of ${r.taskId} (run ${r.runId}) ${r.close}`);
-    this.pauses.afterRun(r, board.slug);
-    this.tell("run:closed", { ...r, board: board.slug });
+    this.pauses.afterRun(r, r.board);
   }
 
   private checkIdle(): void {

@@ -1,26 +1,74 @@
-// The daemon's typed events and how they are told: every listener gets each event, and one that throws
-// is logged without keeping the event from the others or reaching the code that emitted it (a run's
-// close is reported exactly once, whatever a listener does).
-import type { EventEmitter } from "node:events";
+// The seat's event map: what one seat tells whoever listens (its own wiring — the scheduler's next scan,
+// the health tally, the pauses —, the HTTP views, the tests), told guardedly (log/emit.ts: every listener
+// gets each event; one that throws is logged, and keeps it from no other listener nor from the code that
+// told it — a run's close is reported exactly once, whatever a listener does). Discovery's part is its own
+// (discovery/events.ts); a run's and a lease's events reach the seat's map through the launcher.
+import type { Note } from "../agents/port.js";
+import type { DiscoveryEvents } from "../discovery/events.js";
 import { describeError } from "../errors/index.js";
+import { Events } from "../log/emit.js";
 import type { Logger } from "../log/logger.js";
-import type { RunReport } from "../run/task-run.js";
+import type { RunPhase, RunReport } from "../run/task-run.js";
 
-export interface DaemonEvents {
-  claimed: [{ board: string; taskId: string; runId: number | null; traceId: string; ttlSeconds: number }];
-  heartbeat: [{ taskId: string; runId: number | null }];
+/** Which run an event is about. */
+export interface RunIds {
+  board: string;
+  taskId: string;
+  runId: number | null;
+  traceId: string;
+}
+
+export interface SeatEvents extends DiscoveryEvents {
+  claimed: [RunIds & { ttlSeconds: number }];
+  /** A run's heartbeat landed and the run still owns its task. */
+  heartbeat: [RunIds];
+  "run:phase": [RunIds & { phase: RunPhase }];
+  /** A run's agent is up (or was adopted after a restart). */
+  "run:started": [RunIds & { pid: number; adopted: boolean }];
+  /** A run's agent said how far it is (its next heartbeat carries the note). */
+  "run:progress": [RunIds & { note: string }];
+  /** A run's claim was renewed: its deadline moved later. */
+  "run:renewed": [RunIds & { deadline: number }];
+  /** Operator notes reached a run's agent (each once), at `at`. */
+  "run:notes": [RunIds & { notes: readonly Note[]; at: number }];
+  /** A run's proxy refused a host (the first time the run asked for it). */
+  "run:egress-refused": [RunIds & { host: string; port: number; why: string }];
+  /** A run ended, with how (exactly once per run). */
   "run:closed": [RunReport & { board: string }];
+  /** A slot of the seat is free again (a run ended, or a claim came to nothing). */
+  "slot:freed": [{ board: string; taskId: string }];
   "seat:paused": [{ until: string | null; reason: string | null }];
   "seat:resumed": [];
 }
 
-export function tellGuarded<K extends keyof DaemonEvents>(emitter: EventEmitter<DaemonEvents>, log: Logger, event: K, ...args: DaemonEvents[K]): void {
-  for (const l of emitter.rawListeners(event as never) as ((...a: unknown[]) => void)[])
-    try {
-      l.apply(emitter, args);
-    } catch (err) {
-      log.error({ event, err: describeError(err) }, "a daemon event listener failed");
-    }
+/** Every event of the seat's map, by name (a monitor listens to them all; the type checks the list is whole). */
+export const SEAT_EVENTS = [
+  "claimed",
+  "heartbeat",
+  "run:phase",
+  "run:started",
+  "run:progress",
+  "run:renewed",
+  "run:notes",
+  "run:egress-refused",
+  "run:closed",
+  "slot:freed",
+  "seat:paused",
+  "seat:resumed",
+  "scan",
+  "watch:up",
+  "watch:down",
+  "board:event",
+] as const satisfies readonly (keyof SeatEvents)[];
+type Missing = Exclude<keyof SeatEvents, (typeof SEAT_EVENTS)[number]>;
+/** A compile error names an event of the map the list leaves out. */
+export const seatEventsWhole: Missing extends never ? true : Missing = true;
+
+/** The seat's event map: a listener's throw is logged, never passed on. */
+export class SeatEventsOut extends Events<SeatEvents> {
+  constructor(log: Logger) {
+    super((event, err) => log.error({ event, err: describeError(err) }, "a seat event listener failed"));
+  }
 }
 
 /**

@@ -12,12 +12,12 @@ import type { HeldLease } from "../lease/held.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
-import { processStartTime } from "../process/liveness.js";
 import { type SeatServices, taskRunDeps } from "../run/assemble.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
 import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { account, dailyBudgetSpent, hoursOf, spentSince, spentToday } from "./accounting.js";
+import { type SeatTell, wireRun } from "./run-wiring.js";
 
 /** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
 export interface RunSlot {
@@ -51,14 +51,6 @@ export interface LaunchInput {
   activePrGuard?: boolean;
 }
 
-export interface LauncherHooks {
-  onHeartbeat(taskId: string, runId: number | null): void;
-  onClosed(board: Board, report: RunReport): void;
-  onSlotFree(): void;
-  /** A run's proxy refused a host (the seat's tally for status and the fleet). */
-  onEgressBlocked?(host: string, port: number): void;
-}
-
 export class RunLauncher {
   readonly inflight = new Map<string, RunSlot>();
   readonly promises = new Set<Promise<void>>();
@@ -67,7 +59,8 @@ export class RunLauncher {
   constructor(
     private readonly s: RunServices,
     private readonly shutdown: AbortSignal,
-    private readonly hooks: LauncherHooks,
+    /** Where the seat's events are told (run-wiring.ts: what each run and lease tells becomes one). */
+    private readonly seat: SeatTell,
   ) {}
 
   static key(board: string, taskId: string): string {
@@ -136,12 +129,6 @@ export class RunLauncher {
     // The run's lease owns its fenced view (a run id read late is on it at once): logs read it there.
     const fenced = held.fenced;
     const ids = () => ({ board: board.slug, task_id: taskId, run_id: fenced.lease.runId, trace_id: traceId });
-    held.on("heartbeat", () => this.hooks.onHeartbeat(taskId, fenced.lease.runId));
-    held.on("heartbeat_failed", () => this.s.metrics?.heartbeatFailures.inc({ board: board.slug }));
-    held.on("renewed", ({ deadline }) => {
-      this.s.active.moveDeadline(board.slug, taskId, deadline);
-      this.s.log.debug({ ...ids(), deadline: new Date(deadline).toISOString() }, "claim renewed: deadline moved");
-    });
     const run = new TaskRun(
       taskRunDeps(this.s, {
         board,
@@ -152,54 +139,9 @@ export class RunLauncher {
         seatToday: () => spentToday(this.s),
         activePrGuard: o.activePrGuard,
         ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
-        hooks: {
-          onPhase: (phase) => this.s.log.debug({ ...ids(), phase }, "phase"),
-          onEgressBlocked: (host, port, why) => {
-            this.s.metrics?.egressRefused(host);
-            const entry = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-            const fix = `"${entry}" in agent.isolation.allowHosts, then restart the seat`;
-            this.s.log.warn({ ...ids(), host, port, why, fix }, "egress refused (the first time this run asked for it)");
-            this.hooks.onEgressBlocked?.(host, port);
-          },
-          onEgressFailed: (host, port, why) => this.s.log.warn({ ...ids(), host, port, why }, "an allowed host could not be reached"),
-          onLog: (level, msg, data) => this.s.log[level]({ ...ids(), ...(data ?? {}) }, msg),
-          onNotes: (notes, at) => {
-            for (const n of notes) {
-              this.s.metrics?.notesDelivered.inc({ board: board.slug, agent: o.agent.name });
-              this.s.metrics?.noteLatency.observe({ board: board.slug, agent: o.agent.name }, Math.max(0, at - n.postedAt) / 1000);
-            }
-            this.s.log.info({ ...ids(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
-          },
-          onStarted: ({ pid, resultFile, runDir, outputDir, workspace, tools }) => {
-            const lease = fenced.lease;
-            if (o.adopted === undefined) {
-              this.s.active.write({
-                board: board.slug,
-                task: taskId,
-                runId: lease.runId,
-                ...(lease.claimLock !== undefined ? { claimLock: lease.claimLock } : {}),
-                traceId,
-                pid,
-                pidStart: processStartTime(pid),
-                pgid: pid,
-                workspace: lease.workspace,
-                localWorkspace: workspace,
-                deadline: run.record.deadline,
-                claimedAt: lease.claimedAt,
-                ttlSeconds: lease.ttlSeconds,
-                resultFile,
-                runDir,
-                outputDir,
-                agent: o.agent.name,
-                tools,
-              });
-            }
-            // Logged after the journal write: from here on a crash of the bridge is recoverable.
-            this.s.log.info({ ...ids(), agent_pid: pid, adopted: o.adopted !== undefined }, "agent started");
-          },
-        },
       }),
     );
+    wireRun(this.s, this.seat, run, held, { board: board.slug, taskId, traceId, agent: o.agent.name, adopted: o.adopted !== undefined });
     slot.run = run;
     let kept = false;
     // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
@@ -224,7 +166,7 @@ export class RunLauncher {
         kept = report.close === "kept";
         for (const [what, step] of [
           ["accounting", () => account(this.s, board.slug, report)],
-          ["the close report", () => this.hooks.onClosed(board, report)],
+          ["the close report", () => this.seat.tell("run:closed", { ...report, board: board.slug })],
         ] as const)
           try {
             step();
@@ -238,7 +180,7 @@ export class RunLauncher {
         if (o.adopted) await rm(o.adopted.runDir, { recursive: true, force: true }).catch(() => undefined);
         this.promises.delete(p);
         this.free(key);
-        this.hooks.onSlotFree();
+        this.seat.tell("slot:freed", { board: board.slug, taskId });
       });
     this.promises.add(p);
   }

@@ -5,6 +5,8 @@
 // of a free slot wait in `pending`, tried first when a slot frees — so while the watch is healthy a
 // finished run costs no `list`, and lines about other tasks cost nothing.
 import type { Board, WatchLine } from "../board/port.js";
+import { boardEventKind } from "../board/index.js";
+import type { DiscoveryTell } from "./events.js";
 import { describeError } from "../errors/index.js";
 import { BoardNotFound, CliUnavailable, UsageError } from "../errors/board.js";
 import { type Clock, backoffDelay, sleepUnlessAborted } from "../time/clock.js";
@@ -25,12 +27,10 @@ export interface SchedulerDeps {
   busy(board: string, taskId: string): boolean;
   /** The author of this seat's comments (its own lines never reach its runs). */
   author: string;
-  /** A watch line about a task in flight here, made by someone else (daemon → its run). */
-  onRunEvent?(board: string, taskId: string, kind: string): void;
   /** Claims one task and starts its run; false when it was not ours to take. */
   claim(board: Board, taskId: string): Promise<boolean>;
-  onScan?(board: string, result: { ok: true; claimed: number } | { ok: false; error: string; retryInMs: number }): void;
-  onWatchError?(board: string, error: string, restartInMs: number): void;
+  /** Where the scans, the watch's ups and downs and the board's events about tasks in flight are told. */
+  events: DiscoveryTell;
   /** A board that cannot work (missing, rejected call, no hermes command): the daemon stops. */
   onFatal(board: string, err: Error): void;
 }
@@ -131,7 +131,7 @@ export class Scheduler {
   private async onLine(board: Board, line: WatchLine): Promise<void> {
     const e = line.event;
     if (e && this.d.busy(board.slug, e.taskId)) {
-      if (mattersToRun(line, this.d.author)) this.d.onRunEvent?.(board.slug, e.taskId, e.kind);
+      if (mattersToRun(line, this.d.author)) this.d.events.tell("board:event", { board: board.slug, taskId: e.taskId, kind: boardEventKind(e.kind) });
       return;
     }
     const id = readyTaskFromLine(line);
@@ -152,12 +152,13 @@ export class Scheduler {
       // watch never replays history: reconcile after every (re)start.
       onRestart: () => {
         this.watching.add(board.slug);
+        this.d.events.tell("watch:up", { board: board.slug });
         this.wake(board, 0);
       },
       // The watch is down: look at the board now; its restart reconciles again once it is up.
       onError: (err, ms) => {
         this.watching.delete(board.slug);
-        this.d.onWatchError?.(board.slug, err, ms);
+        this.d.events.tell("watch:down", { board: board.slug, error: err, restartInMs: ms });
         this.wake(board, 0);
       },
     });
@@ -174,7 +175,7 @@ export class Scheduler {
       return;
     }
     this.scanning.add(board.slug);
-    let result: Parameters<NonNullable<SchedulerDeps["onScan"]>>[1] = { ok: true, claimed: 0 };
+    let result: { ok: true; claimed: number } | { ok: false; error: string; retryInMs: number } = { ok: true, claimed: 0 };
     try {
       if (this.canClaim()) result = await this.look(board);
       // A paused seat claims nothing: for `once` that board is done.
@@ -186,7 +187,7 @@ export class Scheduler {
       if (this.rescan.delete(board.slug)) this.wake(board, 0);
     }
     // Reported once the scan is over, so a listener sees the scheduler as it is now.
-    this.d.onScan?.(board.slug, result);
+    this.d.events.tell("scan", { board: board.slug, ...result });
   }
 
   /** One `list --json`: claim what fits, keep the rest pending. */

@@ -7,10 +7,10 @@
 // `take` (take.ts: sizing, the claim, its read, a give-back and re-claim) or `resume` (a stored lease:
 // restart recovery, outbox replay). `giveBack` is the one way a claim is given back (never retried
 // blindly: fenced.ts reads before any retry); `stop` is idempotent.
-import { EventEmitter } from "node:events";
 import type { Board, TaskDetail } from "../board/port.js";
 import type { Timing } from "../config/timing.js";
 import { LeaseLost, NotClaimable, type Rejected, type Transient } from "../errors/board.js";
+import { Events } from "../log/emit.js";
 import type { Clock } from "../time/clock.js";
 import type { Acquired } from "./acquire.js";
 import { LeaseClock } from "./clock.js";
@@ -68,7 +68,7 @@ export interface StoredLease extends LeaseRecord {
 export class HeldLease {
   readonly fenced: FencedBoard;
   private deadlineAt: number;
-  private readonly events = new EventEmitter<LeaseEvents>();
+  private readonly events = new Events<LeaseEvents>();
   private readonly wrapAc = new AbortController();
   private readonly expiryAc = new AbortController();
   private readonly lostAc = new AbortController();
@@ -128,14 +128,9 @@ export class HeldLease {
     return this;
   }
 
-  /** Every listener hears it; one that throws is kept from the others and from the keeper. */
-  private tell<K extends keyof LeaseEvents>(event: K, ...args: LeaseEvents[K]): void {
-    for (const l of this.events.rawListeners(event as never) as ((...a: unknown[]) => void)[])
-      try {
-        l(...args);
-      } catch {
-        // a listener's own failure is not the lease's
-      }
+  /** Every listener hears it; one that throws is kept from the others and from the keeper (log/emit.ts). */
+  private tell<K extends keyof LeaseEvents & string>(event: K, ...args: LeaseEvents[K]): void {
+    this.events.tell(event, ...args);
   }
 
   /**

@@ -44,16 +44,19 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   const hooks: DriveHooks = {
     onEvent: (e) => {
       w.reach(e);
-      if (e.type === "progress") record.note(e.note);
+      if (e.type === "progress") {
+        record.note(e.note);
+        w.events.tell("progress", e.note);
+      }
       if (e.type === "usage") {
         record.setUsage(e.usage);
         const over = record.facts.stop === null ? w.overBudget(e.usage) : null;
         if (over) w.stop("budget", over);
       }
-      w.hooks?.onAgentEvent?.(e);
+      w.events.tell("agent", e);
     },
     onStarted: (pid) =>
-      w.hooks?.onStarted?.({
+      w.events.tell("started", {
         pid,
         resultFile: prep.input.resultFile,
         runDir: prep.input.runDir,
@@ -64,9 +67,9 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     onSession: (id) => {
       try {
         record.sessionStarted(id, plan.mode === "resume" && id === plan.session && state.resumeFailed === null);
-        w.hooks?.onLog?.("info", "agent session journaled", { task_id: record.lease.taskId, session: id });
+        w.events.tell("log", "info", "agent session journaled", { task_id: record.lease.taskId, session: id });
       } catch (err) {
-        w.hooks?.onLog?.("warn", "could not journal the agent's session", { task_id: record.lease.taskId, err: describeError(err) });
+        w.events.tell("log", "warn", "could not journal the agent's session", { task_id: record.lease.taskId, err: describeError(err) });
       }
     },
     onAuthFailed: () => w.stop(null),
@@ -78,13 +81,13 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   const failed = plan.session;
   record.session?.resumeFailed(failed);
   const why = state.resumeFailed;
-  w.hooks?.onLog?.("warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
+  w.events.tell("log", "warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
   await w.held.fenced
     .comment(
       `hermes-kanban-bridge (seat ${w.seat}): could not resume the agent's session ${failed} (${why.slice(0, 300)}); started a fresh session with the earlier runs' summaries.`,
       w.shutdown,
     )
-    .catch((err: unknown) => w.hooks?.onLog?.("warn", "could not post the fresh-start comment", { task_id: record.lease.taskId, err: describeError(err) }));
+    .catch((err: unknown) => w.events.tell("log", "warn", "could not post the fresh-start comment", { task_id: record.lease.taskId, err: describeError(err) }));
   resetForRetry(record.facts);
   state.resumeFailed = null;
   await drive(w.agent, input(false), record.facts, state, hooks);

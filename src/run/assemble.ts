@@ -1,5 +1,5 @@
 // What a TaskRun is built from, put together in one place: the seat's services (shared by every run)
-// and one claim's own input (its board, its fenced view, its agent, its timing, its hooks). The
+// and one claim's own input (its board, its held lease, its agent, its trace). The
 // settings a run reads from the config are picked here, once.
 import type { AgentAdapter } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
@@ -19,7 +19,6 @@ import type { WorkspaceProvider } from "../workspace/port.js";
 import type { UploadSpec } from "./deliverables.js";
 import type { TaskRunDeps } from "./deps.js";
 import type { RunFactories } from "./factories.js";
-import type { RunHooks } from "./hooks.js";
 
 /** What every run of a seat shares. */
 export interface SeatServices {
@@ -58,7 +57,6 @@ export interface ClaimedRun {
   seatToday: () => Spend;
   /** Honour Hermes's `active_pr` guard (the board's CLI has `authorize-existing-pr`). */
   activePrGuard?: boolean | undefined;
-  hooks: RunHooks;
 }
 
 export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
@@ -98,6 +96,5 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     budget: { limits: c.agent.budget, seatToday: r.seatToday },
     ...(r.adopted ? { adopted: r.adopted } : {}),
     activePrGuard: r.activePrGuard,
-    hooks: r.hooks,
   };
 }

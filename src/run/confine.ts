@@ -56,8 +56,8 @@ export async function confine(
     const p = new EgressProxy({
       allow: w.egress.allow,
       routes: plan.routes,
-      onBlocked: (host, port, why) => w.hooks?.onEgressBlocked?.(host, port, why),
-      onFailed: (host, port, why) => w.hooks?.onEgressFailed?.(host, port, why),
+      onBlocked: (host, port, why) => w.events.tell("egress_refused", host, port, why),
+      onFailed: (host, port, why) => w.events.tell("egress_failed", host, port, why),
       onUnanswered: (host, _port, why) => {
         if (w.egress?.apiHosts.includes(host)) o.unreachable?.(`the run's proxy: ${why}`);
       },
@@ -122,7 +122,7 @@ export async function confine(
       if (found.length === 0) return d;
       await guard.restore();
       facts.repositoryFound = true;
-      w.hooks?.onLog?.("warn", "the run left its repository set to run code: restored, the task is blocked", {
+      w.events.tell("log", "warn", "the run left its repository set to run code: restored, the task is blocked", {
         task_id: record.lease.taskId,
         found: found.map((f) => f.what),
       });

@@ -20,7 +20,7 @@ import type { Spend } from "../state/ledger.js";
 import type { BudgetConfig } from "./budget.js";
 import type { UploadSpec } from "./deliverables.js";
 import type { RunFactories } from "./factories.js";
-import type { RunHooks, RunPhase } from "./hooks.js";
+import type { RunEventsOut, RunPhase } from "./events.js";
 import type { Prepared } from "./prepare.js";
 import type { RunRecord } from "./record.js";
 
@@ -84,7 +84,6 @@ export interface TaskRunDeps {
   recheck?: { attempts: number; delayMs: number };
   /** agent.budget and what this seat spent today (its ledger); unset: no budget. */
   budget?: { limits: BudgetConfig; seatToday: () => Spend } | undefined;
-  hooks?: RunHooks;
 }
 
 /** The run's dependencies the working phase uses, and what the run has so far. */
@@ -109,10 +108,11 @@ export type WorkInput = Pick<
   | "steering"
   | "jail"
   | "egress"
-  | "hooks"
 > & {
   record: RunRecord;
   prep: Prepared;
   detail: TaskDetail;
   setPhase: (p: RunPhase) => void;
+  /** The run's event map (its owner listens). */
+  events: RunEventsOut;
 };

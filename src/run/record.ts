@@ -9,7 +9,7 @@ import type { HeldLease } from "../lease/held.js";
 import type { Lease } from "../lease/lease.js";
 import type { RunStory } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
-import type { RunPhase } from "./hooks.js";
+import type { RunPhase } from "./events.js";
 
 export class RunRecord {
   readonly facts: RunFacts;

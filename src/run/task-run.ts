@@ -25,12 +25,12 @@ import { rememberRun } from "./session-end.js";
 import type { KeptClaim } from "./restart.js";
 import type { TaskRunDeps } from "./deps.js";
 import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
-import type { RunPhase } from "./hooks.js";
+import { type RunPhase, RunEventsOut } from "./events.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { RunRecord } from "./record.js";
 import { workRun } from "./work.js";
 
-export type { RunHooks, RunPhase } from "./hooks.js";
+export type { RunEvents, RunPhase, RunStarted } from "./events.js";
 export type { TaskRunDeps } from "./deps.js";
 
 export interface RunReport {
@@ -69,6 +69,8 @@ export class TaskRun {
   /** The close was a review hand-off that landed: the session stays for requested changes. */
   private handedForReview = false;
   readonly record: RunRecord;
+  /** What the run tells its owner (events.ts); listen before `run()`. */
+  readonly events = new RunEventsOut();
 
   constructor(private readonly d: TaskRunDeps) {
     this.record = new RunRecord(d.held, {
@@ -109,7 +111,7 @@ export class TaskRun {
           if (p.input.pins?.model) record.story.model = p.input.pins.model;
           if (p.input.pins?.skills.length) record.story.skills = p.input.pins.skills.map((s) => s.name);
           this.setPhase("working");
-          decision = await workRun({ ...this.d, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
+          decision = await workRun({ ...this.d, events: this.events, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
           // A limit or a failed login the agent reported is checked before the seat acts on it.
           decision = await settleClaim(record.facts, decision, {
             policy: this.d.claims ?? { unconfirmedPauseMs: 10 * 60_000 },
@@ -135,7 +137,7 @@ export class TaskRun {
       traceId: this.d.traceId,
       at: this.d.clock.now(),
       redact: (t) => this.d.redactor.redact(t),
-      onError: (err) => this.d.hooks?.onLog?.("warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) }),
+      onError: (err) => this.events.tell("log", "warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) }),
     });
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await rm(privateDir, { recursive: true, force: true }).catch(() => undefined);
@@ -280,7 +282,7 @@ export class TaskRun {
     // The note is a courtesy: the claim is kept either way (a lost one is lost), and the restart continues the run.
     const lost = await this.d.held.fenced.heartbeat(k.note).then(
       () => false,
-      (err: unknown) => err instanceof LeaseLost || void this.d.hooks?.onLog?.("warn", "could not leave the restart note", { err: describeError(err) }),
+      (err: unknown) => err instanceof LeaseLost || void this.events.tell("log", "warn", "could not leave the restart note", { err: describeError(err) }),
     );
     this.setPhase(lost ? "lost" : "closed");
     if (!lost) this.stopped = "kept";
@@ -289,6 +291,6 @@ export class TaskRun {
 
   private setPhase(p: RunPhase): void {
     this.record.phase = p;
-    this.d.hooks?.onPhase?.(p);
+    this.events.tell("phase", p);
   }
 }

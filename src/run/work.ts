@@ -78,7 +78,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         record.session?.notesSeen(inbox.watermark());
         const last = notes.at(-1);
         if (last) record.operatorNote = { ...last, deliveredAt: at };
-        w.hooks?.onNotes?.(notes, at);
+        w.events.tell("notes", notes, at);
       },
     },
   });
@@ -119,7 +119,10 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       const host = new ToolHost({
         fenced: held.fenced,
         redactor: w.redactor,
-        onNote: (n) => record.note(n),
+        onNote: (n) => {
+          record.note(n);
+          w.events.tell("progress", n);
+        },
         ...(w.agent.notesVia === "tools" ? { inbox } : {}),
       });
       tools = { host, endpoint: await w.make.tools(host, w.adopted?.tools ?? undefined) };
@@ -181,7 +184,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       try {
         await step();
       } catch (err) {
-        w.hooks?.onLog?.("warn", `cleanup of ${name} failed`, { task_id: record.lease.taskId, err: describeError(err) });
+        w.events.tell("log", "warn", `cleanup of ${name} failed`, { task_id: record.lease.taskId, err: describeError(err) });
       }
     }
   }

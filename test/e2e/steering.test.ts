@@ -10,7 +10,7 @@ import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { AnthropicMock, requestText, ResponsesMock } from "../helpers/model-mocks.js";
 import { call, finish, OpenAiMock } from "../helpers/openai-mock.js";
-import { waitFor } from "../helpers/steering.js";
+import type { Arrivals } from "../helpers/arrivals.js";
 
 const CLAUDE = resolve("node_modules/.bin/claude");
 const CODEX = resolve("node_modules/.bin/codex");
@@ -31,6 +31,7 @@ afterEach(async () => {
 interface Seen {
   texts: () => string[];
   times: () => number[];
+  arrivals: Arrivals;
 }
 
 /** The task, a long-running bridge with `agent`; once the agent is working, the seat's comment, then the operator's. */
@@ -44,7 +45,7 @@ async function steer(agentIn: (dir: string) => Record<string, unknown>, seen: Se
   });
   try {
     const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    await waitFor("the agent's second model request", () => seen.texts().length >= 2, 60_000);
+    await seen.arrivals.arrived(2);
     expect((await e.kanban(["comment", id, OWN, "--author", SEAT])).code).toBe(0);
     const t0 = Date.now();
     expect((await e.kanban(["comment", id, NOTE])).code).toBe(0);
@@ -90,7 +91,7 @@ describe("operator notes reach a running agent", () => {
       killGraceSeconds: 2,
       env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ANTHROPIC_API_KEY: "sk-ant-mock" },
     });
-    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes });
+    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes, arrivals: mock.arrivals });
     expect(r.last).toMatch(/\[note c1\] Comment from board user @/);
   }, 120_000);
 
@@ -111,7 +112,7 @@ describe("operator notes reach a running agent", () => {
       config: ['model_provider="mock"', `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses"}`],
       env: { OPENAI_API_KEY: "sk-mock" },
     });
-    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes });
+    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes, arrivals: mock.arrivals });
     expect(r.last).toMatch(/function_call_output.*\[note c1\]/);
   }, 120_000);
 
@@ -124,7 +125,7 @@ describe("operator notes reach a running agent", () => {
     ]);
     closeMock = () => mock.close();
     const agent = () => ({ kind: "local-llm", baseUrl: mock.baseUrl, model: "mock-coder", maxSteps: 200 });
-    const r = await steer(agent, { texts: () => mock.requests.map(requestText), times: () => mock.times });
+    const r = await steer(agent, { texts: () => mock.requests.map(requestText), times: () => mock.times, arrivals: mock.arrivals });
     expect(r.last).toMatch(/"role":"user","content":"\[note c1\] Comment from board user @/);
   }, 120_000);
 });

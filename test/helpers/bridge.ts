@@ -7,6 +7,7 @@ import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import type { Emu } from "./emulator.js";
+import { SeatMonitor } from "./monitor.js";
 
 export const AGENT = resolve("test/fixtures/agents/agent.mjs");
 export const SEAT = "test-seat";
@@ -27,6 +28,8 @@ export interface Bridge {
   built: Built;
   config: Config;
   reports: RunReport[];
+  /** The seat's events, from its start (monitor.ts): what tests await. */
+  monitor: SeatMonitor;
 }
 
 export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
@@ -63,8 +66,9 @@ export async function runBridge(emu: Emu, o: BridgeOptions = {}): Promise<Bridge
   const daemon = new Daemon({ ...built, once: o.once ?? true, preflight: () => preflight(config, env) });
   const reports: RunReport[] = [];
   daemon.on("run:closed", (r) => reports.push(r));
+  const monitor = new SeatMonitor(daemon);
   await daemon.start();
-  return { daemon, built, config, reports };
+  return { daemon, built, config, reports, monitor };
 }
 
 /** `hermes-bridge run` arguments for the CLI as a process: the emulator board, the fixture agent, a state dir. */

@@ -9,10 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { expect } from "vitest";
 import { hasAllFields } from "../../src/result/template.js";
-import type { RunReport } from "../../src/run/task-run.js";
 import { AGENT, runBridge, SEAT } from "./bridge.js";
 import type { Emu } from "./emulator.js";
-import { slotOf, waitFor } from "./steering.js";
 
 export type Isolation = "bwrap" | "none";
 
@@ -76,16 +74,15 @@ export async function swappedInbox(e: Emu, isolation: Isolation, swap: "link" | 
     },
   });
   try {
-    const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    await waitFor("the agent to swap its inbox", () => slotOf(b, id)?.run?.record.story.lastNote?.includes("inbox"));
+    await b.monitor.next("run:progress", (p) => p.taskId === id && p.note.includes("inbox"));
     expect((await e.kanban(["comment", id, "NOTE-FOR-THE-AGENT: please also update the changelog"])).code).toBe(0);
     // The note was handed over (written through the bridge's own descriptor), and the daemon still answers.
-    const shown = await waitFor("the note to be handed over", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);
-    expect(shown.deliveredAt).not.toBeNull();
+    await b.monitor.next("run:notes", (p) => p.taskId === id);
+    expect(b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote?.deliveredAt).toBeDefined();
     const ws = (await e.show(id)).task.workspace_path;
     if (!ws) throw new Error("the task has no workspace");
     writeFileSync(join(ws, "go"), "");
-    const report = await closed;
+    const report = await b.monitor.closed(id);
     expect(report).toMatchObject({ decision: "complete", close: "applied" });
     expect(readFileSync(host, "utf8")).toBe("the host's own file\n");
     return { summary: (await e.show(id)).runs.at(-1)?.summary ?? "" };

@@ -7,7 +7,6 @@ import { expect } from "vitest";
 import type { RunReport } from "../../src/run/task-run.js";
 import { AGENT, type Bridge, runBridge, SEAT } from "./bridge.js";
 import type { Emu, ShowDoc } from "./emulator.js";
-import { waitFor } from "./steering.js";
 
 function seat(emu: Emu, name: string, mode: "handoff" | "wait", env: Record<string, string>): Promise<Bridge> {
   return runBridge(emu, {
@@ -27,13 +26,12 @@ export async function limitContinues(emu: Emu, mode: "handoff" | "wait", resetMs
   const a = await seat(emu, "seat-a", mode, { FIXTURE_LIMITED: "1", FIXTURE_RESET_MS: String(resetMs) });
   const seats = [a];
   try {
-    const handedOff = new Promise<RunReport>((r) => a.daemon.on("run:closed", (rep) => rep.taskId === id && r(rep)));
     if (mode === "handoff") {
       // seat B joins once A works on the task (the race for the first claim is A's)
-      await waitFor("seat A's claim", () => a.daemon.inflight.size > 0, 30_000);
+      await a.monitor.next("claimed", (e) => e.taskId === id);
       seats.push(await seat(emu, "seat-b", mode, {}));
     }
-    const first = await handedOff;
+    const first = await a.monitor.closed(id);
     expect(first).toMatchObject({ decision: "block", handedOff: mode, close: "applied", cut: "usage_limit" });
     const parked = await emu.show(id);
     if (mode === "handoff") {
@@ -48,7 +46,8 @@ export async function limitContinues(emu: Emu, mode: "handoff" | "wait", resetMs
         parked.comments.some((c) => /^SCHEDULED: usage limit of seat seat-a \(usage, unconfirmed\) until 20\d\d-.*seat seat-a continues/.test(c.body)),
       ).toBe(true);
     }
-    await waitFor("the task done", async () => (await emu.show(id)).task.status === "done", resetMs + 60_000);
+    // done by a seat of the lane: seat B at once (handoff), seat A once its limit resets (wait)
+    await Promise.any(seats.map((s) => s.monitor.next("run:closed", (r) => r.taskId === id && r.decision === "complete", { ms: resetMs + 60_000 })));
     const doc = await emu.show(id);
     const kinds = doc.events.map((e) => e.kind);
     expect(kinds).not.toContain("blocked");

@@ -2,6 +2,7 @@
 // no network): Anthropic Messages SSE and OpenAI Responses SSE. Each main-loop request (one that
 // carries tools) takes the next scripted turn; anything else gets a short text answer.
 import { type Server, type ServerResponse, createServer } from "node:http";
+import { Arrivals } from "./arrivals.js";
 import type { AddressInfo } from "node:net";
 
 export type Block = { text: string } | { tool: string; input: Record<string, unknown> };
@@ -27,6 +28,8 @@ abstract class ScriptedServer {
   readonly mainBodies: Record<string, unknown>[] = [];
   /** When each main-loop request arrived (epoch ms), in order. */
   readonly mainTimes: number[] = [];
+  /** Main-loop requests as they come (await the n-th). */
+  readonly arrivals = new Arrivals();
   private readonly hung: ServerResponse[] = [];
   protected server!: Server;
   protected readonly turns: ScriptedTurn[];
@@ -52,6 +55,7 @@ abstract class ScriptedServer {
         if (main) {
           this.mainBodies.push(j);
           this.mainTimes.push(Date.now());
+          this.arrivals.note();
         }
         const turn = main ? this.next(j) : { blocks: [{ text: "ok" }] };
         if ("loop" in turn) {

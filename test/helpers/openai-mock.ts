@@ -2,6 +2,7 @@
 // Each request takes the next scripted reply: SSE chunks, an HTTP error, or a stream that hangs.
 import { type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Arrivals } from "./arrivals.js";
 
 /** One scripted reply; a `loop` answers with the same chunks (after `delayMs`) until a request satisfies `until` (or `max`). */
 export type Reply =
@@ -15,6 +16,8 @@ export class OpenAiMock {
   readonly requests: Record<string, unknown>[] = [];
   /** When each request arrived (epoch ms), in order. */
   readonly times: number[] = [];
+  /** The requests as they come (await the n-th). */
+  readonly arrivals = new Arrivals();
   private readonly hung: ServerResponse[] = [];
   private constructor(
     private readonly server: Server,
@@ -36,6 +39,7 @@ export class OpenAiMock {
         const j = JSON.parse(body) as Record<string, unknown>;
         self?.requests.push(j);
         self?.times.push(Date.now());
+        self?.arrivals.note();
         const r = self?.next(j) ?? { status: 500, body: { error: { message: "no scripted reply left" } } };
         if ("reset" in r) {
           req.socket.destroy(); // the server goes away mid-request

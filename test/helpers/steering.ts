@@ -3,16 +3,18 @@
 // heartbeat would have noticed (default TTL and heartbeat: 120 s), and nothing of that run lands
 // afterwards; an operator's comment reaches a command agent's inbox exactly once, the seat's own
 // comments never do.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import type { RunSlot } from "../../src/daemon/launcher.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import { AGENT, type Bridge, runBridge, SEAT } from "./bridge.js";
 import type { Emu, ShowDoc } from "./emulator.js";
 
-/** Polls `cond` every 50 ms; throws naming `what` after `ms`. */
-export async function waitFor<T>(what: string, cond: () => T | Promise<T>, ms = 20_000): Promise<NonNullable<T>> {
+/**
+ * For what no event tells — a process of the host gone, a file a jailed process wrote — polls `cond` every
+ * 50 ms; throws naming `what` after `ms`. Everything the seat says is awaited on its events (monitor.ts).
+ */
+export async function untilHost<T>(what: string, cond: () => T | Promise<T>, ms = 20_000): Promise<NonNullable<T>> {
   const until = Date.now() + ms;
   for (;;) {
     const v = await cond();
@@ -33,10 +35,6 @@ export const alive = (pid: number) => {
     return false;
   }
 };
-
-export const slotOf = (b: Bridge, taskId: string) => [...b.daemon.inflight.values()].find((s) => (s as RunSlot).taskId === taskId) as RunSlot | undefined;
-/** The phase of the run of `taskId` (its record's), or undefined before it has one. */
-export const phaseOf = (b: Bridge, taskId: string) => slotOf(b, taskId)?.run?.record.phase;
 
 /** A long-running bridge on `emu` with the fixture agent, at the default TTL and heartbeat unless `base` says otherwise. */
 export async function liveBridge(emu: Emu, o: { watch?: boolean; base?: Record<string, unknown>; env?: Record<string, string> } = {}): Promise<Bridge> {
@@ -70,17 +68,13 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
   const id = await emu.createTask("long job", { assignee: SEAT, body: "MODE:hang" });
   const b = await liveBridge(emu, { env: { FIXTURE_PID_FILE: pidFile } });
   try {
-    const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    let beats = 0;
-    b.daemon.on("heartbeat", () => {
-      beats += 1;
-    });
-    await waitFor("the agent to start", () => phaseOf(b, id) === "working" && existsSync(pidFile));
+    const beats = () => b.monitor.all("heartbeat", (e) => e.taskId === id).length;
+    await b.monitor.next("run:started", (e) => e.taskId === id);
     // The run's first heartbeat goes right after the claim's read (lease/keeper.ts): the next is 120 s out.
-    await waitFor("the first heartbeat", () => beats === 1);
-    // The file can be there before its content (writeFileSync creates, then writes): an empty read is pid 0,
-    // which `kill(0, 0)` finds "alive" — this test's own process group.
-    const pid = await waitFor("the agent's pid", () => Number(readFileSync(pidFile, "utf8")) || null);
+    await b.monitor.next("heartbeat", (e) => e.taskId === id);
+    // The agent's first line (a progress note) comes once its pid is in the file (the fixture writes it first).
+    await b.monitor.next("run:progress", (e) => e.taskId === id);
+    const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(true);
     // Where claims are named (upstream), a block of a card another actor holds needs --force.
     const force = (await emu.board().capabilities()).namedClaims ? ["--force"] : [];
@@ -90,12 +84,12 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
         ? await emu.kanban(["reclaim", id, "--reason", "operator takes it back"])
         : await emu.kanban(["block", id, "operator stop", ...force]);
     expect(r.code, r.stderr).toBe(0);
-    const report = await closed;
+    const report = await b.monitor.closed(id);
     const stopMs = Date.now() - t0;
     expect(report.decision).toBe("lost");
     expect(alive(pid)).toBe(false);
     // No heartbeat ran after the first (the next is 120 s out): the board event stopped it.
-    expect(beats).toBe(1);
+    expect(beats()).toBe(1);
     // Give a late write every chance to land before looking.
     await new Promise((res) => setTimeout(res, 500));
     const doc = await emu.show(id);
@@ -117,18 +111,19 @@ export async function noteToInbox(emu: Emu, o: { watch: boolean; base?: Record<s
   const id = await emu.createTask("steered job", { assignee: SEAT, body: "MODE:inbox" });
   const b = await liveBridge(emu, { watch: o.watch, env: { FIXTURE_AWAIT_GO: "1" }, ...(o.base ? { base: o.base } : {}) });
   try {
-    const closed = new Promise<RunReport>((r) => b.daemon.on("run:closed", (rep: RunReport) => rep.taskId === id && r(rep)));
-    await waitFor("the agent to start", () => phaseOf(b, id) === "working");
+    await b.monitor.phase(id, "working");
     expect((await emu.kanban(["comment", id, "OWN-SEAT-NOTE never for the agent", "--author", SEAT])).code).toBe(0);
     expect((await emu.kanban(["comment", id, "Also update the changelog, please."])).code).toBe(0);
     // `status` names the last note handed to the run.
-    const shown = await waitFor("status to show the note", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);
+    await b.monitor.next("run:notes", (e) => e.taskId === id);
+    const shown = b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote;
+    if (!shown) throw new Error("status names no note after one was handed over");
     expect(shown).toMatchObject({ id: "c1", text: "Also update the changelog, please." });
     expect(shown.deliveredAt).not.toBeNull();
     const ws = (await emu.show(id)).task.workspace_path;
     if (!ws) throw new Error("the task has no workspace");
     writeFileSync(join(ws, "go"), "");
-    const report = await closed;
+    const report = await b.monitor.closed(id);
     expect(report.close).toBe("applied");
     const doc = await emu.show(id);
     const summary = doc.runs.at(-1)?.summary ?? "";

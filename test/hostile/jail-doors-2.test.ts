@@ -16,7 +16,7 @@ import { runProcess } from "../../src/process/runner.js";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
-import { waitFor } from "../helpers/steering.js";
+import { untilHost } from "../helpers/steering.js";
 import { WebhookServer } from "../helpers/webhook.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
@@ -64,7 +64,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the jail's other door
         },
       });
     const [a, b] = await Promise.all([seat("lane-a"), seat("lane-b")]);
-    await waitFor(
+    await untilHost(
       "both gate checks running",
       async () => {
         return readdirSync(join(ws, ".g")).filter((f) => f.startsWith("started-")).length >= 2;

@@ -4,7 +4,6 @@ import type { Board } from "../../src/board/port.js";
 import { build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
-import type { RunReport } from "../../src/run/task-run.js";
 import { bridgeConfig, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 
@@ -14,17 +13,24 @@ afterEach(() => emu?.cleanup());
 const next = <T>(emitter: { once(e: string, f: (v: T) => void): unknown }, event: string) => new Promise<T>((r) => emitter.once(event, r));
 
 describe("daemon (long-running)", () => {
-  it("wakes on watch for a task created after start, then stops cleanly", async () => {
+  it("wakes on watch for a task created after start (the watch's own line, no scan), then stops cleanly", async () => {
     emu = await Emu.create();
     const b = await runBridge(emu, { once: false, base: { discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 } } });
     try {
-      // nothing is ready yet; the initial reconcile finds nothing, the watch must wake us
-      await new Promise((r) => setTimeout(r, 300));
-      const closed = next<RunReport>(b.daemon, "run:closed");
+      // nothing is ready at start; a first task brings the watch up (its first line also reconciles: a scan)
+      const warm = await emu.createTask("warm-up", { assignee: SEAT, body: "MODE:complete" });
+      await b.monitor.next("watch:up");
+      await b.monitor.closed(warm);
+      await b.monitor.next("scan");
+      const mark = b.monitor.seen.length;
       const id = await emu.createTask("late", { assignee: SEAT, body: "MODE:complete" });
-      const r = await closed;
-      expect(r.taskId).toBe(id);
+      const r = await b.monitor.closed(id);
       expect(r.close).toBe("applied");
+      // the claim came off the watch line: the board was not listed between the task's creation and its claim
+      const after = b.monitor.seen.slice(mark);
+      const claim = after.findIndex((e) => e.name === "claimed" && (e.payload as { taskId: string }).taskId === id);
+      expect(claim).toBeGreaterThanOrEqual(0);
+      expect(after.slice(0, claim).filter((e) => e.name === "scan")).toEqual([]);
     } finally {
       await b.daemon.stop();
       await b.daemon.stop();
@@ -39,13 +45,11 @@ describe("daemon (long-running)", () => {
     const a = await emu.createTask("on alpha", { assignee: SEAT, body: "MODE:complete" });
     const betaTask = await emu.raw(["kanban", "--board", "beta", "create", "on beta", "--assignee", SEAT, "--body=MODE:complete", "--json"]);
     const bId = (JSON.parse(betaTask.stdout) as { id: string }).id;
-    let maxInFlight = 0;
     const b = await runBridge(emu, { base: { boards: ["alpha", "beta"], concurrency: 1 } });
-    b.daemon.on("claimed", () => {
-      maxInFlight = Math.max(maxInFlight, b.daemon.inflight.size);
-    });
     await b.daemon.done;
-    expect(maxInFlight).toBe(1);
+    // one at a time: each claim came after the run before it closed (concurrency 1)
+    const order = b.monitor.seen.filter((e) => e.name === "claimed" || e.name === "run:closed").map((e) => e.name);
+    expect(order).toEqual(["claimed", "run:closed", "claimed", "run:closed"]);
     expect((await emu.show(a)).task.status).toBe("done");
     const beta2 = await emu.raw(["kanban", "--board", "beta", "show", bId, "--json"]);
     expect((JSON.parse(beta2.stdout) as { task: { status: string } }).task.status).toBe("done");
@@ -128,6 +132,6 @@ describe("daemon (long-running)", () => {
     await stopped;
     // The run the late claim started was finished (its agent completes at once) — not left running.
     expect((await emu.show(id)).task.status).toBe("done");
-    expect(daemon.inflight.size).toBe(0);
+    expect(daemon.status().runs).toEqual([]);
   });
 });

@@ -12,7 +12,6 @@ import { parseDiagnostics } from "../../src/board/parse.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
-import { phaseOf, waitFor } from "../helpers/steering.js";
 
 const COMPAT = { HERMES_EMULATOR_COMPAT: "0.21.5" };
 const PR = "https://github.com/acme/widgets/pull/7";
@@ -60,10 +59,9 @@ describe("Hermes 0.21.5 (emulator): each refusal ends in a templated block that 
     // A 10-minute heartbeat interval (on an hour's claim): the beat this test awaits is the one sent right after the claim's read.
     const b = await runBridge(e, { once: false, base: { claim: { ttlSeconds: 3600 }, heartbeat: { intervalSeconds: 600 } } });
     try {
-      const closed = new Promise<void>((r) => b.daemon.on("run:closed", (rep) => rep.taskId === id && r()));
-      const beat = new Promise<void>((r) => b.daemon.once("heartbeat", () => r()));
-      await waitFor("the agent working", () => phaseOf(b, id) === "working");
-      await beat;
+      const closed = b.monitor.closed(id);
+      await b.monitor.phase(id, "working");
+      await b.monitor.next("heartbeat", (h) => h.taskId === id);
       const linked = await e.kanban(["link", parent, id]);
       expect(linked.code, linked.stderr).toBe(0);
       writeFileSync(join((await e.show(id)).task.workspace_path ?? "", "go"), "");

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { hasAllFields } from "../../src/result/template.js";
 import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { noteToInbox, operatorStops, phaseOf, waitFor } from "../helpers/steering.js";
+import { noteToInbox, operatorStops } from "../helpers/steering.js";
 
 const UPSTREAM = { HERMES_EMULATOR_COMPAT: "named-claims" };
 
@@ -96,8 +96,8 @@ describe("named claims: claims and guards", () => {
       const id = await emu.createTask("held", { assignee: SEAT, body: "MODE:wait-file" });
       const b = await runBridge(emu, { once: false });
       try {
-        const closed = new Promise<void>((r) => b.daemon.on("run:closed", (rep) => rep.taskId === id && r()));
-        await waitFor("the agent working", () => phaseOf(b, id) === "working");
+        const closed = b.monitor.closed(id);
+        await b.monitor.phase(id, "working");
         const stolen = await emu.kanban(["complete", id, "--result", "stolen", "--claimer", "codex:other"]);
         expect(stolen.code).toBe(1);
         expect(stolen.stderr).toMatch(/live claim held by another actor \(claimed by hermes-bridge:test-seat:/);

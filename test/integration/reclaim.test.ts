@@ -5,7 +5,6 @@
 import { afterEach, expect, it } from "vitest";
 import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { waitFor } from "../helpers/steering.js";
 
 let emu: Emu | undefined;
 afterEach(() => {
@@ -43,7 +42,8 @@ it("a reclaim whose answer was lost is read back, never retried onto the next se
   const a = await seat(emu, "seat-a", { faults: "reclaim:crash-after:1", retryDelayMs: 2000 });
   try {
     const id = await emu.createTask("sized", { assignee: SEAT, body: "MODE:complete", maxRuntime: "2h" });
-    await waitFor("the task done", async () => (await emu?.show(id))?.task.status === "done", 60_000);
+    const done = (r: { taskId: string; decision: string }) => r.taskId === id && r.decision === "complete";
+    await Promise.any([a, b].map((s) => s.monitor.next("run:closed", done, { ms: 60_000 })));
     const d = await emu.show(id);
     // one reclaim, of seat A's first run: no run of either seat was reclaimed by a retry
     expect(d.events.filter((e) => e.kind === "reclaimed")).toHaveLength(1);

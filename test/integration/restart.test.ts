@@ -12,7 +12,7 @@ import { SEAT } from "../helpers/bridge.js";
 import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { twoRestarts } from "../helpers/restarts.js";
 import { Emu } from "../helpers/emulator.js";
-import { alive, waitFor } from "../helpers/steering.js";
+import { alive, untilHost } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok || process.env.HKB_REQUIRE_BWRAP !== undefined;
 
@@ -102,12 +102,12 @@ describe("restart recovery and signals (real processes)", () => {
     const runDir = activeRunDir(emu);
     process.kill(first.pid, "SIGKILL");
     await first.result;
-    await waitFor("the jail to go with the daemon", () => !alive(Number(agent.agent_pid)), 10_000);
+    await untilHost("the jail to go with the daemon", () => !alive(Number(agent.agent_pid)), 10_000);
     const second = startDaemon(emu, ["--once", ...LONG], cfg);
     await second.waitFor((l) => l.msg === "continuing a run interrupted by a bridge restart, in the same run");
     // Nothing of the old run's jail is left: a namespace init that outlived the outer bwrap (a kill during the
     // jail's set-up) was found by the run dir in its command line and killed by the restart.
-    await waitFor("nothing of the jail left", () => jailProcesses(runDir).length === 0, 10_000);
+    await untilHost("nothing of the jail left", () => jailProcesses(runDir).length === 0, 10_000);
     await second.waitFor(started);
     writeFileSync(join((await emu.show(id)).task.workspace_path ?? "", "go"), "");
     expect((await second.result).exitCode).toBe(0);
@@ -195,7 +195,7 @@ describe("restart recovery and signals (real processes)", () => {
     process.kill(d1.pid, "SIGINT");
     const r = await d1.result;
     expect(r.exitCode).toBe(0);
-    await waitFor("nothing of the jail left", () => jailProcesses(runDir).length === 0, 5000);
+    await untilHost("nothing of the jail left", () => jailProcesses(runDir).length === 0, 5000);
     const d = await emu.show(id);
     expect(d.task.status).toBe("running");
     expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { liveBridge, noteToInbox, operatorStops, phaseOf, waitFor } from "../helpers/steering.js";
+import { liveBridge, noteToInbox, operatorStops } from "../helpers/steering.js";
 
 describe.concurrent("a running agent hears the board", () => {
   it("an operator's reclaim stops the agent (no heartbeat needed) and nothing of its run lands after", async () => {
@@ -55,9 +55,9 @@ describe("notes and continuity", () => {
     try {
       const id = await e.createTask("steered and cut", { assignee: SEAT, body: "MODE:steer-resume" });
       const b = await liveBridge(e, { base: { shutdown: { graceSeconds: 1 } } });
-      await waitFor("the agent to start", () => phaseOf(b, id) === "working");
+      await b.monitor.phase(id, "working");
       expect((await e.kanban(["comment", id, "FIRST-NOTE seen mid-run"])).code).toBe(0);
-      await waitFor("the note handed over", () => b.daemon.status().runs.find((r) => r.task === id)?.lastOperatorNote);
+      await b.monitor.next("run:notes", (n) => n.taskId === id);
       await b.daemon.stop();
       await b.daemon.done.catch(() => undefined);
       // the claim is kept for the restart, which continues the run (no unblock: nobody is asked)

@@ -4,10 +4,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunReport } from "../../src/run/task-run.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { waitFor } from "../helpers/steering.js";
 
 const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
 let emu: Emu | undefined;
@@ -39,10 +37,8 @@ describe.each(["codex", "claude-code"] as const)("%s: its API out of reach", (ki
         },
       },
     });
-    const pauses: (string | null)[] = [];
-    b.daemon.on("seat:paused", (e) => pauses.push(e.reason));
     try {
-      const first = await new Promise<RunReport>((r) => b.daemon.once("run:closed", r));
+      const first = await b.monitor.closed(id);
       expect(first).toMatchObject({ decision: "block", close: "applied" });
       expect(first.unreachable).toBeTruthy();
       const handed = await emu.show(id);
@@ -51,10 +47,10 @@ describe.each(["codex", "claude-code"] as const)("%s: its API out of reach", (ki
       expect(handed.comments.at(-1)?.body).toMatch(/the agent could not reach its API, so this run was stopped and the task goes back to the lane/);
       expect(handed.comments.at(-1)?.body).toMatch(/^cause: environment$/m);
       // while the API stays out of reach, the seat's own check does not get through: it pauses again
-      await waitFor("a second pause (the check did not get through)", () => pauses.length >= 2, 30_000);
-      expect(pauses[0]).toMatch(/^the agent could not reach its API/);
+      await b.monitor.next("seat:paused", () => true, { nth: 2 });
+      expect(b.monitor.all("seat:paused")[0]?.reason).toMatch(/^the agent could not reach its API/);
       rmSync(down);
-      await waitFor("the task done", async () => (await emu?.show(id))?.task.status === "done", 60_000);
+      await b.monitor.next("run:closed", (r) => r.taskId === id && r.decision === "complete", { ms: 60_000 });
       const doc = await emu.show(id);
       expect(doc.events.map((e) => e.kind)).not.toContain("blocked");
       expect(existsSync(down)).toBe(false);
