@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The gates before the tests, side by side (they are independent): typecheck (src, test and bench), the
 // build (emit only: `--noCheck`, the typecheck beside it checks the same src), lint, file sizes, no
-// synchronous fs call on an agent-writable path outside src/sandbox/ (check-sync-io.mjs), then the layer gate. Each step's output is printed as a
+// synchronous fs call on an agent-writable path outside src/sandbox/ (check-sync-io.mjs), rules with one
+// home (check-homes.mjs), then the layer gate. Each step's output is printed as a
 // block when it ends; any failure fails the whole, naming the step.
 import { spawn } from "node:child_process";
 
@@ -21,7 +22,7 @@ const run = (name, script, ...args) =>
 const results = await Promise.all([
   run("typecheck", "typecheck"),
   run("build", "build", "--noCheck"),
-  (async () => (await run("lint", "lint")) & (await run("file sizes", "check:files")) & (await run("sync io", "check:sync-io")) & (await run("layers", "layers")))(),
+  (async () => (await run("lint", "lint")) & (await run("file sizes", "check:files")) & (await run("sync io", "check:sync-io")) & (await run("one home", "check:homes")) & (await run("layers", "layers")))(),
 ]);
 if (!results.every(Boolean)) {
   process.stderr.write("gates failed: see the step(s) marked FAILED above\n");

@@ -12,7 +12,7 @@ import { kindOf, loadConfig, preflight, seatImages } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
-import { settingsTable } from "../daemon/settings.js";
+import { settingsTable } from "../observe/settings.js";
 import { ConfigError, describeError } from "../errors/index.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
 import { redactUrl } from "../result/redact.js";

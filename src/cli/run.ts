@@ -4,7 +4,7 @@ import { loadConfig, preflight } from "../agents/kinds.js";
 import type { Config } from "../config/schema.js";
 import { build, redactorFor } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
-import { effectiveSettings } from "../daemon/settings.js";
+import { effectiveSettings } from "../observe/settings.js";
 import { CliUnavailable } from "../errors/board.js";
 import { ConfigError, ExitError } from "../errors/index.js";
 import { createLogger } from "../log/logger.js";
@@ -43,8 +43,9 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {
     signals += 1;
-    log.warn({ signal: sig, in_flight: daemon.inflight.size }, signals === 1 ? "stopping: draining in-flight runs" : "stopping now: aborting runs");
-    void (signals === 1 ? daemon.stop() : daemon.kill());
+    log.warn({ signal: sig, in_flight: daemon.inFlight }, signals === 1 ? "stopping: draining in-flight runs" : "stopping now: aborting runs");
+    // The stop's own failure ends in `done` (awaited below): nothing is left floating here.
+    (signals === 1 ? daemon.stop() : daemon.kill()).catch((err: unknown) => log.error({ err: describeError(err) }, "the stop failed"));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

@@ -10,7 +10,8 @@ import { ConfigError } from "../errors/index.js";
 import { splitCommand } from "./command.js";
 import { FLAGS, type FlagKind, envNameFor } from "./flags.js";
 import { type Config, type OpsConfig, OpsConfigSchema, type Provenance, configSchemaFor } from "./schema.js";
-import { timingIssues } from "./timing.js";
+import { DEFAULT_PROTOCOL, timingIssues } from "./timing.js";
+import type { Protocol } from "./schema.js";
 import { closest, knownKeys } from "./keys.js";
 import { envWarnings } from "./env-check.js";
 
@@ -75,6 +76,8 @@ export interface LoadOptions {
   flags?: Record<string, string | undefined>;
   /** Base object below the file (used by the demo's embedded default and by tests). */
   base?: Record<string, unknown>;
+  /** The protocol's own timings, shorter for a test (never from the file or the environment). */
+  protocol?: Partial<Protocol>;
 }
 
 export function readConfigFile(file: string): Record<string, unknown> {
@@ -194,7 +197,8 @@ function envIssues(c: { webhook: { secretEnv?: string | undefined } } & HttpToke
 export function loadConfigWith(kinds: readonly { schema: z.ZodObject }[], o: LoadOptions): Config {
   const { raw, given } = layered(o);
   const schema = configSchemaFor(kinds.map((k) => k.schema));
-  const c = checked(schema, raw, given) as Config;
+  const protocol: Protocol = { ...DEFAULT_PROTOCOL, ...o.protocol };
+  const c = { ...(checked(schema, raw, given) as Config), protocol };
   const issues = [...timingIssues(c, given), ...envIssues(c, o.env ?? {})];
   if (issues.length > 0) throw new ConfigError(issues);
   const provenance: Provenance = { given, warnings: envWarnings(o.env ?? {}, schema), ...(o.file ? { file: resolve(o.file) } : {}) };

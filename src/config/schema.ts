@@ -4,6 +4,7 @@
 // TTL (claim.safetySeconds, heartbeat.intervalSeconds, agent.wrapUpSeconds) are left unset unless the
 // user set them and are derived per claim (timing.ts).
 import { homedir, hostname } from "node:os";
+import type { Protocol, Provenance } from "./meta.js";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { Seat } from "./seat.js";
@@ -282,15 +283,7 @@ export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSch
 }
 
 /** Where a value came from (doctor prints it; conflicts name it). */
-export interface Provenance {
-  /** Config path ("claim.ttlSeconds") → how the user set it ("--ttl 120", "HERMES_BRIDGE_TTL=120", "claim.ttlSeconds in config.yaml"). */
-  given: Record<string, string>;
-  /** The config file the seat was loaded from (absolute), if any: no agent may see it. */
-  file?: string;
-  /** What the operator should know but is no error (an unknown HERMES_BRIDGE_* variable): printed, logged and shown by doctor. */
-  warnings?: string[];
-}
-
-export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance };
+export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance; protocol?: Protocol };
+export type { Protocol, Provenance } from "./meta.js";
 /** A seat's Config is an OpsConfig too (its seat is always named). */
 export type OpsConfig = Omit<z.output<typeof OpsConfigSchema>, "seatNamed"> & { seatNamed?: boolean; provenance?: Provenance };

@@ -1,7 +1,7 @@
 // Everything that depends on the TTL follows the TTL actually used for a claim: the configured
 // claim.ttlSeconds, or a task's max runtime + safety (capped by claim.maxTtlSeconds). Only values the
 // user set can conflict with it, and the error names how they were set.
-import type { Config } from "./schema.js";
+import type { Config, Protocol } from "./schema.js";
 
 /** Below this a run cannot claim, heartbeat at ttl/4 and close before its claim expires. */
 export const MIN_TTL_SECONDS = 30;
@@ -17,7 +17,13 @@ export interface Timing {
   runSeconds: number;
 }
 
-type TimingConfig = Pick<Config, "claim" | "heartbeat"> & { agent?: { wrapUpSeconds?: number | undefined } | undefined };
+type TimingConfig = Pick<Config, "claim" | "heartbeat" | "protocol"> & { agent?: { wrapUpSeconds?: number | undefined } | undefined };
+
+/** The protocol's own timings where a test gives none (config/schema.ts Protocol). */
+export const DEFAULT_PROTOCOL: Protocol = { minTtlSeconds: MIN_TTL_SECONDS, statusIntervalMs: 5000 };
+
+/** The least TTL a claim may have (the protocol's, shorter in a test). */
+const minTtl = (c: Pick<Config, "protocol">) => (c.protocol ?? DEFAULT_PROTOCOL).minTtlSeconds;
 
 export const derivedSafety = (ttl: number) => Math.min(60, ttl / 4);
 export const derivedHeartbeat = (ttl: number) => Math.min(120, ttl / 4);
@@ -41,7 +47,7 @@ export function ttlForTask(c: TimingConfig, maxRuntimeSeconds: number | null): n
   const explicit = c.claim.safetySeconds;
   // With the derived safety min(60, ttl/4): ttl = runtime + 60 when ttl ≥ 240, else ttl = 4/3 runtime.
   const ttl = explicit !== undefined ? maxRuntimeSeconds + explicit : Math.min(maxRuntimeSeconds + 60, (maxRuntimeSeconds * 4) / 3);
-  return Math.max(MIN_TTL_SECONDS, Math.min(c.claim.maxTtlSeconds, Math.ceil(ttl)));
+  return Math.max(minTtl(c), Math.min(c.claim.maxTtlSeconds, Math.ceil(ttl)));
 }
 
 /** Problems of the values the user set, against the configured TTL; `given` names how each was set. */
@@ -50,10 +56,10 @@ export function timingIssues(c: TimingConfig, given: Record<string, string>): { 
   const name = (path: string, fallback: string) => given[path] ?? fallback;
   const ttlName = name("claim.ttlSeconds", `claim.ttlSeconds ${ttl} (default)`);
   const issues: { path: string; message: string }[] = [];
-  if (ttl < MIN_TTL_SECONDS)
+  if (ttl < minTtl(c))
     issues.push({
       path: "claim.ttlSeconds",
-      message: `${ttlName} is below the minimum of ${MIN_TTL_SECONDS} s: a run must claim, heartbeat every ttl/4 and close before the claim expires, and each Hermes CLI call can take seconds`,
+      message: `${ttlName} is below the minimum of ${minTtl(c)} s: a run must claim, heartbeat every ttl/4 and close before the claim expires, and each Hermes CLI call can take seconds`,
     });
   const hb = c.heartbeat.intervalSeconds;
   if (hb !== undefined && hb > ttl / 4)

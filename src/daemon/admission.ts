@@ -13,7 +13,7 @@ import type { Metrics } from "../observe/metrics.js";
 import type { Clock } from "../time/clock.js";
 import type { DaemonHealth } from "./health.js";
 import { RunLauncher } from "./launcher.js";
-import { pickupLatencySeconds } from "./pickup.js";
+import { pickupLatencySeconds } from "../observe/pickup.js";
 import type { SeatState } from "./seat.js";
 
 export interface AdmissionDeps {

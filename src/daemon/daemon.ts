@@ -17,12 +17,14 @@ import { admit, readCapabilities } from "./admission.js";
 import { reviewSupported } from "./capability-checks.js";
 import { DaemonHealth } from "./health.js";
 import { SeatEventsOut, logFinished } from "./events.js";
+import { Releasers } from "./releasers.js";
+import { DEFAULT_PROTOCOL } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
-import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "./status.js";
+import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 
 export type { SeatEvents } from "./events.js";
 
@@ -55,6 +57,8 @@ export class Daemon extends SeatEventsOut {
   private settle!: { resolve: () => void; reject: (e: Error) => void };
   readonly done: Promise<void>;
   private stopPromise: Promise<void> | undefined;
+  /** What the start took, given back at the stop (releasers.ts). */
+  private readonly releasers = new Releasers();
   private teardownPromise: Promise<void> | undefined;
 
   constructor(private readonly d: DaemonDeps) {
@@ -70,14 +74,7 @@ export class Daemon extends SeatEventsOut {
         d.log.error({ err: describeError(err) }, "could not save the seat's pause (it holds until this process ends)");
       },
     });
-    const hooks = {
-      paused: (e: { until: string | null; reason: string | null }) => this.tell("seat:paused", e),
-      resumed: () => {
-        this.tell("seat:resumed");
-        this.scheduler.resume();
-      },
-    };
-    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, hooks, {
+    this.pauses = new SeatPauses(this.seat, d.clock, d.log, this.loopAc.signal, this, {
       stateDir: c.stateDir,
       seatName: c.seat.name,
       boards: new Map(d.boards.map((b) => [b.slug, b])),
@@ -91,6 +88,7 @@ export class Daemon extends SeatEventsOut {
     this.launcher = new RunLauncher(d, this.runsAc.signal, this);
     // The seat's own wiring, first of the listeners: the close's log, health and pauses; the next claim.
     this.on("run:closed", (r) => this.finished(r));
+    this.on("seat:resumed", () => this.scheduler.resume());
     this.on("slot:freed", () => {
       void this.scheduler.slotFreed();
       this.checkIdle();
@@ -129,16 +127,25 @@ export class Daemon extends SeatEventsOut {
     });
   }
 
-  get inflight(): Map<string, unknown> {
-    return this.launcher.inflight;
+  /** Runs (and claims under way) in flight now. */
+  get inFlight(): number {
+    return this.launcher.inflight.size;
   }
 
   async start(): Promise<void> {
     const c = this.d.config;
     ensureStateDir(c.stateDir);
+    // Given back last-in-first-out at the stop: the boards' call servers last, the alerts' backlog first.
+    this.releasers.push("the boards' call servers", () => this.d.closeBoards?.());
+    this.releasers.push("the last status", () => this.writeStatus());
     await this.seat.load();
     await this.d.ledger?.load().catch((err: unknown) => this.health.noteError(`usage ledger: ${describeError(err)}`));
     this.d.alerts.start();
+    // Alerts of the last closes get a short chance; undelivered ones stay journaled for the next start.
+    this.releasers.push("the alerts", async () => {
+      await this.d.alerts.drain(5000);
+      await this.d.alerts.stop();
+    });
     announceIsolation(this.d);
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
     const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
@@ -190,15 +197,12 @@ export class Daemon extends SeatEventsOut {
     return this.stopPromise;
   }
 
-  /** The one teardown (a stop, or --once running out of work), run once whatever calls it. */
+  /** The one teardown (a stop, or --once running out of work), run once whatever calls it: `done` settles after it. */
   private teardown(): Promise<void> {
     this.teardownPromise ??= (async () => {
-      // Alerts of the last closes get a short chance; undelivered ones stay journaled for the next start.
-      await this.d.alerts.drain(5000);
-      await this.d.alerts.stop();
-      this.writeStatus();
-      await this.d.closeBoards?.();
-      this.settle.resolve();
+      const err = await this.releasers.releaseAll(this.d.log);
+      if (err) this.settle.reject(err instanceof Error ? err : new Error(describeError(err)));
+      else this.settle.resolve();
     })();
     return this.teardownPromise;
   }
@@ -272,7 +276,7 @@ export class Daemon extends SeatEventsOut {
     do {
       this.health.reportQuarantined();
       this.writeStatus();
-    } while (await sleepUnlessAborted(5000, this.loopAc.signal));
+    } while (await sleepUnlessAborted((this.d.config.protocol ?? DEFAULT_PROTOCOL).statusIntervalMs, this.loopAc.signal));
   }
 
   private finished(r: RunReport & { board: string }): void {

@@ -41,6 +41,11 @@ export interface SeatEvents extends DiscoveryEvents {
   "seat:resumed": [];
 }
 
+/** How the seat's events are told (the Daemon, or a test's map). */
+export interface SeatTell {
+  tell<K extends keyof SeatEvents & string>(event: K, ...args: SeatEvents[K]): void;
+}
+
 /** Every event of the seat's map, by name (a monitor listens to them all; the type checks the list is whole). */
 export const SEAT_EVENTS = [
   "claimed",

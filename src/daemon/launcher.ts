@@ -3,21 +3,20 @@
 // the active-run journal (restart recovery) and the run metrics. A run that fails outside its protocol
 // is still reported (and its slot freed).
 import { rm } from "node:fs/promises";
-import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import { describeError } from "../errors/index.js";
 import type { FencedOptions } from "../lease/fenced.js";
-import type { HeldLease } from "../lease/held.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
-import { type SeatServices, taskRunDeps } from "../run/assemble.js";
+import { type RunStart, type SeatServices, taskRunDeps } from "../run/assemble.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
 import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { account, dailyBudgetSpent, hoursOf, spentSince, spentToday } from "./accounting.js";
-import { type SeatTell, wireRun } from "./run-wiring.js";
+import type { SeatTell } from "./events.js";
+import { wireRun } from "./run-wiring.js";
 
 /** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
 export interface RunSlot {
@@ -37,18 +36,6 @@ export interface RunServices extends SeatServices {
   metrics?: Metrics | undefined;
   /** The seat's usage ledger (today's spend, the daily budget). */
   ledger?: UsageLedger | undefined;
-}
-
-export interface LaunchInput {
-  board: Board;
-  /** The claim the run holds (lease/held.ts): taken, or resumed after a restart. */
-  held: HeldLease;
-  agent: AgentAdapter;
-  traceId: string;
-  /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
-  adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null };
-  /** Honour Hermes's `active_pr` guard before the agent starts (capability `authorizeExistingPr`). */
-  activePrGuard?: boolean;
 }
 
 export class RunLauncher {
@@ -120,7 +107,7 @@ export class RunLauncher {
     };
   }
 
-  launch(o: LaunchInput): void {
+  launch(o: RunStart & { board: Board }): void {
     const { board, traceId, held } = o;
     const taskId = held.lease.taskId;
     const key = RunLauncher.key(board.slug, taskId);
@@ -129,18 +116,7 @@ export class RunLauncher {
     // The run's lease owns its fenced view (a run id read late is on it at once): logs read it there.
     const fenced = held.fenced;
     const ids = () => ({ board: board.slug, task_id: taskId, run_id: fenced.lease.runId, trace_id: traceId });
-    const run = new TaskRun(
-      taskRunDeps(this.s, {
-        board,
-        held,
-        agent: o.agent,
-        traceId,
-        shutdown: this.shutdown,
-        seatToday: () => spentToday(this.s),
-        activePrGuard: o.activePrGuard,
-        ...(o.adopted ? { adopted: { workspace: o.adopted.workspace, tools: o.adopted.tools } } : {}),
-      }),
-    );
+    const run = new TaskRun(taskRunDeps(this.s, o, { shutdown: this.shutdown, seatToday: () => spentToday(this.s) }));
     wireRun(this.s, this.seat, run, held, { board: board.slug, taskId, traceId, agent: o.agent.name, adopted: o.adopted !== undefined });
     slot.run = run;
     let kept = false;

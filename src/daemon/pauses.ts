@@ -14,17 +14,13 @@ import { readSmallFile } from "../state/read.js";
 import { quarantine } from "../state/quarantine.js";
 import { type Clock, sleepUnlessAborted } from "../time/clock.js";
 import type { SeatState } from "./seat.js";
+import type { SeatTell } from "./events.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { boundReset } from "../result/limits.js";
-import { iso } from "./status.js";
+import { iso } from "../observe/status.js";
 
 const REACH_FIRST_MS = 60_000;
 const REACH_MAX_MS = 15 * 60_000;
-
-export interface PauseHooks {
-  paused(e: { until: string | null; reason: string | null }): void;
-  resumed(): void;
-}
 
 const Parked = z
   .array(z.object({ board: z.string().max(200), taskId: z.string().max(200), runId: z.number().int().nullable(), at: z.string().max(100) }))
@@ -43,7 +39,8 @@ export class SeatPauses {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly signal: AbortSignal,
-    private readonly hooks: PauseHooks,
+    /** Where the seat is told it paused and resumed (events.ts). */
+    private readonly tellSeat: SeatTell,
     private readonly o: {
       stateDir?: string;
       seatName?: string;
@@ -67,7 +64,7 @@ export class SeatPauses {
       this.recheck = r.claimCheck && r.claimCheck.verdict !== "confirmed" ? r.claimCheck.claim : null;
       this.seat.pauseUntil(r.limit.resetsAt, `usage limit (${r.limit.kind})${r.limit.note ? `; ${r.limit.note}` : ""}`);
       this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
-      this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
+      this.tellSeat.tell("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
       if (r.handedOff === "wait" && board) {
         this.parked.push({ board, taskId: r.taskId, runId: r.runId, at: new Date(this.clock.now()).toISOString() });
         this.save();
@@ -81,7 +78,7 @@ export class SeatPauses {
     if (r.authFailed) {
       this.seat.pauseForAuth();
       this.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication");
-      this.hooks.paused({ until: null, reason: this.seat.reason });
+      this.tellSeat.tell("seat:paused", { until: null, reason: this.seat.reason });
     }
   }
 
@@ -93,7 +90,7 @@ export class SeatPauses {
       `the agent could not reach its API (${what.slice(0, 200)}): claiming again once the seat's own check gets through`,
     );
     this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
-    this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
+    this.tellSeat.tell("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
     this.wakeAtEnd();
   }
 
@@ -107,7 +104,7 @@ export class SeatPauses {
         if (await this.stillLimited()) return;
         await this.continueParked();
         this.log.info({}, "seat pause over: claiming again");
-        this.hooks.resumed();
+        this.tellSeat.tell("seat:resumed");
       })
       .catch((err: unknown) => this.log.error({ err: describeError(err) }, "resuming after the pause failed"));
   }
@@ -135,13 +132,13 @@ export class SeatPauses {
     if (claim === "auth") {
       this.seat.pauseForAuth(v.detail);
       this.log.error({ reason: this.seat.reason }, "seat paused until an operator fixes authentication (confirmed by the seat's own check)");
-      this.hooks.paused({ until: null, reason: this.seat.reason });
+      this.tellSeat.tell("seat:paused", { until: null, reason: this.seat.reason });
       return true;
     }
     const b = boundReset(v.resetsAt ?? null, this.clock.now(), this.o.maxPauseMs ?? 168 * 3600_000);
     this.seat.pauseUntil(b.resetsAt, `usage limit (confirmed by the seat's own check: ${v.detail})${b.note ? `; ${b.note}` : ""}`);
     this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
-    this.hooks.paused({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
+    this.tellSeat.tell("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });
     this.wakeAtEnd();
     return true;
   }

@@ -5,7 +5,7 @@
 import type { HeldLease } from "../lease/held.js";
 import { processStartTime } from "../process/liveness.js";
 import type { TaskRun } from "../run/task-run.js";
-import type { RunIds, SeatEvents } from "./events.js";
+import type { RunIds, SeatTell } from "./events.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { ActiveRuns } from "./active-runs.js";
@@ -15,11 +15,6 @@ export interface WiringServices {
   active: ActiveRuns;
   log: Logger;
   metrics?: Metrics | undefined;
-}
-
-/** How the seat's events are told (the Daemon, or a test's map). */
-export interface SeatTell {
-  tell<K extends keyof SeatEvents & string>(event: K, ...args: SeatEvents[K]): void;
 }
 
 export interface Wired {

@@ -9,7 +9,7 @@ import { withRetry, type RetryPolicy } from "../board/retry.js";
 import { isLeaseBoundRefusal, isOwnershipRefusal } from "../board/classify.js";
 import { LeaseLost } from "../errors/board.js";
 import type { Clock } from "../time/clock.js";
-import { type ClosedOutcome, type Lease, type LeaseState, judge, leaseFrom, namedClaimer, openRun } from "./lease.js";
+import { type ClosedOutcome, type Lease, type LeaseRecord, type LeaseState, judge, leaseFrom, leaseOf, namedClaimer, openRun } from "./lease.js";
 
 export type CloseOutcome = "applied" | "already_applied";
 
@@ -20,9 +20,12 @@ export interface FencedOptions {
   onRetry?: (verb: string, err: Error, attempt: number) => void;
 }
 
-/** The fenced view of a lease no run holds (an outbox entry replayed): its writes, no heartbeat, no deadline. */
-export function fencedView(board: Board, lease: Lease, o: FencedOptions): FencedBoard {
-  return new FencedBoard(board, lease, o);
+/**
+ * The fenced view of a lease no run holds (an outbox entry replayed, from its record): its writes, no
+ * heartbeat, no deadline.
+ */
+export function fencedView(board: Board, lease: Lease | LeaseRecord, o: FencedOptions): FencedBoard {
+  return new FencedBoard(board, "expiresAt" in lease ? lease : leaseOf(lease), o);
 }
 
 export class FencedBoard {

@@ -10,7 +10,7 @@ import { withRetry } from "../board/retry.js";
 import { LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type CloseOutcome, type FencedBoard, fencedView } from "../lease/fenced.js";
-import type { Lease } from "../lease/lease.js";
+import type { Lease, LeaseRecord } from "../lease/lease.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CloseIntent, Outbox, OutboxEntry } from "./outbox.js";
@@ -52,8 +52,8 @@ export class Closer implements RunCloser {
     return this.d.outbox;
   }
 
-  /** A fenced view for a lease no run holds (an outbox replay). */
-  fenced(lease: Lease): FencedBoard {
+  /** A fenced view for a lease no run holds (an outbox replay: the lease from its entry's record). */
+  fenced(lease: Lease | LeaseRecord): FencedBoard {
     return fencedView(this.d.board(lease.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
   }
 
@@ -77,9 +77,9 @@ export class Closer implements RunCloser {
     return entry;
   }
 
-  /** Applies an already journaled entry again (`outbox replay`). */
-  async apply(entry: OutboxEntry, lease: Lease): Promise<CloseResult> {
-    return (await this.applyEntry(entry, this.fenced(lease))).result;
+  /** Applies an already journaled entry again (`outbox replay`), fenced on the lease its entry records. */
+  async apply(entry: OutboxEntry): Promise<CloseResult> {
+    return (await this.applyEntry(entry, this.fenced(entry))).result;
   }
 
   /** …and says which entry landed (a refused close is replaced by a block). */

@@ -1,6 +1,5 @@
 // `outbox replay` (and daemon start): retry every open entry. Closes are fenced on the recorded run
 // id, so a replay can never overwrite someone else's run; lease losses only re-send their alert.
-import { leaseOf } from "../lease/lease.js";
 import type { CloseResult, Closer } from "./closer.js";
 import type { Outbox, OutboxEntry } from "./outbox.js";
 
@@ -18,7 +17,7 @@ export async function replayOutbox(outbox: Outbox, closer: Closer, filter?: (e: 
       out.push({ entry, result: "alert_queued" });
       continue;
     }
-    out.push({ entry, result: await closer.apply(entry, leaseOf(entry)) });
+    out.push({ entry, result: await closer.apply(entry) });
   }
   return out;
 }

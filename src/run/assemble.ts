@@ -45,21 +45,26 @@ export interface SeatServices {
   checkClaim?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
 }
 
-/** One claim's own part of a run. */
-export interface ClaimedRun {
+/** What starts one run: its board, the claim it holds (everything of the claim is on `held`), its agent and trace. */
+export interface RunStart {
   board: BoardReader;
+  /** The claim the run holds (lease/held.ts): taken, or resumed after a restart. */
   held: HeldLease;
   agent: AgentAdapter;
   traceId: string;
-  shutdown: AbortSignal;
-  adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
-  /** What this seat spent today (the daily budget). */
-  seatToday: () => Spend;
+  /** An agent adopted after a restart: its run dir (removed after the close), workspace and tools. */
+  adopted?: { runDir: string; workspace: string; tools: { path: string; token: string } | null } | undefined;
   /** Honour Hermes's `active_pr` guard (the board's CLI has `authorize-existing-pr`). */
   activePrGuard?: boolean | undefined;
 }
 
-export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
+/** What the seat adds to every run it starts: its stop, and what it spent today (the daily budget). */
+export interface SeatPart {
+  shutdown: AbortSignal;
+  seatToday: () => Spend;
+}
+
+export function taskRunDeps(s: SeatServices, r: RunStart, seat: SeatPart): TaskRunDeps {
   const c = s.config;
   return {
     board: r.board,
@@ -86,15 +91,15 @@ export function taskRunDeps(s: SeatServices, r: ClaimedRun): TaskRunDeps {
     privateRoot: statePath(c.stateDir, "private"),
     cliOnThisHost: s.cliOnThisHost,
     prompts: s.prompts,
-    shutdown: r.shutdown,
+    shutdown: seat.shutdown,
     continuity: { journal: s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
     workspaces: s.workspaces,
     gate: { config: c.gate, env: s.gateEnv, git: s.git },
     upload: s.upload,
     redactor: s.redactor,
     make: s.make,
-    budget: { limits: c.agent.budget, seatToday: r.seatToday },
-    ...(r.adopted ? { adopted: r.adopted } : {}),
+    budget: { limits: c.agent.budget, seatToday: seat.seatToday },
+    ...(r.adopted ? { adopted: { workspace: r.adopted.workspace, tools: r.adopted.tools } } : {}),
     activePrGuard: r.activePrGuard,
   };
 }

@@ -1,7 +1,7 @@
 // Runs the real daemon (in-process) against an emulator board with the fixture agent.
 import { join, resolve } from "node:path";
 import { loadConfig, preflight } from "../../src/agents/kinds.js";
-import type { Config } from "../../src/config/schema.js";
+import type { Config, Protocol } from "../../src/config/schema.js";
 import { type Built, build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
 import { silentLogger } from "../../src/log/logger.js";
@@ -21,6 +21,8 @@ export interface BridgeOptions {
   hermesEnv?: Record<string, string>;
   base?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** The protocol's own timings, shorter (config/schema.ts Protocol). */
+  protocol?: Partial<Protocol>;
 }
 
 export interface Bridge {
@@ -35,6 +37,7 @@ export interface Bridge {
 export function bridgeConfig(emu: Emu, o: BridgeOptions = {}): Config {
   return loadConfig({
     env: o.env ?? {},
+    ...(o.protocol ? { protocol: o.protocol } : {}),
     base: {
       boards: [emu.slug],
       assignee: o.seat ?? SEAT,

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { AGENT_KINDS, kindNamed, loadConfig, preflight } from "../../src/agents/kinds.js";
 import { build } from "../../src/daemon/build.js";
 import { Daemon } from "../../src/daemon/daemon.js";
-import { settingsTable } from "../../src/daemon/settings.js";
+import { settingsTable } from "../../src/observe/settings.js";
 import { silentLogger } from "../../src/log/logger.js";
 import { bridgeConfig } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";

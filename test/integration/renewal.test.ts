@@ -15,26 +15,28 @@ async function onBoard(fn: (emu: Emu) => Promise<void>): Promise<void> {
   }
 }
 
-// TTL 30 s: the deadline is 22.5 s after the claim (safety 7.5 s), the polite stop 3.75 s before it.
-const base = { claim: { ttlSeconds: 30 }, heartbeat: { intervalSeconds: 1 } };
+// TTL 8 s (the protocol's floor lowered for the test): the deadline is 6 s after the claim (safety 2 s), the
+// polite stop 1 s before it; a run of 7 s outlives one TTL's deadline.
+const base = { claim: { ttlSeconds: 8 }, heartbeat: { intervalSeconds: 1 } };
+const protocol = { minTtlSeconds: 5 };
 
 describe.concurrent("a claim the CLI can renew", () => {
-  it("is renewed on every heartbeat: a 26 s run under a 30 s TTL completes", () =>
+  it("is renewed on every heartbeat: a 7 s run under an 8 s TTL completes", () =>
     onBoard(async (emu) => {
-      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
-      const b = await runBridge(emu, { base, hermesEnv: { HERMES_EMULATOR_COMPAT: "named-claims" } });
+      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:7" });
+      const b = await runBridge(emu, { base, protocol, hermesEnv: { HERMES_EMULATOR_COMPAT: "named-claims" } });
       await b.daemon.done;
       const d = await emu.show(id);
       expect(d.task.status).toBe("done");
       expect(d.runs).toHaveLength(1);
-      expect(d.runs[0]?.summary).toBe("lingered 26s");
+      expect(d.runs[0]?.summary).toBe("lingered 7s");
       expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
     }));
 
   it("is not renewed by 0.20.0: the same run is cut at its deadline and blocked", () =>
     onBoard(async (emu) => {
-      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:26" });
-      const b = await runBridge(emu, { base });
+      const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:linger LINGER:7" });
+      const b = await runBridge(emu, { base, protocol });
       await b.daemon.done;
       expect((await emu.show(id)).task.status).toBe("blocked");
       expect(b.reports[0]).toMatchObject({ decision: "block", cut: "deadline" });

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { loadConfig } from "../../src/agents/kinds.js";
 import { timingFor, ttlForTask } from "../../src/config/timing.js";
-import { settingsTable } from "../../src/daemon/settings.js";
+import { settingsTable } from "../../src/observe/settings.js";
 import { ConfigError } from "../../src/errors/index.js";
 
 const file = (yaml: string) => {

@@ -1,18 +1,43 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
 import type { Config } from "../config/schema.js";
 import { timingFor } from "../config/timing.js";
-import type { Metrics } from "../observe/metrics.js";
-import type { StatusSnapshot } from "../observe/snapshot.js";
+import type { Metrics } from "./metrics.js";
+import type { StatusSnapshot } from "./snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Hours, Spend } from "../state/ledger.js";
-import type { RunSlot } from "./launcher.js";
-import type { BlockedHost } from "./isolation.js";
-import type { SeatState } from "./seat.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
 import { isoOrNull } from "../time/clock.js";
 
-export type { StatusSnapshot } from "../observe/snapshot.js";
+export type { StatusSnapshot } from "./snapshot.js";
+
+/** A task in flight as the snapshot reads it: its slot, and its run's record once it has one (daemon/launcher.ts RunSlot). */
+export interface RunView {
+  board: string;
+  taskId: string;
+  startedAt: number;
+  adopted: boolean;
+  run: {
+    record: {
+      runId: number | null;
+      traceId: string;
+      phase: string;
+      lastHeartbeat: number | null;
+      deadline: number;
+      story: { lastNote?: string | undefined };
+      operatorNote: { id: string; author: string; postedAt: number; deliveredAt: number; body: string } | null;
+    };
+  } | null;
+}
+
+/** The seat's pause as the snapshot reads it (daemon/seat.ts SeatState). */
+export interface SeatView {
+  paused(): boolean;
+  authFailed(): boolean;
+  pausedUntil(): number | null;
+  readonly reason: string | null;
+  readonly fix: string | null;
+}
 
 export function writeStatusFile(stateDir: string, s: StatusSnapshot): void {
   writeStateFile(statePath(stateDir, "status"), `${JSON.stringify(s, null, 2)}\n`);
@@ -27,9 +52,9 @@ export interface SnapshotInput {
   alertsBacklog: number;
   quarantined: { file: string; why: string; at: string }[];
   config: Config;
-  seat: SeatState;
+  seat: SeatView;
   metrics: Metrics | undefined;
-  inflight: RunSlot[];
+  inflight: RunView[];
   outbox: Outbox;
   healthy: boolean;
   stopping: boolean;
@@ -40,7 +65,7 @@ export interface SnapshotInput {
   /** How the agent is confined (agent.isolation). */
   isolation?: { mode: string; why: string } | undefined;
   /** The agents' network (agent.isolation.network, as the jail has it) and the hosts refused since start. */
-  network?: { mode: string; blocked: BlockedHost[] } | undefined;
+  network?: StatusSnapshot["seat"]["network"] | undefined;
   /** Agent text (the last note) is shown redacted, as on the board. */
   redact: (text: string) => string;
 }
@@ -93,7 +118,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
 }
 
 /** One run of the snapshot, read from the run's own record (a slot without a run is still claiming). */
-function runRow(slot: RunSlot, i: SnapshotInput): StatusSnapshot["runs"][number] {
+function runRow(slot: RunView, i: SnapshotInput): StatusSnapshot["runs"][number] {
   const r = slot.run?.record;
   const note = r?.operatorNote ?? null;
   return {
