@@ -6,7 +6,9 @@
 // - a polite stop signal is spelled only by the kinds' descriptors (`stopSignal: "SIG…"`) and the process runner;
 // - a lease is built only in src/lease/ (a fenced view, a lease from a record, a lease clock);
 // - the claim's facts travel in one field (`held`): the old bags (Claimed, LaunchInput, ClaimedRun) are gone;
-// - tests read the seat's events, never its in-flight table (`.inflight`) nor a run's slot.
+// - tests read the seat's events, never its in-flight table (`.inflight`) nor a run's slot;
+// - nothing below the seat reads the whole config: the seat builds its settings once (daemon/seat-settings.ts)
+//   — but the config's own loader of the kinds (agents/kinds.ts) and its view (observe/settings.ts).
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
@@ -41,6 +43,8 @@ rule(
   "a lease (its fenced view, its record, its clock) built outside src/lease/",
 );
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
+const seatLevel = (f) => ["config", "daemon", "cli"].some((d) => f.startsWith(join("src", d))) || [join("src", "agents", "kinds.ts"), join("src", "observe", "settings.ts")].includes(f);
+rule(src, /import type \{[^}]*\bConfig\b[^}]*\} from "[./]+config\/schema\.js"/, seatLevel, "the whole config read below the seat: take the seat's settings (daemon/seat-settings.ts)");
 rule(tests, /\.inflight\b|slotOf\(|phaseOf\(/, () => false, "a test reading the seat's in-flight table: await its events (test/helpers/monitor.ts)");
 
 if (problems.length) {

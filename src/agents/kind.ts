@@ -4,7 +4,6 @@
 // per-seat home, its polite stop signal, its default prompt file and what `doctor` checks of it.
 import type { z } from "zod";
 import type { AgentConfig } from "../config/fields.js";
-import type { Config } from "../config/schema.js";
 import type { Redactor } from "../result/redact.js";
 import type { Clock } from "../time/clock.js";
 import type { CliHomeLayout } from "./cli-home.js";
@@ -31,7 +30,8 @@ export interface LoginStep {
 }
 
 export interface KindContext {
-  config: Config;
+  /** The seat's state dir (its logins, its private scratch). */
+  stateDir: string;
   env: NodeJS.ProcessEnv;
   clock: Clock;
   redactor: Redactor;

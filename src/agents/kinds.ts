@@ -50,11 +50,11 @@ export function kindOf(c: Pick<Config, "agent">, kinds: readonly AgentKind[] = A
 
 export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, redactor: Redactor, kinds?: readonly AgentKind[]): Promise<AgentAdapter> {
   const k = kindOf(c, kinds);
-  return k.create(c.agent, { config: c, env, clock, redactor, stopSignal: k.stopSignal });
+  return k.create(c.agent, { stateDir: c.stateDir, env, clock, redactor, stopSignal: k.stopSignal });
 }
 
 export function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {
-  return kindOf(c, kinds).preflight(c.agent, { config: c, env });
+  return kindOf(c, kinds).preflight(c.agent, { stateDir: c.stateDir, env });
 }
 
 /** The images the seat's CLI starts from (its program, its `#!` interpreter, the kind's own): what its jail shows execute-only. */

@@ -8,7 +8,8 @@ import type { Config } from "../config/schema.js";
 import { describeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
 import type { GitRunner } from "../git/runner.js";
-import { chooseMode, workspaceSettings } from "../workspace/resolve.js";
+import { chooseMode } from "../workspace/resolve.js";
+import { workspaceSettings } from "../daemon/seat-settings.js";
 import type { Check } from "./check.js";
 
 /** Where a scratch workspace of `board` is on the board host (Hermes's layout under its HERMES_HOME). */

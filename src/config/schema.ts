@@ -285,5 +285,7 @@ export function configSchemaFor(kinds: readonly z.ZodObject[]): typeof ConfigSch
 /** Where a value came from (doctor prints it; conflicts name it). */
 export type Config = z.output<typeof ConfigSchema> & { provenance?: Provenance; protocol?: Protocol };
 export type { Protocol, Provenance } from "./meta.js";
+/** The success gate's section (gate/gate.ts reads it; nothing below the seat reads the whole config). */
+export type GateConfig = Config["gate"];
 /** A seat's Config is an OpsConfig too (its seat is always named). */
 export type OpsConfig = Omit<z.output<typeof OpsConfigSchema>, "seatNamed"> & { seatNamed?: boolean; provenance?: Provenance };

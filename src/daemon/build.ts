@@ -1,7 +1,5 @@
-// Composition root: config → boards (behind the redacting boundary), agent, outbox, alert sender,
-// closer, workspaces, the hardened git, session journal, run factories. No I/O until used (the agent
-// adapter is loaded on demand).
-import { skillRoots } from "../skills/roots.js";
+// Composition root: config → the seat's settings, boards (behind the redacting boundary), agent, outbox,
+// alert sender, closer, workspaces, git, journal, run factories. The agent adapter loads on demand.
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
@@ -18,6 +16,7 @@ import { realpathSync } from "node:fs";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
 import { imagesAtStart } from "./isolation.js";
+import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
@@ -39,7 +38,7 @@ import { defaultFactories } from "../run/factories.js";
 import { loadTemplate } from "../run/prompt.js";
 import { systemClock, type Clock } from "../time/clock.js";
 import { type GitRunner, hardenedGit } from "../git/runner.js";
-import { LocalWorkspaces, workspaceSettings } from "../workspace/resolve.js";
+import { LocalWorkspaces } from "../workspace/resolve.js";
 import { ActiveRuns } from "./active-runs.js";
 import type { RunServices } from "./launcher.js";
 import { statePath } from "../state/layout.js";
@@ -248,6 +247,7 @@ export async function build(
   return {
     ...ops,
     config: c,
+    settings: runSettings(c),
     clock,
     log,
     kinds,
@@ -291,7 +291,7 @@ function agentsReach(stateDir: string, localRoot: string, user: AgentUser): void
 /** The seat's check of what a run claimed, through its kind's probe (none for a kind without one). */
 function claimCheckOf(k: AgentKind, c: Config, env: NodeJS.ProcessEnv): ((claim: Claim) => Promise<ClaimCheck>) | undefined {
   const check = k.check;
-  return check ? (claim) => check(claim, c.agent, { config: c, env }) : undefined;
+  return check ? (claim) => check(claim, c.agent, { stateDir: c.stateDir, env }) : undefined;
 }
 
 /** The bridge's own environment for its own tools (the upload command) — never given to agents. */

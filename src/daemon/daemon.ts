@@ -1,7 +1,6 @@
-// The Daemon handle: composes the scheduler (what to claim, when), the launcher (runs in flight) and
-// the seat (limit, pauses); claims a task with the TTL it needs; restart recovery; two-phase
-// shutdown. `done` settles when stopped (or, with `once`, when nothing is left to do). It is the seat's
-// event map (events.ts: SeatEvents), and its own wiring listens to it like anyone else.
+// The Daemon: the scheduler (what to claim, when), the launcher (runs in flight), the seat (limit, pauses);
+// restart recovery; two-phase shutdown; `done` settles when stopped (or, `once`, when nothing is left).
+// It is the seat's event map (events.ts: SeatEvents); its own wiring listens to it like anyone else.
 import type { AgentKind } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
@@ -18,13 +17,13 @@ import { reviewSupported } from "./capability-checks.js";
 import { DaemonHealth } from "./health.js";
 import { SeatEventsOut, logFinished } from "./events.js";
 import { Releasers } from "./releasers.js";
-import { DEFAULT_PROTOCOL } from "../config/timing.js";
+import { DEFAULT_PROTOCOL, timingFor } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
-import { type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
+import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 
 export type { SeatEvents } from "./events.js";
 
@@ -51,6 +50,8 @@ export class Daemon extends SeatEventsOut {
   private readonly runsAc = new AbortController();
   readonly health: DaemonHealth;
   private readonly pauses: SeatPauses;
+  /** Who the seat is, for its status (read once). */
+  private readonly who: SnapshotInput["who"];
   private caps = new Map<string, Capabilities | null>();
   private stopping = false;
   private started = false;
@@ -65,6 +66,8 @@ export class Daemon extends SeatEventsOut {
     super(d.log);
     const c = d.config;
     this.health = new DaemonHealth(d.clock, d.log);
+    const hb = timingFor(c, c.claim.ttlSeconds).heartbeatSeconds;
+    this.who = { seat: c.seat.name, assignee: c.assignee, agent: c.agent.kind, boards: c.boards, heartbeatSeconds: hb };
     this.seat = new SeatState(d.clock, {
       marginMs: c.seat.limitMarginSeconds * 1000,
       maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
@@ -227,7 +230,7 @@ export class Daemon extends SeatEventsOut {
     return buildSnapshot({
       now: this.d.clock.now(),
       pid: process.pid,
-      config: this.d.config,
+      who: this.who,
       seat: this.seat,
       metrics: this.d.metrics,
       inflight: [...this.launcher.inflight.values()],

@@ -5,6 +5,7 @@
 import { rm } from "node:fs/promises";
 import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
+import type { Config } from "../config/schema.js";
 import { describeError } from "../errors/index.js";
 import type { FencedOptions } from "../lease/fenced.js";
 import type { Logger } from "../log/logger.js";
@@ -29,6 +30,7 @@ export interface RunSlot {
 
 /** What every run of the seat shares: the run's own services, and the seat's books, journal and log. */
 export interface RunServices extends SeatServices {
+  config: Config;
   closer: Closer;
   log: Logger;
   active: ActiveRuns;

@@ -1,11 +1,11 @@
 // The success gate (seed 000: "the agent said done" is not success): the bridge's own checks turn a
 // complete into a block when verification fails, nothing changed under requireChanges, or fewer
 // items than gate.minItems were reported. Pure.
-import type { Config } from "../config/schema.js";
+import type { GateConfig } from "../config/schema.js";
 import type { Decision, GateExtras } from "../result/decision.js";
 import type { VerificationResult } from "./verification.js";
 
-export type GateConfig = Config["gate"];
+export type { GateConfig };
 
 export interface GateFacts {
   verification: VerificationResult[];

@@ -1,6 +1,4 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
-import type { Config } from "../config/schema.js";
-import { timingFor } from "../config/timing.js";
 import type { Metrics } from "./metrics.js";
 import type { StatusSnapshot } from "./snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
@@ -51,7 +49,8 @@ export interface SnapshotInput {
   pid: number;
   alertsBacklog: number;
   quarantined: { file: string; why: string; at: string }[];
-  config: Config;
+  /** Who the seat is: its name, lane, agent kind, boards, and its heartbeat interval (seconds, at the configured TTL). */
+  who: { seat: string; assignee: string; agent: string; boards: readonly string[]; heartbeatSeconds: number };
   seat: SeatView;
   metrics: Metrics | undefined;
   inflight: RunView[];
@@ -87,14 +86,14 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
   i.metrics?.seatAuthFailed.set(i.seat.authFailed() ? 1 : 0);
   i.metrics?.alertsQueued.set(i.alertsBacklog);
   i.metrics?.heartbeatAge.set(Math.max(0, ...i.inflight.map((r) => (i.now - (r.run?.record.lastHeartbeat ?? r.startedAt)) / 1000)));
-  i.metrics?.heartbeatInterval.set(timingFor(i.config, i.config.claim.ttlSeconds).heartbeatSeconds);
+  i.metrics?.heartbeatInterval.set(i.who.heartbeatSeconds);
   return {
     at: isoOrNull(i.now) ?? new Date(0).toISOString(),
     pid: i.pid,
     seat: {
-      name: i.config.seat.name,
-      assignee: i.config.assignee,
-      agent: i.config.agent.kind,
+      name: i.who.seat,
+      assignee: i.who.assignee,
+      agent: i.who.agent,
       state: seatState(i, paused),
       paused,
       pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
@@ -105,7 +104,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       ...(i.network ? { network: i.network } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },
-    boards: i.config.boards,
+    boards: [...i.who.boards],
     transports: Object.fromEntries(i.transports),
     healthy: i.healthy,
     stopping: i.stopping,

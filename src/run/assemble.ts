@@ -1,11 +1,10 @@
-// What a TaskRun is built from, put together in one place: the seat's services (shared by every run)
-// and one claim's own input (its board, its held lease, its agent, its trace). The
-// settings a run reads from the config are picked here, once.
+// What a TaskRun is built from, put together in one place: the seat's services and settings (shared by
+// every run; the settings built once from the config, daemon/seat-settings.ts — nothing here reads the
+// config) and one claim's own input (its board, its held lease, its agent, its trace).
 import type { AgentAdapter } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import type { EgressPlan } from "../egress/plan.js";
 import type { BoardReader } from "../board/port.js";
-import type { Config } from "../config/schema.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import type { GitRunner } from "../git/runner.js";
 import type { Jail } from "../jail/jail.js";
@@ -13,16 +12,37 @@ import type { HeldLease } from "../lease/held.js";
 import type { RunCloser } from "../outbox/closer.js";
 import type { Redactor } from "../result/redact.js";
 import type { Spend } from "../state/ledger.js";
-import { statePath } from "../state/layout.js";
 import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
 import type { UploadSpec } from "./deliverables.js";
 import type { TaskRunDeps } from "./deps.js";
 import type { RunFactories } from "./factories.js";
 
+/** The seat's settings a run reads: built once, in milliseconds, defaults applied (daemon/seat-settings.ts). */
+export interface RunSettings {
+  /** seat.name: comments, metadata and texts say which seat did it. */
+  seat: string;
+  /** The lane (assignee) the seat works for. */
+  lane: string;
+  author: string;
+  onLimit: TaskRunDeps["onLimit"];
+  onShutdown: TaskRunDeps["onShutdown"];
+  maxLimitPauseMs: number;
+  unconfirmedPauseMs: number;
+  steering: NonNullable<TaskRunDeps["steering"]>;
+  review: TaskRunDeps["review"];
+  killGraceMs: number;
+  unreachableMs: number;
+  runsDir: string;
+  privateRoot: string;
+  continuity: { enabled: boolean; budget: number };
+  gate: TaskRunDeps["gate"]["config"];
+  budget: NonNullable<TaskRunDeps["budget"]>["limits"];
+}
+
 /** What every run of a seat shares. */
 export interface SeatServices {
-  config: Config;
+  settings: RunSettings;
   closer: RunCloser;
   clock: Clock;
   prompts: { task: string; resume: string };
@@ -65,40 +85,40 @@ export interface SeatPart {
 }
 
 export function taskRunDeps(s: SeatServices, r: RunStart, seat: SeatPart): TaskRunDeps {
-  const c = s.config;
+  const c = s.settings;
   return {
     board: r.board,
     held: r.held,
     agent: r.agent,
     closer: s.closer,
     clock: s.clock,
-    seat: c.seat.name,
-    lane: c.assignee,
-    onLimit: c.seat.onLimit,
-    onShutdown: c.shutdown.inFlight,
-    maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    seat: c.seat,
+    lane: c.lane,
+    onLimit: c.onLimit,
+    onShutdown: c.onShutdown,
+    maxLimitPauseMs: c.maxLimitPauseMs,
     steering: c.steering,
     jail: s.jail,
     skillRoots: s.skillRoots,
-    review: { mode: c.close.review, reviewer: c.close.reviewer },
-    claims: { check: s.checkClaim, unconfirmedPauseMs: c.seat.unconfirmedPauseMinutes * 60_000 },
+    review: c.review,
+    claims: { check: s.checkClaim, unconfirmedPauseMs: c.unconfirmedPauseMs },
     egress: s.egress,
     author: c.author,
     traceId: r.traceId,
-    killGraceMs: c.agent.killGraceSeconds * 1000,
-    unreachableMs: c.agent.unreachableSeconds * 1000,
-    runsDir: statePath(c.stateDir, "runs"),
-    privateRoot: statePath(c.stateDir, "private"),
+    killGraceMs: c.killGraceMs,
+    unreachableMs: c.unreachableMs,
+    runsDir: c.runsDir,
+    privateRoot: c.privateRoot,
     cliOnThisHost: s.cliOnThisHost,
     prompts: s.prompts,
     shutdown: seat.shutdown,
-    continuity: { journal: s.journal, enabled: c.agent.resume, budget: c.agent.resumeBudget },
+    continuity: { journal: s.journal, ...c.continuity },
     workspaces: s.workspaces,
     gate: { config: c.gate, env: s.gateEnv, git: s.git },
     upload: s.upload,
     redactor: s.redactor,
     make: s.make,
-    budget: { limits: c.agent.budget, seatToday: seat.seatToday },
+    budget: { limits: c.budget, seatToday: seat.seatToday },
     ...(r.adopted ? { adopted: { workspace: r.adopted.workspace, tools: r.adopted.tools } } : {}),
     activePrGuard: r.activePrGuard,
   };

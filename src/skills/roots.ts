@@ -2,15 +2,11 @@
 // (`$HERMES_HOME/skills`, as the CLI is told it), then the skills bundled with a local Hermes install
 // (`<launcher's folder>/skills`). A board reached through ssh has no local install to read.
 import { realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
-import type { Config } from "../config/schema.js";
-
-export function skillRoots(c: Config, env: NodeJS.ProcessEnv): string[] {
-  const roots: string[] = [...c.agent.skillDirs];
-  const home = c.hermes.home ?? c.hermes.env.HERMES_HOME ?? env.HERMES_HOME ?? join(homedir(), ".hermes");
-  roots.push(join(home, "skills"));
-  const launcher = localLauncher(c.hermes.command, env);
+export function skillRootsFor(o: { dirs: readonly string[]; hermesHome: string; command: readonly string[] }, env: NodeJS.ProcessEnv): string[] {
+  const roots: string[] = [...o.dirs];
+  roots.push(join(o.hermesHome, "skills"));
+  const launcher = localLauncher(o.command, env);
   if (launcher) roots.push(join(dirname(launcher), "skills"));
   return [...new Set(roots)];
 }

@@ -1,20 +1,18 @@
 // Which workspace a claimed task gets on this host, and whether it may have it at all. Pure decisions
 // (allowed roots, mode choice, path mapping) apart from the existence checks; checkout.ts does git.
 import { type Stats, lstatSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join, normalize, resolve } from "node:path";
 import type { Task } from "../board/port.js";
 import type { Lease } from "../lease/lease.js";
-import type { Config } from "../config/schema.js";
 import type { GitRunner } from "../git/runner.js";
 import { lexicallyUnder, realPathOf, underReal } from "../sandbox/contain.js";
 import { type BranchPolicy, pushTarget } from "./branch.js";
 import { prepareCheckout } from "./checkout.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceMode, type WorkspaceProvider, WorkspaceRefused } from "./port.js";
-import { statePath } from "../state/layout.js";
 
 export interface WorkspaceSettings {
-  mode: Config["workspace"]["mode"];
+  /** workspace.mode: one of the modes or auto (chosen per task), or one of those per board. */
+  mode: WorkspaceMode | "auto" | Record<string, WorkspaceMode | "auto">;
   allowedRoots: readonly string[];
   pathMap: Readonly<Record<string, string>>;
   localRoot: string;
@@ -27,26 +25,6 @@ export interface WorkspaceSettings {
   /** The bridge's own dirs (the state dir): never a workspace, nor inside or above one. */
   bridgeDirs?: readonly string[];
   seat: string;
-}
-
-export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceSettings {
-  const homes = new Set<string>();
-  const home = c.hermes.home ?? c.hermes.env.HERMES_HOME ?? env.HERMES_HOME;
-  homes.add(home ?? join(homedir(), ".hermes"));
-  // A mapped board's Hermes root is a pathMap key (the board host's HERMES_HOME or above it).
-  for (const from of Object.keys(c.workspace.pathMap)) homes.add(from);
-  return {
-    mode: c.workspace.mode,
-    allowedRoots: c.workspace.allowedRoots,
-    pathMap: c.workspace.pathMap,
-    localRoot: c.workspace.localRoot ?? statePath(c.stateDir, "checkouts"),
-    repos: c.workspace.repos,
-    push: c.workspace.push,
-    branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },
-    hermesHomes: [...homes],
-    bridgeDirs: [c.stateDir],
-    seat: c.assignee,
-  };
 }
 
 /** The roots (board paths) a task's `dir:`/`worktree:` workspace may be in: workspace.allowedRoots, nothing else. */

@@ -84,8 +84,7 @@ function harness(k: AgentKind, fixture: Fixture): ConformanceHarness {
     make: async (s, dir, o) => {
       const f = await fixture(s, dir, o.stallMs);
       const a = k.schema.parse(f.agent) as Config["agent"];
-      const config = { stateDir: dir, agent: a } as unknown as Config;
-      const agent = await k.create(a, { config, env: process.env, clock: systemClock, redactor: new Redactor(), stopSignal: k.stopSignal });
+      const agent = await k.create(a, { stateDir: dir, env: process.env, clock: systemClock, redactor: new Redactor(), stopSignal: k.stopSignal });
       return { agent, prompt: f.prompt, ...(f.cleanup ? { cleanup: f.cleanup } : {}) };
     },
   };

@@ -59,7 +59,7 @@ function login(a: z.output<typeof schema>, stateDir: string) {
 }
 
 /** One trivial request of the bridge's own through `login` (a claim's check; a refreshed login's trial), outside the jail. */
-function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string }; env: NodeJS.ProcessEnv }, login: string) {
+function probeWith(a: z.output<typeof schema>, ctx: { stateDir: string; env: NodeJS.ProcessEnv }, login: string) {
   const translate = statefulTranslator(
     initialClaudeState(null),
     (s, line) => translateClaudeLine(s, line, systemClock.now()),
@@ -68,7 +68,7 @@ function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string
   return probeSeat({
     layout: CLAUDE_HOME,
     login,
-    scratch: statePath(ctx.config.stateDir, "private"),
+    scratch: statePath(ctx.stateDir, "private"),
     make: (h, cwd) => ({
       // biome-ignore format: flag, value
       argv: [...a.command, "-p", "--output-format", "stream-json", "--verbose", "--max-turns", "1", "--strict-mcp-config",
@@ -100,7 +100,7 @@ export const claudeCodeKind = defineKind({
       model: a.model,
       allowedTools: a.allowedTools,
       settingSources: a.settingSources,
-      login: home(a, ctx.config.stateDir),
+      login: home(a, ctx.stateDir),
       template: a.cliHome,
       verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
       appendSystemPrompt: readFileSync(bundledFile("prompts", "claude-code.md"), "utf8"),
@@ -109,15 +109,15 @@ export const claudeCodeKind = defineKind({
     });
   },
   preflight: (a, ctx) => {
-    const dir = home(a, ctx.config.stateDir);
+    const dir = home(a, ctx.stateDir);
     return loginStatus({
       argv: [...a.command, "auth", "status"],
       passEnv: a.passEnv,
       set: a.env,
       home: { CLAUDE_CONFIG_DIR: dir },
       env: ctx.env,
-      fix: loginFix(login(a, ctx.config.stateDir)),
-      fresh: { layout: CLAUDE_HOME, login: dir, scratch: statePath(ctx.config.stateDir, "private") },
+      fix: loginFix(login(a, ctx.stateDir)),
+      fresh: { layout: CLAUDE_HOME, login: dir, scratch: statePath(ctx.stateDir, "private") },
     });
   },
   login,
@@ -136,6 +136,6 @@ export const claudeCodeKind = defineKind({
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
-  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
+  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.stateDir)))),
   program: (a) => a.command[0],
 });

@@ -64,7 +64,7 @@ function login(a: z.output<typeof schema>, stateDir: string) {
 }
 
 /** One trivial request of the bridge's own through `login` (a claim's check; a refreshed login's trial), outside the jail. */
-function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string }; env: NodeJS.ProcessEnv }, login: string) {
+function probeWith(a: z.output<typeof schema>, ctx: { stateDir: string; env: NodeJS.ProcessEnv }, login: string) {
   const translate = statefulTranslator(
     initialCodexState(),
     (s, line) => translateCodexLine(s, line, systemClock.now()),
@@ -73,7 +73,7 @@ function probeWith(a: z.output<typeof schema>, ctx: { config: { stateDir: string
   return probeSeat({
     layout: CODEX_HOME,
     login,
-    scratch: statePath(ctx.config.stateDir, "private"),
+    scratch: statePath(ctx.stateDir, "private"),
     make: (h, cwd) => ({
       // biome-ignore format: flag, value
       argv: [...a.command, "exec", "--json", "--skip-git-repo-check", "-s", "read-only", "-C", cwd,
@@ -95,7 +95,7 @@ export const codexKind = defineKind({
       command: a.command,
       sandbox: a.sandbox,
       model: a.model,
-      login: home(a, ctx.config.stateDir),
+      login: home(a, ctx.stateDir),
       template: a.cliHome,
       verifyLogin: async (candidate: string) => loginWorks(await probeWith(a, ctx, candidate)),
       extraConfig: a.config,
@@ -106,15 +106,15 @@ export const codexKind = defineKind({
   },
   preflight: async (a, ctx) => {
     if (customProvider(a)) return { ok: true, detail: "codex with a custom model provider: login not checked", fix: "" };
-    const dir = home(a, ctx.config.stateDir);
+    const dir = home(a, ctx.stateDir);
     return loginStatus({
       argv: [...a.command, "login", "status"],
       passEnv: a.passEnv,
       set: a.env,
       home: { CODEX_HOME: dir },
       env: ctx.env,
-      fix: loginFix(login(a, ctx.config.stateDir)),
-      fresh: { layout: CODEX_HOME, login: dir, scratch: statePath(ctx.config.stateDir, "private") },
+      fix: loginFix(login(a, ctx.stateDir)),
+      fresh: { layout: CODEX_HOME, login: dir, scratch: statePath(ctx.stateDir, "private") },
     });
   },
   login,
@@ -134,7 +134,7 @@ export const codexKind = defineKind({
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
-  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.config.stateDir)))),
+  check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.stateDir)))),
   program: (a) => a.command[0],
   images: (a, env) => codexNativeImages(a.command[0] ?? "", agentEnv(env, a.passEnv, a.env).PATH, process.cwd(), process.arch, null),
 });

@@ -1,0 +1,56 @@
+// The settings a seat's runs read, built once from the config at the seat's start (build.ts): the values
+// in milliseconds, the defaults applied, the state dir's paths resolved. Nothing below the seat reads the
+// config itself (scripts/check-homes.mjs); a run gets exactly this.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Config } from "../config/schema.js";
+import type { RunSettings } from "../run/assemble.js";
+import { skillRootsFor } from "../skills/roots.js";
+import { statePath } from "../state/layout.js";
+import type { WorkspaceSettings } from "../workspace/resolve.js";
+
+/** The Hermes home the board's CLI is told (hermes.home, its env, the bridge's), else ~/.hermes. */
+const hermesHome = (c: Config, env: NodeJS.ProcessEnv) => c.hermes.home ?? c.hermes.env.HERMES_HOME ?? env.HERMES_HOME ?? join(homedir(), ".hermes");
+
+/** Where the seat's tasks' workspaces may be and may never be (workspace/resolve.ts). */
+export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceSettings {
+  // A mapped board's Hermes root is a pathMap key (the board host's HERMES_HOME or above it).
+  const homes = new Set<string>([hermesHome(c, env), ...Object.keys(c.workspace.pathMap)]);
+  return {
+    mode: c.workspace.mode,
+    allowedRoots: c.workspace.allowedRoots,
+    pathMap: c.workspace.pathMap,
+    localRoot: c.workspace.localRoot ?? statePath(c.stateDir, "checkouts"),
+    repos: c.workspace.repos,
+    push: c.workspace.push,
+    branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },
+    hermesHomes: [...homes],
+    bridgeDirs: [c.stateDir],
+    seat: c.assignee,
+  };
+}
+
+/** Where the seat looks a task's skills up (skills/roots.ts). */
+export const skillRoots = (c: Config, env: NodeJS.ProcessEnv): string[] =>
+  skillRootsFor({ dirs: c.agent.skillDirs, hermesHome: hermesHome(c, env), command: c.hermes.command }, env);
+
+export function runSettings(c: Config): RunSettings {
+  return {
+    seat: c.seat.name,
+    lane: c.assignee,
+    author: c.author,
+    onLimit: c.seat.onLimit,
+    onShutdown: c.shutdown.inFlight,
+    maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    unconfirmedPauseMs: c.seat.unconfirmedPauseMinutes * 60_000,
+    steering: c.steering,
+    review: { mode: c.close.review, reviewer: c.close.reviewer },
+    killGraceMs: c.agent.killGraceSeconds * 1000,
+    unreachableMs: c.agent.unreachableSeconds * 1000,
+    runsDir: statePath(c.stateDir, "runs"),
+    privateRoot: statePath(c.stateDir, "private"),
+    continuity: { enabled: c.agent.resume, budget: c.agent.resumeBudget },
+    gate: c.gate,
+    budget: c.agent.budget,
+  };
+}
