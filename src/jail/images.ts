@@ -30,14 +30,17 @@ export function imageKind(path: string): { elf: true } | { interpreter: string; 
   }
 }
 
-const real = (p: string): string | null => {
+/** The real path of `p` when it is a file (or a folder), else null. */
+const realOf = (p: string, want: "file" | "dir" = "file"): string | null => {
   try {
     const r = realpathSync(p);
-    return statSync(r).isFile() ? r : null;
+    const st = statSync(r);
+    return (want === "file" ? st.isFile() : st.isDirectory()) ? r : null;
   } catch {
     return null;
   }
 };
+const real = (p: string) => realOf(p);
 
 /** An image and the paths the jail may reach it by: its real path, and the path it was found at (through links). */
 export interface ProgramImage {
@@ -75,17 +78,8 @@ export function programImages(program: string, path: string | undefined, cwd: st
 export function reachedBy(image: string, shown: readonly string[]): string[] {
   const out = new Set([image]);
   for (const folder of shown) {
-    const target = realDir(folder);
+    const target = realOf(folder, "dir");
     if (target && target !== folder && underReal(target, image)) out.add(join(folder, relative(target, image)));
   }
   return [...out];
 }
-
-const realDir = (p: string): string | null => {
-  try {
-    const r = realpathSync(p);
-    return statSync(r).isDirectory() ? r : null;
-  } catch {
-    return null;
-  }
-};
