@@ -84,10 +84,10 @@ export class ExecOnlyImages {
     return made;
   }
 
-  /** The copy is there, whole and execute-only. */
+  /** The copy is there, whole, execute-only and ours (a file of another's in its place is no copy). */
   private async ready(target: string, size: number): Promise<boolean> {
     const have = await stat(target).catch(() => null);
-    return have?.isFile() === true && have.size === size && (have.mode & 0o777) === this.mode;
+    return have?.isFile() === true && have.size === size && (have.mode & 0o777) === this.mode && have.uid === process.getuid?.();
   }
 
   private async make(source: string, target: string, size: number): Promise<string> {
@@ -146,7 +146,11 @@ export class ExecOnlyImages {
       const st = await stat(p).catch(() => null);
       if (!st?.isFile()) continue;
       const leftover = n.endsWith(".tmp") || n.endsWith(".lock") || n.startsWith(".probe-");
-      if (now - st.mtimeMs > (leftover ? HOUR_MS : WEEK_MS)) await rm(p, { force: true }).catch(() => undefined);
+      const age = leftover ? HOUR_MS : WEEK_MS;
+      if (now - st.mtimeMs <= age) continue;
+      // Looked at again right before: a seat that used it meanwhile keeps it (its use moved the time).
+      const again = await stat(p).catch(() => null);
+      if (again && now - again.mtimeMs > age) await rm(p, { force: true }).catch(() => undefined);
     }
   }
 }
@@ -176,6 +180,12 @@ export async function probeImageCache(dir: string, images: readonly string[]): P
   const probe = join(dir, `.probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    // Ours alone: a cache others may write could hold a "copy" of theirs that the jail would run.
+    const own = await stat(dir);
+    if (own.uid !== process.getuid?.() || (own.mode & 0o022) !== 0) {
+      out.problem = `${dir} is not this user's alone (owner uid ${own.uid}, mode ${(own.mode & 0o777).toString(8)}): make it 0700 and this user's`;
+      return out;
+    }
     const fs = await statfs(dir);
     out.freeBytes = fs.bavail * fs.bsize;
     const tiny = ["/usr/bin/true", "/bin/true"];

@@ -9,13 +9,13 @@
 // without bubblewrap (engines that cannot relax /proc); `none` runs processes as they are. Both are said
 // loudly (start log, doctor, status, fleet, every card).
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { basename, join, resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { bundledFile } from "../config/paths.js";
 import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
 import type { AgentUser } from "./identity.js";
-import { ExecOnlyImages } from "./image-cache.js";
+import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { stageFor } from "./stage.js";
 import type { LimitsPolicy } from "./limits.js";
@@ -208,8 +208,9 @@ export class Jail {
     }
     const [program = "", ...rest] = argv;
     const abs = resolveProgram(program, env.PATH, run.workspace);
-    // A Node process holding the stream answers SIGUSR1 with nothing, not with its debugger (quiet-debug.mts).
-    const quiet = extra.ownStream && execOnly.some(([, at]) => /^node(js)?$/.test(basename(at))) && existsSync(QUIET_DEBUG) ? [QUIET_DEBUG] : [];
+    // A Node process holding the stream answers SIGUSR1 with nothing, not with its debugger (quiet-debug.mts):
+    // for every command with its own stream, whatever its program is called (other programs ignore it).
+    const quiet = extra.ownStream && existsSync(QUIET_DEBUG) ? [QUIET_DEBUG] : [];
     const readOnly = this.checked([...(abs ? programMounts(abs) : []), ...(extra.readOnly ?? []), ...quiet]);
     const hide = extra.withoutRunDir === true;
     const runDir = hide ? [] : [run.runDir];
@@ -227,7 +228,12 @@ export class Jail {
       egress: egress ? { socket: egress.socket, at: egress.at } : undefined,
       tmpBytes: this.policy.tmpBytes,
       seccompFd: this.policy.seccomp ? 3 : undefined,
-      execOnly: execOnly.filter(([copy, at]) => this.checked([at]) && existsSync(copy)),
+      execOnly: execOnly.filter(([copy, at]) => {
+        this.checked([at]);
+        // Fail closed: a copy gone between its check and now (collected by another seat) is no run without it.
+        if (!existsSync(copy)) throw new ImageUnavailable(at, this.policy.imageCache ?? "", new Error("its execute-only copy is gone"));
+        return true;
+      }),
       cwd: run.workspace,
       marker,
     };

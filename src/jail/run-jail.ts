@@ -5,9 +5,9 @@
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
 // owners once nothing of the run will run there again (after the gate).
 import { readlinkSync } from "node:fs";
-import { chmod, lchown, mkdir, realpath, rm, statfs } from "node:fs/promises";
+import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { jailProcesses, workingIn } from "../process/terminate.js";
+import { jailProcesses, jailTree, workingIn } from "../process/terminate.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
@@ -25,18 +25,22 @@ export function forRun(jail: Jail, run: RunMounts): RunJailOf {
   return new RunJailOf(jail, run);
 }
 
-const ownMountNs = (() => {
+const ownNs = (ns: "mnt" | "pid") => {
   try {
-    return readlinkSync("/proc/self/ns/mnt");
+    return readlinkSync(`/proc/self/ns/${ns}`);
   } catch {
     return null;
   }
-})();
+};
+const ownMountNs = ownNs("mnt");
+const ownPidNs = ownNs("pid");
 
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
+  /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
+  private readonly copies = new Map<string, { dev: number; ino: number }>();
 
   constructor(
     private readonly jail: Jail,
@@ -73,7 +77,10 @@ export class RunJailOf implements RunJail {
   private async execOnly(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds): Promise<(readonly [string, string])[]> {
     const images = this.jail.images;
     if (!needs.ownStream || !images) return [];
-    const named = await Promise.all((needs.images ?? []).map(async (p) => ({ image: await realpath(p).catch(() => ""), at: [p] })));
+    // The relay (network: proxy) carries the CLI's API traffic: its Node runs from a copy too.
+    const relay = this.run.egress?.relay[0];
+    const extra = [...(needs.images ?? []), ...(relay && this.jail.policy.network === "proxy" ? [relay] : [])];
+    const named = await Promise.all(extra.map(async (p) => ({ image: await realpath(p).catch(() => ""), at: [p] })));
     const all = [
       ...programImages(argv[0] ?? "", env.PATH, this.run.workspace),
       ...named.filter((n) => n.image !== "").map((n) => ({ ...n, at: [n.image, ...n.at] })),
@@ -82,6 +89,10 @@ export class RunJailOf implements RunJail {
     const abs = resolveProgram(argv[0] ?? "", env.PATH, this.run.workspace);
     const shown = abs ? programMounts(abs) : [];
     const copies = new Map(await Promise.all([...new Set(all.map((a) => a.image))].map(async (i) => [i, await images.copyOf(i)] as const)));
+    for (const copy of copies.values()) {
+      const st = await stat(copy);
+      this.copies.set(copy, { dev: st.dev, ino: st.ino });
+    }
     const pairs = all.flatMap(({ image, at }) => [...at, ...reachedBy(image, shown)].map((p) => [p, [copies.get(image) ?? "", p] as const] as const));
     return [...new Map(pairs).values()];
   }
@@ -123,6 +134,38 @@ export class RunJailOf implements RunJail {
   /** The processes of the run's jail: its group's (bounded by its pids cap), else those its marker names. */
   private async processes(group: RunCgroup | null): Promise<number[]> {
     return group ? group.members() : jailProcesses(this.run.runDir);
+  }
+
+  /**
+   * A process of the run's jail (its own pid namespace) that holds `stream` (the CLI's output file) and
+   * runs from an image that is none of the run's execute-only copies — a shim that started the real
+   * program, which any process of the jail could then write into — named, or null. A process the bridge
+   * cannot look into (not dumpable, another uid's) is one no process of the jail can reach either.
+   */
+  async streamExposed(stream: string): Promise<string | null> {
+    if (this.jail.mode !== "bwrap" || this.copies.size === 0) return null;
+    const file = await stat(stream).catch(() => null);
+    if (!file) return null;
+    for (const pid of jailTree(this.run.runDir)) {
+      try {
+        if (readlinkSync(`/proc/${pid}/ns/pid`) === ownPidNs) continue; // bubblewrap outside the jail
+        const fds = await readdir(`/proc/${pid}/fd`);
+        const holds = await Promise.all(
+          fds.map((fd) =>
+            stat(`/proc/${pid}/fd/${fd}`).then(
+              (s) => s.dev === file.dev && s.ino === file.ino,
+              () => false,
+            ),
+          ),
+        );
+        if (!holds.some(Boolean)) continue;
+        const exe = await stat(`/proc/${pid}/exe`);
+        if (![...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
+      } catch {
+        // gone meanwhile, or not ours to look into
+      }
+    }
+    return null;
   }
 
   /** The cap the run met so far, or null: the kernel enforced memory or pids, or the jail's /tmp is full. */

@@ -75,6 +75,21 @@ export function jailProcesses(marker: string): number[] {
     .map((p) => p.pid);
 }
 
+/** The processes of the jails `marker` names and every process below them (a jail's own, from the host). */
+export function jailTree(marker: string): number[] {
+  const all = processes();
+  const tree = new Set(jailProcesses(marker));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of all)
+      if (!tree.has(p.pid) && tree.has(p.ppid)) {
+        tree.add(p.pid);
+        grew = true;
+      }
+  }
+  return [...tree];
+}
+
 /**
  * Live processes of `uid` working in `dir` (their cwd there or below): another run's agent or check in a
  * workspace two runs share. (As seen from the host: a jail's processes show their host cwd here.)

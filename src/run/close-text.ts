@@ -145,7 +145,7 @@ export function cutReasonOf(f: RunFacts, d: Decision): CutReason {
   if (f.stop === "shutdown") return "shutdown";
   if (f.stop === "unresolved") return "unresolved";
   if (f.stop === "budget") return "budget";
-  if (f.stop === "cap") return "cap";
+  if (f.stop === "cap" || f.stop === "exposed") return "cap";
   if (f.authFailed) return "auth";
   if (f.limit) return "usage_limit";
   if (f.finished?.reason === "stalled") return "stall";

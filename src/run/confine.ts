@@ -4,6 +4,7 @@
 // it, named), and its network (network: proxy — the run's own egress proxy, egress/proxy.ts: what it
 // refused and what it let through go on the card).
 import { bundledFile } from "../config/paths.js";
+import { outputFiles } from "../agents/cli-agent.js";
 import { EgressProxy } from "../egress/proxy.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
 import { guardRepository } from "../git/guard.js";
@@ -18,6 +19,7 @@ import { repositoryBlock } from "./failures.js";
 
 /** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
 const CAP_POLL_MS = 2000;
+const FIRST_LOOK_MS = 500;
 
 export interface Confinement {
   runJail: RunJailOf | undefined;
@@ -89,19 +91,28 @@ export async function confine(
   if (runJail) {
     cleanup.push(["the workspace's owners", () => runJail.release()]);
     // A cap the run meets (agent.limits) stops it and names the cap; checked while it runs and once after.
+    const stream = outputFiles(prep.input.outputDir).stdout;
     const capHit = async () => {
       const cap = await runJail.exceeded().catch(() => null);
       if (cap && facts.stop === null) {
         o.stop("cap", capText(cap, runJail.limits));
         o.abort(new Error(`cap: ${cap}`));
       }
+      // The CLI's stream held by a process not run from an execute-only copy (a shim's real program): the
+      // run's word could be anyone's in the jail — stopped.
+      const exposed = facts.stop === null ? await runJail.streamExposed(stream).catch(() => null) : null;
+      if (exposed) {
+        o.stop("exposed", exposed);
+        o.abort(new Error(`the CLI's stream is exposed: ${exposed}`));
+      }
       return cap;
     };
     let watching = true;
-    const watch = () => {
-      if (watching) o.timers.push(w.make.timer(w.clock.now() + CAP_POLL_MS, () => void capHit().then(watch)));
+    const watch = (ms = CAP_POLL_MS) => {
+      if (watching) o.timers.push(w.make.timer(w.clock.now() + ms, () => void capHit().then(() => watch())));
     };
-    watch();
+    // The first look soon after the start (a shim has exec'd its program by then), then every CAP_POLL_MS.
+    watch(FIRST_LOOK_MS);
     cleanup.push(["the caps' watch", () => (watching = false)]);
     checks.push(capHit);
   }

@@ -10,7 +10,7 @@ import { validateBlock } from "../result/template.js";
 
 export type { Decision } from "../result/decision.js";
 
-export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | "unreachable" | null;
+export type Stop = "deadline" | "shutdown" | "lease_lost" | "unresolved" | "budget" | "cap" | "exposed" | "unreachable" | null;
 
 export interface RunFacts {
   outcome: OutcomeRequest | null;
@@ -138,6 +138,17 @@ export function decide(f: RunFacts): Decision {
       ],
       "Decide whether the task needs more than the cap; raise it or change the task, then unblock.",
       "Raise the cap named above or change the task, then unblock.",
+    );
+  if (f.stop === "exposed")
+    return block(
+      "environment",
+      `The agent's CLI stream was held by ${f.stopDetail ?? "a process the jail could not protect"}, which the jail did not show execute-only: any process of the jail could have written lines "of the CLI" (its usage, a limit) into its memory, so the bridge stopped the run. A version manager's shim in front of the CLI (asdf, mise, nodenv: a script that runs the real program) does this.`,
+      [
+        "set agent.command to the CLI's own program (its real binary, or the real node and its script) and unblock",
+        "run the CLI's native binary (Codex: the platform package's bin/codex) instead of a launcher script",
+      ],
+      "Point agent.command at the real program instead of the shim, then unblock: the next run resumes the session.",
+      "Fix agent.command (no shim), then unblock this task.",
     );
   if (f.stop === "unresolved")
     return block(

@@ -8,13 +8,13 @@
 //      the kernel opens to the same uid where the host has no Yama LSM (as here) and which no system-call
 //      filter can refuse, or reopens the stream through /proc/<pid>/fd: the stream is on a descriptor only
 //      the CLI holds, and the CLI runs from execute-only images (so the kernel opens its /proc to nobody).
-import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
-import { blockedWhy, probeRun, streamClosed, streamRun } from "../helpers/jail-doors.js";
+import { FAKE_CLI, blockedWhy, probeRun, streamClosed, streamRun } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
@@ -80,6 +80,37 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("the CLI's stream (row
     const linked = join(emu.dir, "tools");
     symlinkSync(dirname(realpathSync(process.execPath)), linked);
     await streamClosed(emu, join(linked, basename(process.execPath)));
+  });
+
+  it("row 15: a CLI behind a version manager's shim (a script that execs the real node) is stopped, not trusted", async () => {
+    emu = await Emu.create();
+    // the version manager's own node (a folder of its own, shown to the agent like a toolchain), and its shim
+    const versions = join(emu.dir, "versions");
+    const real = join(versions, "20", "bin", "node");
+    mkdirSync(dirname(real), { recursive: true });
+    copyFileSync(realpathSync(process.execPath), real);
+    chmodSync(real, 0o755);
+    const shim = join(emu.dir, "shims", "node");
+    mkdirSync(dirname(shim), { recursive: true });
+    writeFileSync(shim, `#!/bin/sh\nexec ${real} "$@"\n`, { mode: 0o755 });
+    const id = await emu.createTask("shimmed", { assignee: SEAT, body: "x" });
+    const b = await runBridge(emu, {
+      env: { FAKE_CLI: "claude", FAKE_SCRIPT: "probe", FAKE_PROBE: "sleep 4; echo slept" },
+      base: {
+        agent: {
+          kind: "claude-code",
+          command: [shim, FAKE_CLI],
+          passEnv: ["FAKE_CLI", "FAKE_SCRIPT", "FAKE_PROBE"],
+          isolation: { mode: "bwrap", readOnly: [versions] },
+          killGraceSeconds: 1,
+        },
+      },
+    });
+    await b.daemon.done;
+    const doc = await emu.show(id);
+    expect(doc.task.status, blockedWhy(doc)).toBe("blocked");
+    expect(blockedWhy(doc)).toMatch(/^cause: environment$/m);
+    expect(blockedWhy(doc)).toMatch(/CLI stream was held by .*versions\/20\/bin\/node \(pid \d+\), which the jail did not show execute-only/);
   });
 
   it("row 15, control: unjailed, the CLI's memory opens and its descriptors show the stream (the probe bites)", async () => {

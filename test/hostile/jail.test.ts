@@ -68,6 +68,8 @@ function expectStreamClosed(text: string, comms: readonly string[]): void {
     for (const l of own) expect(l, JSON.stringify(lines)).toMatchObject({ holds: "unknown", mem: "Permission-denied" });
   }
   expect(lines.filter((l) => l.holds === "yes")).toEqual([]);
+  // the relay (the CLI's API traffic passes it) and the task-tools server run from an execute-only Node too
+  expect(lines.filter((l) => l.comm === "node" && l.mem === "OPEN")).toEqual([]);
   expect(lines.find((l) => l.who === "control")?.mem).toBe("OPEN");
   expect(fd).toBe("refused");
   expect(debug).toBe("closed");
