@@ -77,8 +77,12 @@ export function jailProcesses(marker: string): number[] {
 
 /** The processes of the jails `marker` names and every process below them (a jail's own, from the host). */
 export function jailTree(marker: string): number[] {
-  const all = processes();
-  const tree = new Set(jailProcesses(marker));
+  return [...withDescendants(processes(), jailProcesses(marker))];
+}
+
+/** `roots` and every process below them, in `all`. */
+function withDescendants(all: readonly ProcStat[], roots: readonly number[]): Set<number> {
+  const tree = new Set(roots);
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of all)
@@ -87,7 +91,7 @@ export function jailTree(marker: string): number[] {
         grew = true;
       }
   }
-  return [...tree];
+  return tree;
 }
 
 /**
@@ -137,15 +141,7 @@ export function groupMembers(pgid: number): number[] {
 export function groupsBelow(pid: number): number[] {
   const all = processes();
   const own = all.find((p) => p.pid === pid)?.pgid ?? pid;
-  const below = new Set<number>([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of all)
-      if (!below.has(p.pid) && below.has(p.ppid)) {
-        below.add(p.pid);
-        grew = true;
-      }
-  }
+  const below = withDescendants(all, [pid]);
   return [...new Set(all.filter((p) => below.has(p.pid) && p.pid !== pid && p.pgid !== own).map((p) => p.pgid))];
 }
 
