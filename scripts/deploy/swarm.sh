@@ -85,6 +85,9 @@ swarm_stage() {
 boards: [main]
 assignee: pool
 seat: { onLimit: handoff }
+# A drained seat moves to another node, where its node-local state volume is not: it hands its runs back
+# at its stop rather than keeping their claims for a restart that will not have them (docs/deploy.md).
+shutdown: { inFlight: handback }
 agent: { kind: command, command: [node, $DEMO_AGENT], isolation: auto }
 hermes: { command: "ssh -i /run/secrets/board_ssh_key -o UserKnownHostsFile=/run/secrets/board_known_hosts -o BatchMode=yes hermes@board-host hermes" }
 http: { port: 9464, host: 0.0.0.0, tokenEnv: HKB_HTTP_TOKEN }
