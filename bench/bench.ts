@@ -1,4 +1,4 @@
-// `npm run bench [-- --repeats 3 --idle 60 --quick] [--hermes "<argv>"]`: the bridge and a naive
+// `npm run bench [-- --repeats 3 --idle 60 --quick] [--hermes "<argv>"]` (`--seats N`: many seats, seats.ts): the bridge and a naive
 // polling bridge side by side on one board (one lane each), measured from the board's call log and
 // /proc. The board is the bundled emulator, or the real Hermes CLI given by --hermes (its calls are
 // logged by a thin wrapper); results go to bench/results.json or bench/results-real.json.
@@ -283,4 +283,7 @@ function mapRound(o: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
 }
 
-await main();
+if (process.argv.includes("--seats")) {
+  const { seatsBench } = await import("./seats.js");
+  await seatsBench(arg("seats", 20), { idleS: arg("idle", quick ? 15 : 30), hermes: hermesArg });
+} else await main();

@@ -7,6 +7,7 @@
 // - a lease is built only in src/lease/ (a fenced view, a lease from a record, a lease clock);
 // - the claim's facts travel in one field (`held`): the old bags (Claimed, LaunchInput, ClaimedRun) are gone;
 // - tests read the seat's events, never its in-flight table (`.inflight`) nor a run's slot;
+// - one model of Hermes in the tests, the emulator: no in-memory board beside it (FakeBoard, fake-board.ts);
 // - nothing below the seat reads the whole config: the seat builds its settings once (daemon/seat-settings.ts)
 //   — but the config's own loader of the kinds (agents/kinds.ts) and its view (observe/settings.ts).
 import { readFileSync, readdirSync } from "node:fs";
@@ -45,6 +46,12 @@ rule(
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
 const seatLevel = (f) => ["config", "daemon", "cli"].some((d) => f.startsWith(join("src", d))) || [join("src", "agents", "kinds.ts"), join("src", "observe", "settings.ts")].includes(f);
 rule(src, /import type \{[^}]*\bConfig\b[^}]*\} from "[./]+config\/schema\.js"/, seatLevel, "the whole config read below the seat: take the seat's settings (daemon/seat-settings.ts)");
+rule(
+  tests,
+  /\bclass FakeBoard\b|\bnew FakeBoard\(|fake-board\.js/,
+  () => false,
+  "a second model of Hermes: the unit tests' board is the emulator in this process (test/helpers/in-process-board.ts)",
+);
 rule(tests, /\.inflight\b|slotOf\(|phaseOf\(/, () => false, "a test reading the seat's in-flight table: await its events (test/helpers/monitor.ts)");
 
 if (problems.length) {

@@ -2,8 +2,10 @@
 // The gates before the tests, side by side (they are independent): typecheck (src, test and bench), the
 // build (emit only: `--noCheck`, the typecheck beside it checks the same src), lint, file sizes, no
 // synchronous fs call on an agent-writable path outside src/sandbox/ (check-sync-io.mjs), rules with one
-// home (check-homes.mjs), then the layer gate. Each step's output is printed as a
-// block when it ends; any failure fails the whole, naming the step.
+// home (check-homes.mjs), then the layer gate. Each step's output is printed as a block when it ends; any
+// failure fails the whole, naming the step.
+// `--then-tests [vitest args…]` (npm test): the tests start as soon as the build is there (they run the
+// built files) while the other gates go on beside them; a gate that fails stops the tests and fails the whole.
 import { spawn } from "node:child_process";
 
 const run = (name, script, ...args) =>
@@ -19,12 +21,30 @@ const run = (name, script, ...args) =>
     });
   });
 
-const results = await Promise.all([
+const at = process.argv.indexOf("--then-tests");
+const testArgs = at === -1 ? null : process.argv.slice(at + 1);
+const build = run("build", "build", "--noCheck");
+const others = Promise.all([
   run("typecheck", "typecheck"),
-  run("build", "build", "--noCheck"),
   (async () => (await run("lint", "lint")) & (await run("file sizes", "check:files")) & (await run("sync io", "check:sync-io")) & (await run("one home", "check:homes")) & (await run("layers", "layers")))(),
-]);
-if (!results.every(Boolean)) {
+]).then((r) => r.every(Boolean));
+
+if (!(await build)) {
+  await others;
+  process.stderr.write("gates failed: the build (see FAILED above)\n");
+  process.exit(1);
+}
+let tests = null;
+if (testArgs) {
+  tests = spawn("npx", ["vitest", "run", ...testArgs], { stdio: "inherit", detached: true });
+  process.on("SIGINT", () => tests && process.kill(-tests.pid, "SIGINT"));
+}
+const testsDone = tests ? new Promise((r) => tests.on("close", (code, signal) => r(code ?? (signal ? 1 : 0)))) : Promise.resolve(0);
+const gatesOk = await others;
+if (!gatesOk) {
+  if (tests && tests.exitCode === null) process.kill(-tests.pid, "SIGTERM");
+  await testsDone;
   process.stderr.write("gates failed: see the step(s) marked FAILED above\n");
   process.exit(1);
 }
+process.exit(await testsDone);

@@ -5,6 +5,7 @@
 // restarted, and after repeated failures the calls go back to plain processes (the mode is reported);
 // an install that changed on disk makes the server stale: it is started again with the new code.
 import type { RunResult } from "../process/runner.js";
+import { type ServerPipe, spawnPipe } from "./server-pipe.js";
 import { ServerProcess, resultOf } from "./server-process.js";
 import type { CallSpec, CliTransport, TransportMode } from "./transport.js";
 
@@ -26,6 +27,8 @@ export interface ServerTransportOptions {
   /** A server with no call for this long is stopped (started again on the next call). */
   idleMs?: number;
   onMode?: (mode: TransportMode, why: string) => void;
+  /** The pipe to a server shared by the seats of this host (hub-client.ts); unset: the server is this seat's child. */
+  open?: () => Promise<ServerPipe>;
 }
 
 export class ServerTransport implements CliTransport {
@@ -105,7 +108,14 @@ export class ServerTransport implements CliTransport {
 
   private async start(c: CallSpec): Promise<ServerProcess | null> {
     const argv = this.o.argv as string[];
-    const s = new ServerProcess(argv, this.o.env, () => {
+    let pipe: ServerPipe;
+    try {
+      pipe = this.o.open ? await this.o.open() : spawnPipe(argv, this.o.env);
+    } catch (err) {
+      this.failed(`the host's hub could not be reached: ${(err as Error).message}`);
+      return null;
+    }
+    const s = new ServerProcess(pipe, () => {
       if (this.server === s) this.server = null;
     });
     const timer = setTimeout(() => s.stop(true), 60_000);

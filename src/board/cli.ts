@@ -5,15 +5,17 @@
 import { Transient } from "../errors/board.js";
 import type { RunResult } from "../process/runner.js";
 import { ServerTransport } from "./call-server.js";
-import { type VerbCall, buildArgv } from "./argv.js";
+import { type Opt, type VerbCall, buildArgv } from "./argv.js";
 import { classify } from "./classify.js";
 import { type CliEnvOptions, buildCliEnv, remoteVars } from "./env.js";
+import { type HubSpec, hubPipe, hubWatch } from "./hub-client.js";
 import { OutputParseError } from "./parse.js";
-import type { Fence } from "./port.js";
+import type { Fence, WatchLine } from "./port.js";
 import { hermesArgv } from "./remote.js";
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
 import { serverArgv } from "./server-launch.js";
 import { type CallSpec, type CliTransport, ProcessTransport, type TransportMode } from "./transport.js";
+import { watchLines } from "./watch.js";
 
 export interface CliCallRecord {
   verb: string;
@@ -40,6 +42,13 @@ export interface HermesCliOptions {
   hangGraceMs?: number;
   /** The transport changed mode (server started, or calls fell back to processes). */
   onTransport?: (mode: TransportMode, why: string) => void;
+  /**
+   * hermes.share: host — the seats of this host that name the same board, command and environment share
+   * one call server and one `watch` (hub.mts), with their sockets in `dir`.
+   */
+  share?: { dir: string; idleMs?: number } | undefined;
+  /** A transport of the caller's (the tests' emulator in this process); `command` still names the `watch` child. */
+  transport?: CliTransport;
 }
 
 export class HermesCli {
@@ -47,6 +56,8 @@ export class HermesCli {
   readonly retry: RetryPolicy;
   private readonly timeoutMs: number;
   readonly transport: CliTransport;
+  /** The host's hub this seat shares (hermes.share: host), when there is a call server to share. */
+  private hub: HubSpec | undefined;
 
   constructor(private readonly o: HermesCliOptions) {
     this.slug = o.slug;
@@ -54,10 +65,17 @@ export class HermesCli {
     this.retry = o.retry ?? DEFAULT_RETRY;
     const plain = new ProcessTransport(o.command);
     const mode = o.callServer ?? "off";
-    if (mode === "off") this.transport = plain;
+    if (o.transport) this.transport = o.transport;
+    else if (mode === "off") this.transport = plain;
     else {
       const env = buildCliEnv(o.env);
       const server = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remoteVars(o.env, env) });
+      if (server && o.share) {
+        // The seat's name (the CLI's author) is not the hub's: every call carries its own, read per call.
+        const { HERMES_PROFILE: _author, ...shared } = env;
+        this.hub = { dir: o.share.dir, board: o.slug, server: server.argv, watch: this.watchSpawn(null).argv, env: shared, idleMs: o.share.idleMs };
+      }
+      const hub = this.hub;
       this.transport = new ServerTransport({
         mode,
         argv: server?.argv ?? null,
@@ -67,6 +85,7 @@ export class HermesCli {
         fallback: plain,
         ...(o.hangGraceMs !== undefined ? { hangGraceMs: o.hangGraceMs } : {}),
         ...(o.onTransport ? { onMode: o.onTransport } : {}),
+        ...(hub ? { open: () => hubPipe(hub) } : {}),
       });
     }
   }
@@ -111,9 +130,16 @@ export class HermesCli {
     }
   }
 
-  /** The watch child's argv and env (the watch verb runs long and is read line by line). */
-  watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
-    const s = this.spec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
+  /** The board's `watch` lines of `assignee`: the seat's own child, or the hub's one watch of the board. */
+  watch(assignee: string, signal: AbortSignal): AsyncIterable<WatchLine> {
+    if (this.hub) return hubWatch(this.hub, assignee, signal);
+    return watchLines({ ...this.watchSpawn(assignee), signal, board: this.slug });
+  }
+
+  /** The watch child's argv and env: of one assignee, or (null) of the whole board, polled more often (the hub's). */
+  private watchSpawn(assignee: string | null): { argv: string[]; env: Record<string, string> } {
+    const options: Opt[] = assignee === null ? [["interval", "0.25"]] : [["assignee", assignee]];
+    const s = this.spec(buildArgv([], this.slug, { verb: "watch", options }));
     return { argv: hermesArgv(this.o.command, s.args, s.remoteEnv), env: s.env };
   }
 

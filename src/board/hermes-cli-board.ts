@@ -25,7 +25,6 @@ import type {
   TaskStatus,
   WatchLine,
 } from "./port.js";
-import { watchLines } from "./watch.js";
 
 export type { CliCallRecord };
 
@@ -106,7 +105,7 @@ export class HermesCliBoard implements Board {
   }
 
   watch(q: { assignee: string; signal: AbortSignal }): AsyncIterable<WatchLine> {
-    return watchLines({ ...this.cli.watchSpawn(q.assignee), signal: q.signal, board: this.slug });
+    return this.cli.watch(q.assignee, q.signal);
   }
 
   async capabilities(signal?: AbortSignal): Promise<Capabilities> {

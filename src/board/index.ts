@@ -6,3 +6,4 @@ export { buildCliEnv, type CliEnvOptions } from "./env.js";
 export { maxRuntimeFromContext } from "./parse.js";
 export { type BoardEventKind, boardEventKind } from "./events.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
+export { defaultShareDir, hubDir } from "./hub-client.js";

@@ -1,11 +1,11 @@
 // One running call server (callserver/hermes_callserver.py, or the emulator's `--call-server`): its
 // process, the JSON-lines protocol, and the calls in flight. A call is sent with an id; the server
 // announces the pid of the process that runs it before it runs, then answers exit code and output.
-// Anything the server says that is not the protocol, or its death, fails the calls in flight.
+// Anything the server says that is not the protocol, or its death, fails the calls in flight. The server is
+// at the end of a pipe: its own child, or the host's hub shared by the seats of one board (hub.mts).
 import { LineSplitter } from "../process/lines.js";
 import type { RunResult } from "../process/runner.js";
-import { startChild } from "../process/spawn.js";
-import { killGroup } from "../process/terminate.js";
+import type { ServerPipe } from "./server-pipe.js";
 
 interface Pending {
   args: readonly string[];
@@ -27,39 +27,23 @@ export class ServerProcess {
   readonly ready: Promise<void>;
   private readyResolve!: () => void;
   private readyReject!: (e: Error) => void;
-  private readonly write: (line: string) => void;
-  private readonly endInput: () => void;
   readonly pid: number | undefined;
-  private stderr = "";
 
-  constructor(argv: readonly string[], env: Record<string, string>, onDeath: (why: string) => void) {
+  /** A server at the end of `pipe`: a child of this seat (server-pipe.ts), or the host's hub (hub-client.ts). */
+  constructor(
+    private readonly pipe: ServerPipe,
+    onDeath: (why: string) => void,
+  ) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.readyResolve = resolve;
       this.readyReject = reject;
     });
     this.ready.catch(() => undefined);
-    const [file = "", ...args] = argv;
-    // From `/`: nothing where the bridge happens to run is the server's to read or import.
-    const started = startChild(file, args, { cwd: "/", env, stdin: "pipe", stdout: "pipe", stderr: "pipe", cleanup: true });
-    const child = started.child;
-    this.pid = child?.pid;
+    this.pid = pipe.pid;
     const lines = new LineSplitter((l) => this.onLine(l), 512 * 1024 * 1024);
-    child?.stdout?.on("data", (c: Buffer) => lines.pushBytes(c));
-    child?.stderr?.on("data", (c: Buffer) => {
-      this.stderr = (this.stderr + c.toString("utf8")).slice(-2000);
-    });
-    child?.stdin?.on("error", () => undefined);
-    this.write = (line) => {
-      if (!this.exited && child?.stdin && !child.stdin.destroyed && !child.stdin.writableEnded) child.stdin.write(`${line}\n`);
-    };
-    this.endInput = () => {
-      if (child?.stdin && !child.stdin.writableEnded) child.stdin.end();
-    };
-    void started.exit.then((e) => {
+    pipe.onData((c) => lines.pushBytes(c));
+    void pipe.closed.then((why) => {
       this.exited = true;
-      const why = e.spawnError
-        ? `the call server could not be started: ${e.spawnError.message}`
-        : `the call server exited (${e.signal ?? `code ${e.exitCode}`})${this.stderr.trim() ? `: ${this.stderr.trim().split("\n").slice(-3).join(" | ")}` : ""}`;
       this.fail(why);
       onDeath(why);
     });
@@ -83,22 +67,22 @@ export class ServerProcess {
         return;
       }
       this.pending.set(id, { args, started: performance.now(), onStarted, resolve });
-      this.write(JSON.stringify({ id, argv: args, env: env.vars, inherit: env.inherit, cap }));
+      this.pipe.write(JSON.stringify({ id, argv: args, env: env.vars, inherit: env.inherit, cap }));
     });
     return { id, answer };
   }
 
   /** Stops one call's process (its group). */
   kill(id: number): void {
-    this.write(JSON.stringify({ id, op: "kill" }));
+    this.pipe.write(JSON.stringify({ id, op: "kill" }));
   }
 
   /** Ends the server: stdin closed (it finishes its calls), then the kill ladder if it lingers. */
   stop(force = false): void {
-    if (this.exited || this.pid === undefined) return;
-    if (force) killGroup(this.pid, "SIGKILL");
-    else this.endInput();
-    if (!force) setTimeout(() => this.pid !== undefined && !this.exited && killGroup(this.pid, "SIGKILL"), 5000).unref();
+    if (this.exited) return;
+    if (force) this.pipe.kill();
+    else this.pipe.end();
+    if (!force) setTimeout(() => !this.exited && this.pipe.kill(), 5000).unref();
   }
 
   private fail(why: string): void {

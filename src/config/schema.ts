@@ -92,6 +92,10 @@ const Hermes = z.strictObject({
   callTimeoutSeconds: seconds.default(150),
   /** One warm server for every `kanban` call (no Python start per call): auto = for a Python launcher that passes the handshake. */
   callServer: z.enum(["auto", "on", "off"]).default("auto"),
+  /** host: the seats of this host on the same board, command and environment share one call server and one watch (a hub); seat: each its own. */
+  share: z.enum(["seat", "host"]).default("seat"),
+  /** The hubs' sockets (share: host): a directory of the bridge user's own, 0700 (default: $XDG_RUNTIME_DIR/hermes-bridge-hubs, else <tmp>/hermes-bridge-hubs-<uid>). */
+  shareDir: z.string().min(1).optional(),
   textCapBytes: z
     .number()
     .int()

@@ -1,18 +1,17 @@
-// Composition root: config → the seat's settings, boards (behind the redacting boundary), agent, outbox,
-// alert sender, closer, workspaces, git, journal, run factories. The agent adapter loads on demand.
+// Composition root: config → the seat's settings, boards (redacting), agent (loaded on demand), outbox, alerts, closer, workspaces, git, journal, factories.
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
 import { resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";
+import { shareOf } from "./share.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { passableStateDir } from "../state/dir.js";
 import { ConfigError } from "../errors/index.js";
-import { join } from "node:path";
-import { appendFileSync } from "node:fs";
 import { UsageLedger } from "../state/ledger.js";
-import { realpathSync } from "node:fs";
+import { appendFileSync, realpathSync } from "node:fs";
+import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
 import { imagesAtStart } from "./isolation.js";
@@ -118,6 +117,7 @@ export function buildBoards(
           },
           timeoutMs: c.hermes.callTimeoutSeconds * 1000,
           callServer: c.hermes.callServer,
+          share: shareOf(c, env),
           onTransport: (mode, why) => {
             metrics?.transport(slug, mode);
             o.transports?.set(slug, { mode, why });
@@ -219,7 +219,7 @@ export async function build(
     hermesHomes: settings.hermesHomes,
     files: [c.provenance?.file, c.http.tokenFile],
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
-    own: [imageCacheOf(c.agent.isolation, env)],
+    own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir], // + the hubs' sockets
   });
   const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });

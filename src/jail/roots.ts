@@ -24,7 +24,7 @@ export interface RootsInput {
   files?: readonly (string | undefined)[];
   /** The seats' CLI logins kept outside the state dir (agent.configDir, agent.home). */
   logins?: readonly (string | undefined)[];
-  /** The bridge's own folders outside the state dir (the CLIs' execute-only images, agent.isolation.imageCache). */
+  /** The bridge's own folders outside the state dir (the CLIs' execute-only images, agent.isolation.imageCache; the hubs' sockets, hermes.shareDir). */
   own?: readonly (string | undefined)[];
   home?: string;
 }

@@ -81,7 +81,10 @@ async function codex(turns: ScriptedTurn[]): Promise<{ doc: ShowDoc; b: Bridge }
         model: "mock-model",
         home: join(emu.dir, "codex"),
         killGraceSeconds: 2,
-        config: ['model_provider="mock"', `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses",env_key="LLM_KEY"}`],
+        config: [
+          'model_provider="mock"', // One retry, not Codex's default of four with backoff: the 401 path stays, without ~10 s of waits.
+          `model_providers.mock={name="mock",base_url="${mock.baseUrl}",wire_api="responses",env_key="LLM_KEY",request_max_retries=1,stream_max_retries=1}`,
+        ],
         env: { LLM_KEY: "sk-mock" },
       },
     },

@@ -1,5 +1,5 @@
-// In-memory collaborators for TaskRun unit tests (the board is fake-board.ts: it runs the Board
-// contract): a closer that records intents, a workspace provider on a temp dir, scripted agents, and
+// In-memory collaborators for TaskRun unit tests (the board is the emulator in this process:
+// in-process-board.ts): a closer that records intents, a workspace provider on a temp dir, scripted agents, and
 // factories whose keeper, tools and timers the test drives by hand (no real waits, no processes).
 import { taskEventOf } from "../../src/board/events.js";
 import { mkdtempSync } from "node:fs";

@@ -169,7 +169,10 @@ describe("processes and sockets", () => {
     const args = runArgs(join(emu.dir, "state"));
     // every complete fails transiently on the board; no webhook: the close is a dead letter
     args[args.indexOf("--hermes") + 1] = `env HERMES_EMULATOR_FAULTS=complete:transient ${process.execPath} ${emu.command[1]}`;
-    const r = await cli([...args, "--log-format", "json"]);
+    // retried quickly (the default waits 0.5–8 s between tries): what is tested is the end, not the waits
+    const cfg = join(emu.dir, "quick-retries.yaml");
+    writeFileSync(cfg, "hermes: {retry: {retries: 2, minDelayMs: 20, maxDelayMs: 50}}\n");
+    const r = await cli([...args, "--config", cfg, "--log-format", "json"]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/"close":"dead"/);
   });

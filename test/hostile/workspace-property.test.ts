@@ -1,13 +1,13 @@
 // A property over the workspace boundary: for random workspace trees — regular files, directories,
 // links inside and out, hard links to a host file, FIFOs, sockets — and random artifact lists and
-// summaries naming them (relative, absolute, `..`, outside), a run on the honest in-memory board
+// summaries naming them (relative, absolute, `..`, outside), a run on the emulator board (in this process)
 // never reads or attaches anything from outside the workspace, and always ends in exactly one close.
 import { execFileSync } from "node:child_process";
-import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
 import { hardenedGit } from "../../src/git/runner.js";
@@ -16,7 +16,7 @@ import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import { Redactor } from "../../src/result/redact.js";
 import { TaskRun } from "../../src/run/task-run.js";
 import { NOTHING_TO_FINISH } from "../../src/workspace/port.js";
-import { FakeBoard } from "../helpers/fake-board.js";
+import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
 import { FakeCloser, ManualFactories, ScriptAgent, finished } from "../helpers/fakes.js";
 import { LeaseClock } from "../../src/lease/clock.js";
 
@@ -54,6 +54,22 @@ function build(ws: string, outside: string, entries: { dir: string; name: string
   if (sockets.length) execFileSync("python3", ["-c", "import socket,sys\nfor p in sys.argv[1:]:\n  socket.socket(socket.AF_UNIX).bind(p)", ...sockets]);
 }
 
+let t: TestBoard;
+beforeAll(async () => {
+  t = await testBoard();
+});
+afterAll(() => t.cleanup());
+
+/** What the board keeps of a task's attachments: the CLI's own listing, each stored file read. */
+async function attachmentsOf(id: string): Promise<{ filename: string; data: string }[]> {
+  const r = await t.emu.kanban(["attachments", id, "--json"]);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return (JSON.parse(r.stdout) as { filename: string; stored_path: string }[]).map((a) => ({
+    filename: a.filename,
+    data: readFileSync(a.stored_path, "utf8"),
+  }));
+}
+
 async function runOnce(entries: { dir: string; name: string; kind: Kind }[], paths: string[], summaryNames: string[]) {
   const root = mkdtempSync(join(tmpdir(), "hkb-prop-"));
   const ws = join(root, "ws");
@@ -62,9 +78,9 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
   mkdirSync(outside);
   writeFileSync(join(outside, "secret.txt"), `${SECRET}\n`);
   const resolveArtifact = (p: string) => (p === "@outside" ? join(outside, "secret.txt") : p === "@absolute" ? join(ws, "a.md") : p);
-  const board = new FakeBoard("b");
+  const board = t.board;
   const closer = new FakeCloser();
-  const id = board.seed("prop", { assignee: "seat" });
+  const id = await t.seed("prop");
   const receipt = await board.claim(id, 900);
   const lease = leaseFrom(leaseOfReceipt("b", receipt), await board.show(id));
   const agent = new ScriptAgent(async function* () {
@@ -129,12 +145,18 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     redactor: new Redactor(),
     make: new ManualFactories(),
   }).run();
-  const attached = board.attachmentsOf(id);
+  const attached = await attachmentsOf(id);
   rmSync(root, { recursive: true, force: true });
   return { report, closer, attached };
 }
 
 describe("the workspace boundary, as a property", () => {
+  it("the property's way in works: a regular file in the workspace, named as an artifact, is attached", async () => {
+    const { report, attached } = await runOnce([{ dir: "sub/", name: "a.md", kind: "file" }], ["sub/a.md"], []);
+    expect(report.decision).toBe("complete");
+    expect(attached).toEqual([{ filename: "a.md", data: "inside a.md\n" }]);
+  });
+
   it("nothing outside the workspace is ever read or attached, and every run closes exactly once", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -145,7 +167,7 @@ describe("the workspace boundary, as a property", () => {
           const { report, closer, attached } = await runOnce(entries, paths, named);
           expect(closer.intents.length + closer.lost).toBe(1);
           expect(["complete", "block"]).toContain(report.decision);
-          for (const a of attached) expect(a.data.toString("utf8")).not.toContain(SECRET);
+          for (const a of attached) expect(a.data).not.toContain(SECRET);
           expect(JSON.stringify(closer.intents)).not.toContain(SECRET);
         },
       ),

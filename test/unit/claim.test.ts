@@ -1,13 +1,13 @@
-// How a lease is taken and sized (lease/take.ts), on a scripted board: claim first with the default TTL and
+// How a lease is taken and sized (lease/take.ts), on the emulator board in this process: claim first with the default TTL and
 // `context` alongside; a task whose max runtime needs more is given back and claimed again with it;
 // where a reclaim would count as a failure (capability), `context` is read before the one claim.
-import { describe, expect, it } from "vitest";
-import { type Capabilities, NotClaimable } from "../../src/board/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Capabilities } from "../../src/board/index.js";
 import { loadConfig } from "../../src/agents/kinds.js";
 import { claimSettings } from "../../src/daemon/admission.js";
 import { take } from "../../src/lease/take.js";
 import { systemClock } from "../../src/time/clock.js";
-import { FakeBoard } from "../helpers/fake-board.js";
+import { testBoard } from "../helpers/in-process-board.js";
 
 const config = loadConfig({ env: {}, base: { boards: ["b"], assignee: "seat", agent: { kind: "command", command: ["true"] }, claim: { ttlSeconds: 900 } } });
 const CAPS: Capabilities = {
@@ -23,68 +23,76 @@ const CAPS: Capabilities = {
   authorizeExistingPr: false,
 };
 
-/** The in-memory board with one task whose `context` says `maxRuntime`; its claims are recorded (and may be lost). */
-class ClaimBoard extends FakeBoard {
-  lose = false;
-  readonly id: string;
-  constructor(maxRuntime: number | null) {
-    super("b");
-    this.id = this.seed("x", { assignee: "seat", ...(maxRuntime !== null ? { maxRuntime } : {}) });
-    this.calls.length = 0;
-  }
-  override async claim(taskId: string, ttl: number) {
-    if (this.lose) throw new NotClaimable({ verb: "claim", board: "b", taskId }, "running", "other:1");
-    const r = await super.claim(taskId, ttl);
-    this.calls.splice(this.calls.lastIndexOf("claim"), 1, `claim ${ttl}`);
-    return r;
-  }
+/** An emulator board with one task whose max runtime is `maxRuntime`; the calls after its creation are recorded. */
+async function claimBoard(maxRuntime: string | null) {
+  const t = await testBoard();
+  const id = await t.seed("x", maxRuntime !== null ? { maxRuntime } : {});
+  return { ...t, id, from: t.transport.calls.length };
 }
+type ClaimBoard = Awaited<ReturnType<typeof claimBoard>>;
+/** The calls made since the task was seeded, `show` left out: the verb and, for a claim, its TTL; for a reclaim, its reason. */
+const made = (b: ClaimBoard) =>
+  b.transport.calls
+    .slice(b.from)
+    .filter((c) => !c.startsWith("show"))
+    .map((c) =>
+      c
+        .replace(/^claim --ttl=(\d+) .*$/, "claim $1")
+        .replace(/^reclaim --reason=(.*) -- t_\w+$/, "release $1")
+        .replace(/^context .*$/, "context"),
+    );
 const signal = new AbortController().signal;
 const fencing = { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock: systemClock, author: "seat" };
-const claimTask = (b: ClaimBoard, id: string, caps: Capabilities) => take(b, id, claimSettings(config), caps, fencing, signal);
+const claimTask = (b: ClaimBoard, id: string, caps: Capabilities) => take(b.board, id, claimSettings(config), caps, fencing, signal);
 /** What a taken lease says of its claim. */
 const sized = async (b: ClaimBoard, caps: Capabilities) => {
   const held = await claimTask(b, b.id, caps);
   return held && { ttl: held.clock.timing.ttlSeconds, reclaimed: held.read.reclaimed, contextText: held.read.contextText, lease: held.lease, held };
 };
+const boards: ClaimBoard[] = [];
+const board = async (maxRuntime: string | null) => {
+  const b = await claimBoard(maxRuntime);
+  boards.push(b);
+  return b;
+};
+afterAll(() => {
+  for (const b of boards) b.cleanup();
+});
 
 describe("sizing a claim", () => {
   it("a task without a max runtime: one claim with the default TTL, context alongside, nothing given back", async () => {
-    const b = new ClaimBoard(null);
+    const b = await board(null);
     const got = await sized(b, CAPS);
     expect(got).toMatchObject({ ttl: 900, reclaimed: false, contextText: expect.stringContaining("Kanban task") });
-    expect(b.calls.filter((c) => c !== "show").sort()).toEqual(["claim 900", "context"]);
+    expect(made(b).sort()).toEqual(["claim 900", "context"]);
   });
 
   it("a max runtime of 2 h: claimed, given back with a reason (its ownership read first), claimed again with 7200 + 60", async () => {
-    const b = new ClaimBoard(7200);
+    const b = await board("2h");
     const got = await sized(b, CAPS);
     expect(got).toMatchObject({ ttl: 7260, reclaimed: true, lease: { ttlSeconds: 7260 } });
-    expect(b.calls.filter((c) => c !== "show").slice(-2)).toEqual([
-      "release hermes-kanban-bridge: claiming again with the task's max runtime (--ttl 7260)",
-      "claim 7260",
-    ]);
+    expect(made(b).slice(-2)).toEqual(["release hermes-kanban-bridge: claiming again with the task's max runtime (--ttl 7260)", "claim 7260"]);
   });
 
   it("a max runtime shorter than the default: the claim is kept, the run is timed by the shorter TTL", async () => {
-    const b = new ClaimBoard(120);
+    const b = await board("2m");
     const got = await sized(b, CAPS);
     expect(got).toMatchObject({ reclaimed: false, lease: { ttlSeconds: 900 }, ttl: 160 }); // 120 + safety min(60, ttl/4)
     expect(got?.held.deadline).toBe((got?.lease.claimedAt ?? 0) + (got?.held.clock.timing.runSeconds ?? 0) * 1000);
-    expect(b.calls.filter((c) => c.startsWith("release"))).toEqual([]);
+    expect(made(b).filter((c) => c.startsWith("release"))).toEqual([]);
   });
 
   it("where a reclaim counts as a failure: context first, then the one claim with the right TTL", async () => {
-    const b = new ClaimBoard(7200);
+    const b = await board("2h");
     const got = await sized(b, { ...CAPS, reclaimCountsAsFailure: true });
     expect(got).toMatchObject({ ttl: 7260, reclaimed: false });
-    expect(b.calls.filter((c) => c !== "show")).toEqual(["context", "claim 7260"]);
+    expect(made(b)).toEqual(["context", "claim 7260"]);
   });
 
   it("a lost race is not ours: null, and nothing given back", async () => {
-    const b = new ClaimBoard(7200);
-    b.lose = true;
+    const b = await board("2h");
+    expect((await b.emu.kanban(["claim", b.id])).code).toBe(0); // another party's claim came first
     expect(await claimTask(b, b.id, CAPS)).toBeNull();
-    expect(b.calls.filter((c) => c.startsWith("release"))).toEqual([]);
+    expect(made(b).filter((c) => c.startsWith("release"))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { LeaseLost } from "../../src/errors/board.js";
 import { acquire } from "../../src/lease/acquire.js";
 import { Closer } from "../../src/outbox/closer.js";
@@ -12,9 +12,10 @@ import { Outbox } from "../../src/outbox/outbox.js";
 import type { AlertPayload } from "../../src/outbox/webhook.js";
 import { Redactor } from "../../src/result/redact.js";
 import { systemClock } from "../../src/time/clock.js";
-import { FakeBoard } from "../helpers/fake-board.js";
+import type { Board } from "../../src/board/index.js";
+import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
 
-function closerOn(board: FakeBoard) {
+function closerOn(board: Board) {
   const alerts: AlertPayload[] = [];
   const outbox = new Outbox(mkdtempSync(join(tmpdir(), "hkb-closer-")));
   const closer = new Closer({
@@ -31,27 +32,32 @@ function closerOn(board: FakeBoard) {
   return { closer, outbox, alerts };
 }
 
+let t: TestBoard;
+afterEach(() => t.cleanup());
+
 describe("closer on a lost lease", () => {
   it("lost while the agent ran: recorded and alerted, nothing written to the task", async () => {
-    const board = new FakeBoard();
-    const id = board.seed("t", { assignee: "seat" });
+    t = await testBoard();
+    const board = t.board;
+    const id = await t.seed("t");
     const { lease } = await acquire(board, id, 600);
     await board.release(id, "operator takes it back");
     const { closer, outbox, alerts } = closerOn(board);
-    const before = board.calls.length;
+    const before = t.transport.calls.length;
     const entry = await closer.recordLost(
       lease,
       "tr",
       new LeaseLost({ verb: "heartbeat", board: "b", taskId: id }, { runId: lease.runId, currentStatus: "ready", currentRunId: null }),
     );
-    expect(board.calls.slice(before)).toEqual([]);
+    expect(t.transport.calls.slice(before)).toEqual([]);
     expect(outbox.entries().find((e) => e.id === entry.id)?.state).toBe("lease_lost");
     expect(alerts.map((a) => a.event)).toEqual(["lease_lost"]);
   });
 
   it("lost at close with a result: the task says the result was not applied and where it is kept", async () => {
-    const board = new FakeBoard();
-    const id = board.seed("t", { assignee: "seat" });
+    t = await testBoard();
+    const board = t.board;
+    const id = await t.seed("t");
     const { lease } = await acquire(board, id, 600);
     await board.release(id, "operator takes it back");
     const { closer, alerts } = closerOn(board);

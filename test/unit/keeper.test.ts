@@ -15,7 +15,8 @@ function detail(runId: number | null, status = "running"): TaskDetail {
   return { ...d, task: { ...d.task, status: status as "running" }, runs: runId === null ? [] : d.runs };
 }
 
-class FakeBoard {
+/** The two calls the keeper makes, scripted and timed by the fake clock (the emulator cannot run on fake timers). */
+class ScriptedHeartbeats {
   notes: (string | undefined)[] = [];
   openRun: number | null = 7;
   failHeartbeats = 0;
@@ -37,7 +38,7 @@ class FakeBoard {
 }
 
 /** The keeper's view of `board`: fenced, with no retries of its own (the keeper re-checks). */
-const keeper = (board: FakeBoard, d: Omit<LeaseKeeperDeps, "fenced">) =>
+const keeper = (board: ScriptedHeartbeats, d: Omit<LeaseKeeperDeps, "fenced">) =>
   new LeaseKeeper({
     fenced: new FencedBoard(board as unknown as Board, lease, {
       retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 },
@@ -52,7 +53,7 @@ afterEach(() => vi.useRealTimers());
 
 describe("LeaseKeeper", () => {
   it("heartbeats every interval with the latest new note", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     let note = "a";
     const k = keeper(board, { intervalMs: 1000, note: () => note, onLost: vi.fn(), onUnresolved: vi.fn() });
     k.start();
@@ -66,7 +67,7 @@ describe("LeaseKeeper", () => {
   });
 
   it("firstBeatMs 0 (a run's keeper, started right after the claim's read): the first beat goes at once, then one every interval", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     const onDetail = vi.fn();
     const t0 = Date.now();
     const k = keeper(board, { intervalMs: 1000, firstBeatMs: 0, note: () => "claimed", onLost: vi.fn(), onUnresolved: vi.fn(), onDetail });
@@ -84,7 +85,7 @@ describe("LeaseKeeper", () => {
   });
 
   it("keeps a fixed rate: a slow CLI call does not push the next beats back; an overrun beat is followed at once", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     board.callMs = 300;
     const t0 = Date.now();
     const k = keeper(board, { intervalMs: 1000, note: () => undefined, onLost: vi.fn(), onUnresolved: vi.fn() });
@@ -101,7 +102,7 @@ describe("LeaseKeeper", () => {
   });
 
   it("reports a lost lease when another run owns the task", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     const onLost = vi.fn();
     const k = keeper(board, { intervalMs: 1000, note: () => undefined, onLost, onUnresolved: vi.fn() });
     k.start();
@@ -115,7 +116,7 @@ describe("LeaseKeeper", () => {
   });
 
   it("re-checks transient failures, then gives up as unresolved", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     board.failHeartbeats = 1;
     const onUnresolved = vi.fn();
     const k = keeper(board, {
@@ -136,7 +137,7 @@ describe("LeaseKeeper", () => {
   });
 
   it("checkNow: one read at once — a loss is reported like a heartbeat's (once), new comments are handed on, no heartbeat is sent", async () => {
-    const board = new FakeBoard();
+    const board = new ScriptedHeartbeats();
     const onLost = vi.fn();
     const seen: number[] = [];
     const k = keeper(board, { intervalMs: 120_000, note: () => undefined, onLost, onUnresolved: vi.fn(), onDetail: (d) => seen.push(d.comments.length) });

@@ -68,21 +68,21 @@ describe("the open run as a stand-in for an unmatched lock", () => {
 
 describe("a claim cut short by a stop", () => {
   it("is settled anyway: the read is not cut by the caller's aborted signal, so the claim is never stranded", async () => {
-    const { FakeBoard } = await import("../helpers/fake-board.js");
+    const { testBoard } = await import("../helpers/in-process-board.js");
     const { acquire } = await import("../../src/lease/acquire.js");
-    const board = new FakeBoard();
-    const id = board.seed("t", { assignee: "a" });
-    board.failAfterClaim.add(id); // the claim took effect, its answer did not arrive
-    // Like the CLI adapter: a call given an aborted signal is not made.
-    const show = board.show.bind(board);
-    board.show = async (taskId: string, signal?: AbortSignal) => {
-      if (signal?.aborted) throw new Error("aborted");
-      return show(taskId);
-    };
+    const t = await testBoard();
+    const board = t.board;
+    const id = await t.seed("t", { assignee: "a" });
+    t.transport.faults = "claim:crash-after:1"; // the claim took effect, its answer did not arrive
+    // The stop comes while the claim is out; the CLI adapter makes no call given an aborted signal after it.
     const stop = new AbortController();
-    stop.abort(new Error("stopping"));
+    t.transport.onCall = (args) => {
+      if (args[0] === "claim") stop.abort(new Error("stopping"));
+    };
     const got = await acquire(board, id, 900, stop.signal);
     expect(got.lease.runId).toBeTypeOf("number");
     expect(got.claimFailure).toBeDefined(); // handed on, so the run closes (or runs) it
+    expect(t.transport.verbs()).toEqual(["claim", "show"]);
+    t.cleanup();
   });
 });

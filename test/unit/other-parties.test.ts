@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import type { TaskDetail } from "../../src/board/port.js";
 import { csvCell } from "../../src/cli/usage.js";
 import { SeatState } from "../../src/daemon/seat.js";
-import { Rejected, UsageError } from "../../src/errors/board.js";
 import { acquire } from "../../src/lease/acquire.js";
 import { cardRuns, usageReport } from "../../src/observe/usage-report.js";
 import { Closer } from "../../src/outbox/closer.js";
@@ -24,7 +23,7 @@ import { NoteInbox } from "../../src/run/inbox.js";
 import { boundedLimit } from "../../src/run/limit.js";
 import { systemClock } from "../../src/time/clock.js";
 import { noteIdsIn, noteLine, renderNote } from "../../src/tools/notes.js";
-import { FakeBoard } from "../helpers/fake-board.js";
+import { testBoard } from "../helpers/in-process-board.js";
 
 const NOW = Date.UTC(2026, 11, 1, 12);
 const WEEK = 168 * 3600_000;
@@ -105,15 +104,17 @@ describe("row 7: an agent's result is capped, metadata fitted, a refused close b
 
   it("a complete the board refuses for good is replaced by a templated block that keeps the summary", async () => {
     for (const refusal of ["usage", "rejected"] as const) {
-      class Refusing extends FakeBoard {
-        override async complete(): Promise<void> {
-          const d = { verb: "complete", board: this.slug, exitCode: refusal === "usage" ? 2 : 1, stderrTail: "kanban: --metadata: too large" };
-          throw refusal === "usage" ? new UsageError(d) : new Rejected(d, "completion contract not met");
-        }
-      }
-      const board = new Refusing();
-      const id = board.seed("t", { assignee: "seat" });
+      const t = await testBoard();
+      const board = t.board;
+      const id = await t.seed("t");
       const { lease } = await acquire(board, id, 600);
+      // The CLI refuses every complete: an argparse error (exit 2), or Hermes's own refusal (exit 1).
+      t.transport.answer = (args) =>
+        args[0] !== "complete" || args.includes("--help")
+          ? undefined
+          : refusal === "usage"
+            ? { code: 2, stderr: "usage: hermes kanban complete [-h] …\nhermes kanban complete: error: --metadata: too large\n" }
+            : { code: 1, stderr: "kanban: completion contract not met\n" };
       const outbox = new Outbox(mkdtempSync(join(tmpdir(), "hkb-refused-")));
       const closer = new Closer({
         board: () => board,
@@ -137,6 +138,8 @@ describe("row 7: an agent's result is capped, metadata fitted, a refused close b
       expect(reason).toMatch(/did the thing/);
       expect(outbox.entries().map((e) => e.state)).toEqual(["refused", "done"]);
       expect(outbox.backlog()).toBe(0);
+      expect(t.transport.calls.filter((c) => c.startsWith("complete --summary"))).toHaveLength(1); // refused for good: not retried
+      t.cleanup();
     }
   });
 });

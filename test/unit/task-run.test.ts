@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LeaseClock, type Renewal } from "../../src/lease/clock.js";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
@@ -19,7 +19,7 @@ import { Redactor } from "../../src/result/redact.js";
 import type { ClaimPolicy } from "../../src/run/claims.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
-import { FakeBoard } from "../helpers/fake-board.js";
+import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
 import { FakeCloser, ManualFactories, ScriptAgent, aborted, fakeWorkspaces, finished } from "../helpers/fakes.js";
 
 const NOW = 1_800_000_000_000;
@@ -44,14 +44,20 @@ interface Setup {
   shutdown?: AbortController;
   gate?: Partial<GateConfig>;
   renewal?: Renewal;
-  /** The board (an honest in-memory one) and what happens on it right after the claim. */
-  board?: FakeBoard;
-  afterClaim?: (board: FakeBoard, id: string) => void;
+  /** The board (the emulator, in this process) and what happens on it right before and after the claim. */
+  board?: TestBoard;
+  beforeClaim?: (board: TestBoard, id: string) => Promise<void>;
+  afterClaim?: (board: TestBoard, id: string) => Promise<void>;
   /** The claim's `show` was lost: the run reads the run id itself. */
   unread?: boolean;
   /** How the seat checks a limit or failed login the agent reports (default: it confirms them). */
   claims?: ClaimPolicy;
 }
+
+const boards: TestBoard[] = [];
+afterAll(() => {
+  for (const b of boards) b.cleanup();
+});
 
 const CONFIRMS: ClaimPolicy = { check: async () => ({ verdict: "confirmed", detail: "the seat's own request met it" }), unconfirmedPauseMs: 600_000 };
 
@@ -59,17 +65,22 @@ function start(s: Setup) {
   const make = s.make ?? new ManualFactories();
   const closer = s.closer ?? new FakeCloser();
   const shutdown = s.shutdown ?? new AbortController();
-  const board = s.board ?? new FakeBoard("b");
   const ws = fakeWorkspaces();
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
-  const id = board.seed("a task", { assignee: "seat" });
+  let calls: () => string[] = () => [];
   const run = (async () => {
+    const t = s.board ?? (await testBoard());
+    boards.push(t);
+    const board = t.board;
+    const id = await t.seed("a task");
+    await s.beforeClaim?.(t, id);
     const receipt = await board.claim(id, 900);
-    s.afterClaim?.(board, id);
+    await s.afterClaim?.(t, id);
     const detail = s.unread ? null : await board.show(id);
     const base = leaseOfReceipt("b", { ...receipt, claimedAt: NOW });
     const lease = detail ? leaseFrom(base, detail) : base;
-    board.calls.length = 0;
+    const from = t.transport.calls.length;
+    calls = () => t.transport.calls.slice(from);
     const fencing = { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" };
     const leaseClock = new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal);
     return new TaskRun({
@@ -98,7 +109,8 @@ function start(s: Setup) {
       claims: s.claims ?? CONFIRMS,
     }).run();
   })();
-  return { report: run, make, closer, shutdown, board, id, deadline: NOW + timing.runSeconds * 1000 };
+  /** The board calls the run made (from its lease on). */
+  return { report: run, make, closer, shutdown, calls: () => calls(), deadline: NOW + timing.runSeconds * 1000 };
 }
 
 /** An agent that works until stopped (hard stop), reporting progress first. */
@@ -212,12 +224,12 @@ describe("TaskRun stop paths", () => {
       yield { type: "outcome", request: { kind: "complete", summary: "should not run", result: RESULT } };
       yield finished();
     });
-    const { report, closer, board } = start({ agent, unread: true, afterClaim: (b, id) => b.expire(id) });
+    const { report, closer, calls } = start({ agent, unread: true, afterClaim: (b) => b.expire() });
     expect(await report).toMatchObject({ decision: "lost", close: "lease_lost", runId: null });
     expect(agent.inputs).toHaveLength(0);
     expect(closer.intents).toHaveLength(0);
     expect(closer.lost).toBe(1);
-    expect(board.calls).toEqual(["show"]);
+    expect(calls().map((c) => c.split(" ")[0])).toEqual(["show"]);
   });
 
   it("a claim whose run id is read late still runs on that run, and every record of the run names it", async () => {
@@ -225,9 +237,9 @@ describe("TaskRun stop paths", () => {
       yield { type: "outcome", request: { kind: "complete", summary: "ran", result: RESULT } };
       yield finished();
     });
-    const board = new FakeBoard("b");
-    board.seed("an earlier task", { assignee: "seat" });
-    await board.claim(board.seed("another", { assignee: "seat" }), 900); // runs 1 is taken: ours is 2
+    const board = await testBoard();
+    await board.seed("an earlier task");
+    await board.board.claim(await board.seed("another"), 900); // runs 1 is taken: ours is 2
     const { report, closer } = start({ agent, board, unread: true });
     expect(await report).toMatchObject({ decision: "complete", runId: 2 });
     expect(closer.intents).toHaveLength(1);
@@ -319,18 +331,16 @@ describe("TaskRun stop paths", () => {
       yield { type: "limit", kind: "five_hour", resetsAt: NOW + 3_600_000, message: "limit" };
       yield finished({ exitCode: 1 });
     });
-    const board = new FakeBoard("b");
     const claims: ClaimPolicy = { check: async () => ({ verdict: "unknown", detail: "no way to tell" }), unconfirmedPauseMs: 600_000 };
     const { report, closer } = start({
       agent,
       claims,
-      board,
-      afterClaim: (b, id) =>
-        b.addEvent(id, {
-          kind: "reclaimed",
-          runId: 0,
-          reason: "usage limit of seat other-seat (five_hour) until 2026-12-02T10:00:00.000Z: handed back to the lane 'seat'",
-        }),
+      // Another seat claimed the task first and handed it back at its limit, as the bridge does.
+      beforeClaim: async (b, id) => {
+        expect((await b.emu.kanban(["claim", id])).code).toBe(0);
+        const reason = "usage limit of seat other-seat (five_hour) until 2026-12-02T10:00:00.000Z: handed back to the lane 'seat'";
+        expect((await b.emu.kanban(["reclaim", id, `--reason=${reason}`])).code).toBe(0);
+      },
     });
     const r = await report;
     expect(r.limit).toBeUndefined();

@@ -30,7 +30,10 @@ describe("a jail's leftovers, by its marker", () => {
     const mine = start("/state/runs/t_1-1-aaaa");
     const other = start("/state/runs/t_1-1-aaaabbbb");
     try {
-      for (let i = 0; i < 40 && jailProcesses("/state/runs/t_1-1-aaaa").length === 0; i += 1) await new Promise((r) => setTimeout(r, 25));
+      // (until the stand-in's shell has forked its `sleep`: between its fork and exec the child still carries
+      // the shell's command line, and a look then sees two)
+      const only = () => JSON.stringify(jailProcesses("/state/runs/t_1-1-aaaa")) === JSON.stringify([mine]);
+      for (let i = 0; i < 80 && !only(); i += 1) await new Promise((r) => setTimeout(r, 25));
       expect(jailProcesses("/state/runs/t_1-1-aaaa")).toEqual([mine]);
       expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(1);
       for (let i = 0; i < 40 && alive(mine); i += 1) await new Promise((r) => setTimeout(r, 25));
@@ -39,7 +42,7 @@ describe("a jail's leftovers, by its marker", () => {
       expect(alive(other)).toBe(true);
       expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(0);
     } finally {
-      process.kill(-other, "SIGKILL");
+      for (const p of [mine, other]) if (alive(p)) process.kill(-p, "SIGKILL");
     }
   });
 });
