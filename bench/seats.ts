@@ -2,7 +2,8 @@
 // Each seat is its own daemon (one subscription each), run twice: every seat with its own call server and
 // watch (hermes.share: seat, the default), then the seats sharing the host's hub (hermes.share: host: one
 // call server and one watch for the board). Measured from /proc and the seats' own call logs: the memory
-// of everything the seats run while idle (the seats' process trees and the hubs'), the idle CPU, and the
+// of everything the seats run while idle (the seats' process trees and the hubs': RSS, and PSS — RSS counts
+// the pages processes share, the node and python binaries, once per process), the idle CPU, and the
 // pickup latency of one task per seat created at once (creation → its claim). Results:
 // bench/results-seats.json, or bench/results-seats-real.json on a real Hermes.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +11,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
-import { cpuMs, median, percentile, rssKiB } from "./lib/proc.js";
+import { cpuMs, median, percentile, pssKiB, rssKiB } from "./lib/proc.js";
 
 const ROOT = resolve(".");
 const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
@@ -98,18 +99,24 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
   const everything = () => treePids([...seats.map((s) => s.pid), ...hubs(shareDir)]);
   const cpuOf = (pids: Set<number>) => [...pids].reduce((a, p) => a + cpuMs(p).withChildren, 0);
   const rssOf = (pids: Set<number>) => [...pids].reduce((a, p) => a + rssKiB(p), 0);
+  const pssOf = (pids: Set<number>) => [...pids].reduce((a, p) => a + pssKiB(p), 0);
   const before = everything();
   const cpu0 = cpuOf(before);
   const t0 = Date.now();
   const total: number[] = [];
   const first: number[] = [];
+  const pss: number[] = [];
+  const pssFirst: number[] = [];
   const processes: number[] = [];
   while (Date.now() - t0 < idleS * 1000) {
     await sleep(5000);
     const now = everything();
     total.push(rssOf(now));
     // what the first seat needs alone: its tree, and the hubs it would start
-    first.push(rssOf(treePids([seats[0]?.pid ?? 0, ...hubs(shareDir)])));
+    const alone = treePids([seats[0]?.pid ?? 0, ...hubs(shareDir)]);
+    first.push(rssOf(alone));
+    pss.push(pssOf(now));
+    pssFirst.push(pssOf(alone));
     processes.push(now.size);
   }
   // CPU of the processes there all along (a call's fork that came and went is in its parent's reaped time)
@@ -147,6 +154,9 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
     "idle RSS of all seats (+ hubs), MiB": MiB(all),
     "idle RSS per seat, MiB": MiB(all / n),
     "idle RSS per seat beyond the first, MiB": MiB((all - median(first)) / Math.max(1, n - 1)),
+    // RSS counts the pages processes share (the node and python binaries) once per process; PSS splits them
+    "idle PSS per seat, MiB": MiB(median(pss) / n),
+    "idle PSS per seat beyond the first, MiB": MiB((median(pss) - median(pssFirst)) / Math.max(1, n - 1)),
     "processes while idle": median(processes),
     "idle CPU per seat, % of one core": Math.round((cpu / n) * 100) / 100,
     "pickup p50, s": Math.round(median(pickups) * 100) / 100,

@@ -80,6 +80,15 @@ def die_with_server():
         os._exit(70)
 
 
+# Started by the host's hub (the bridge's hermes.share: host): the server dies with the hub, and its calls
+# with it (they die with the server), so a call whose seat was told it failed cannot land later.
+if os.environ.pop("HKB_CALLSERVER_DIE_WITH_PARENT", None) == "1":
+    _HUB = int(os.environ.pop("HKB_CALLSERVER_PARENT", "0") or 0)
+    if _LIBC is not None and hasattr(_LIBC, "prctl"):
+        _LIBC.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    if _HUB and os.getppid() != _HUB:
+        os._exit(70)
+
 ENTRY_MODULES = ("hermes_cli.main",)
 START_ENV = dict(os.environ)
 START_ENV.pop("HERMES_CALLSERVER_REEXEC", None)

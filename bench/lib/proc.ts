@@ -96,3 +96,12 @@ export function percentile(xs: number[], p: number): number {
 export function median(xs: number[]): number {
   return percentile(xs, 50);
 }
+
+/** PSS (KiB) of one process: its own pages, and its share of those it shares (the node binary, libraries) — what it costs the host. */
+export function pssKiB(pid: number): number {
+  try {
+    return Number(/^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}

@@ -29,6 +29,8 @@ export interface ServerTransportOptions {
   onMode?: (mode: TransportMode, why: string) => void;
   /** The pipe to a server shared by the seats of this host (hub-client.ts); unset: the server is this seat's child. */
   open?: () => Promise<ServerPipe>;
+  /** What `open` reaches, for the log (the hub's socket). */
+  shared?: string;
 }
 
 export class ServerTransport implements CliTransport {
@@ -118,7 +120,8 @@ export class ServerTransport implements CliTransport {
     const s = new ServerProcess(pipe, () => {
       if (this.server === s) this.server = null;
     });
-    const timer = setTimeout(() => s.stop(true), 60_000);
+    // A hub answers `ready` as soon as a seat connects (it listens once warm); a server of this seat's own warms up first.
+    const timer = setTimeout(() => s.stop(true), this.o.open ? 10_000 : 60_000);
     try {
       await s.ready;
     } catch (err) {
@@ -139,7 +142,8 @@ export class ServerTransport implements CliTransport {
         return null;
       }
       this.checked = true;
-      this.o.onMode?.("server", same ? "handshake passed" : "handshake differs (callServer: on keeps the server)");
+      const where = this.o.open ? `; the host's hub at ${this.o.shared ?? "?"}, shared with this host's seats of the board (hermes.share: host)` : "";
+      this.o.onMode?.("server", `${same ? "handshake passed" : "handshake differs (callServer: on keeps the server)"}${where}`);
     }
     this.server = s;
     return s;

@@ -5,10 +5,10 @@
 import { Transient } from "../errors/board.js";
 import type { RunResult } from "../process/runner.js";
 import { ServerTransport } from "./call-server.js";
-import { type Opt, type VerbCall, buildArgv } from "./argv.js";
+import { type VerbCall, buildArgv } from "./argv.js";
 import { classify } from "./classify.js";
 import { type CliEnvOptions, buildCliEnv, remoteVars } from "./env.js";
-import { type HubSpec, hubPipe, hubWatch } from "./hub-client.js";
+import { type HubSpec, hubPipe, hubSocket, hubWatch } from "./hub-client.js";
 import { OutputParseError } from "./parse.js";
 import type { Fence, WatchLine } from "./port.js";
 import { hermesArgv } from "./remote.js";
@@ -73,8 +73,15 @@ export class HermesCli {
       if (server && o.share) {
         // The seat's name (the CLI's author) is not the hub's: every call carries its own, read per call.
         const { HERMES_PROFILE: _author, ...shared } = env;
-        this.hub = { dir: o.share.dir, board: o.slug, server: server.argv, watch: this.watchSpawn(null).argv, env: shared, idleMs: o.share.idleMs };
-      }
+        const remote = remoteVars(o.env, shared);
+        const hubServer = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remote }) ?? server;
+        const watch = hermesArgv(o.command, buildArgv([], this.slug, { verb: "watch", options: [["interval", "0.25"]] }), remote);
+        this.hub = { dir: o.share.dir, board: o.slug, server: hubServer.argv, watch, env: shared, idleMs: o.share.idleMs };
+      } else if (o.share)
+        o.onTransport?.(
+          "process",
+          "hermes.share: host has no effect: this command has no call server to share (callServer: off, or not a Python launcher — `on` forces it)",
+        );
       const hub = this.hub;
       this.transport = new ServerTransport({
         mode,
@@ -85,7 +92,7 @@ export class HermesCli {
         fallback: plain,
         ...(o.hangGraceMs !== undefined ? { hangGraceMs: o.hangGraceMs } : {}),
         ...(o.onTransport ? { onMode: o.onTransport } : {}),
-        ...(hub ? { open: () => hubPipe(hub) } : {}),
+        ...(hub ? { open: () => hubPipe(hub), shared: hubSocket(hub) } : {}),
       });
     }
   }
@@ -136,10 +143,9 @@ export class HermesCli {
     return watchLines({ ...this.watchSpawn(assignee), signal, board: this.slug });
   }
 
-  /** The watch child's argv and env: of one assignee, or (null) of the whole board, polled more often (the hub's). */
-  private watchSpawn(assignee: string | null): { argv: string[]; env: Record<string, string> } {
-    const options: Opt[] = assignee === null ? [["interval", "0.25"]] : [["assignee", assignee]];
-    const s = this.spec(buildArgv([], this.slug, { verb: "watch", options }));
+  /** The watch child's argv and env, of one assignee. */
+  private watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
+    const s = this.spec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
     return { argv: hermesArgv(this.o.command, s.args, s.remoteEnv), env: s.env };
   }
 

@@ -1,14 +1,15 @@
 // A seat's side of the host's hub (hub.mts, hermes.share: host): the hub's socket is found by what the
 // seat would start — the server's argv, the watch's argv and the environment, hashed — in a 0700
 // directory of the bridge's user; when none answers there, the seat starts one (detached: it outlives
-// the seat that started it, and ends by itself when no seat is left). Two seats starting at once may
-// start two hubs; the second's socket replaces the first's name, and the first ends when its seats leave.
+// the seat that started it, and ends by itself when no seat is left). A start lock keeps seats starting at
+// once from starting two; should two ever run (a lock judged stale), the second's socket takes the name and
+// the first ends when its seats have left.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { closeSync, lstatSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
+import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join } from "node:path";
 import { bundledFile } from "../config/paths.js";
 import { Transient } from "../errors/board.js";
 import { AsyncQueue } from "../process/queue.js";
@@ -29,17 +30,62 @@ export interface HubSpec {
   idleMs?: number;
 }
 
-/** Where the hubs' sockets are when hermes.shareDir names none: the user's runtime dir, else a dir of this uid in tmp. */
+/** The longest share dir a socket path fits under: 107 bytes for `<dir>/<key>.sock.<pid>` (the hub's own name, before its rename). */
+const MAX_DIR = 107 - 1 - 20 - ".sock".length - ".4194304".length;
+const uidOf = () => process.getuid?.() ?? 0;
+
+/**
+ * Where the hubs' sockets are when hermes.shareDir names none: the user's runtime dir when it is the bridge
+ * user's own, else its cache (`$XDG_CACHE_HOME/hermes-bridge/hubs` — the systemd unit's CacheDirectory —, else
+ * `~/.cache/…`) — never a name in a directory every user can write (tmp), where another user could make it first.
+ */
 export function defaultShareDir(env: NodeJS.ProcessEnv): string {
-  return env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, "hermes-bridge-hubs") : join(tmpdir(), `hermes-bridge-hubs-${process.getuid?.() ?? "user"}`);
+  const run = env.XDG_RUNTIME_DIR;
+  try {
+    // sync-io: the user's runtime dir, looked at once at start (never an agent's)
+    if (run && isAbsolute(run) && statSync(run).uid === uidOf()) return join(run, "hermes-bridge-hubs");
+  } catch {
+    // not there: the home's cache
+  }
+  const cache =
+    env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir(), ".cache");
+  return join(cache, "hermes-bridge", "hubs");
 }
 
-/** The directory of the hubs, made if missing; refused unless it is a directory of ours no one else can enter. */
+/** Why `p` (a directory above the share dir, its real path) could be changed by another user, or null. */
+function unsafeAbove(p: string, uid: number): string | null {
+  const st = statSync(p); // sync-io: a directory above the share dir, read-only look
+  if (st.uid !== 0 && st.uid !== uid) return `${p} belongs to uid ${st.uid}`;
+  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${p} can be written by others (mode ${(st.mode & 0o777).toString(8)}, not sticky)`;
+  return null;
+}
+
+/**
+ * The directory of the hubs, made if missing; refused unless it is a directory of ours that no one else can
+ * enter, under directories no one else can change (each above it root's or ours, written by no one else but
+ * where sticky), and short enough for a socket path.
+ */
 export function hubDir(dir: string): string {
-  // sync-io: the hubs' own 0700 directory of the bridge user (never an agent's)
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!isAbsolute(dir)) throw new Error(`hermes.shareDir: ${dir} is not an absolute path`);
+  if (Buffer.byteLength(dir) > MAX_DIR)
+    throw new Error(`hermes.shareDir: ${dir} is too long for a unix socket path (${Buffer.byteLength(dir)} bytes; at most ${MAX_DIR}): name a shorter one`);
+  const uid = uidOf();
+  try {
+    // sync-io: the hubs' own 0700 directory of the bridge user (never an agent's)
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    if ((err as { code?: string }).code === "EEXIST" || (err as { code?: string }).code === "ENOTDIR")
+      throw new Error(`hermes.shareDir: ${dir} is not a directory`);
+    throw new Error(`hermes.shareDir: ${dir} cannot be made: ${(err as Error).message}`, { cause: err });
+  }
+  // sync-io: the directories above it (their real paths), read-only looks
+  for (let p = realpathSync(dirname(dir)); ; p = dirname(p)) {
+    const why = unsafeAbove(p, uid);
+    if (why) throw new Error(`hermes.shareDir: ${dir} is under a directory another user can change (${why}): put it under one of the bridge user's own`);
+    if (p === dirname(p)) break;
+  }
   const st = lstatSync(dir); // sync-io: the same directory
-  const uid = process.getuid?.() ?? st.uid;
+  if (st.isSymbolicLink()) throw new Error(`hermes.shareDir: ${dir} is a symbolic link: name the directory itself`);
   if (!st.isDirectory()) throw new Error(`hermes.shareDir: ${dir} is not a directory`);
   if (st.uid !== uid) throw new Error(`hermes.shareDir: ${dir} belongs to uid ${st.uid}, not to the bridge's uid ${uid}`);
   if ((st.mode & 0o077) !== 0) throw new Error(`hermes.shareDir: ${dir} can be entered by others (mode ${(st.mode & 0o777).toString(8)}): make it 0700`);
@@ -63,23 +109,43 @@ const tryConnect = (path: string) =>
 
 /**
  * A connection to the hub of `spec`, the hub started first when none answers. One seat starts it (the one
- * that makes `<socket>.lock`; the hub removes it once it listens); the others wait for its socket. A lock
- * older than 10 s is a start that failed: it is removed and the start tried again.
+ * that makes `<socket>.lock`; the hub removes it once it listens — once its server is warm); the others wait
+ * for its socket. A hub that ends before it listens (its server cannot start) fails this call with what it
+ * said; a lock older than 60 s is a start that failed without a word: it is removed and the start tried again.
  */
 async function reach(spec: HubSpec): Promise<Socket> {
   const path = hubSocket(spec);
   const lock = `${path}.lock`;
+  let failed: string | null = null;
   for (let i = 0; ; i += 1) {
     try {
       return await tryConnect(path);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code !== "ENOENT" && code !== "ECONNREFUSED") throw err;
-      if (i >= 300) throw new Error(`no hub answered at ${path} within 15 s`, { cause: err });
+      if (failed !== null) throw new Error(`the host's hub could not start: ${failed}`);
+      if (i >= 1200) throw new Error(`no hub answered at ${path} within 60 s`, { cause: err });
     }
     if (takeLock(lock)) {
       const spec_ = JSON.stringify({ socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 });
-      spawn(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], { cwd: "/", env: spec.env, detached: true, stdio: "ignore" }).unref();
+      const hub = spawn(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], {
+        cwd: "/",
+        env: spec.env,
+        detached: true,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let said = "";
+      hub.stderr?.on("data", (c: Buffer) => {
+        said = (said + c.toString("utf8")).slice(-2000);
+      });
+      hub.once("exit", (code, signal) => {
+        failed = said.trim() || `it exited (${signal ?? `code ${code}`})`;
+      });
+      hub.once("error", (err) => {
+        failed = err.message;
+      });
+      (hub.stderr as Socket | null)?.unref();
+      hub.unref();
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -92,7 +158,7 @@ function takeLock(lock: string): boolean {
     return true;
   } catch {
     try {
-      if (Date.now() - statSync(lock).mtimeMs > 10_000) rmSync(lock, { force: true }); // sync-io: the same lock
+      if (Date.now() - statSync(lock).mtimeMs > 60_000) rmSync(lock, { force: true }); // sync-io: the same lock
     } catch {
       // gone meanwhile
     }
@@ -103,8 +169,11 @@ function takeLock(lock: string): boolean {
 /** The pipe to the hub's call server (server-process.ts speaks to it as to its own child). */
 export async function hubPipe(spec: HubSpec): Promise<ServerPipe> {
   const sock = await reach(spec);
+  let left = false;
   const closed = new Promise<string>((resolve) => {
-    sock.once("close", () => resolve("the host's hub closed the connection (its call server ended, or it was stopped)"));
+    sock.once("close", () =>
+      resolve(left ? "this seat left the host's hub (no answer in time)" : "the host's hub closed the connection (its call server ended, or it was stopped)"),
+    );
   });
   sock.on("error", () => undefined);
   return {
@@ -115,9 +184,15 @@ export async function hubPipe(spec: HubSpec): Promise<ServerPipe> {
     onData: (cb) => {
       sock.on("data", cb);
     },
-    end: () => sock.end(),
+    end: () => {
+      left = true;
+      sock.end();
+    },
     // Only this seat's connection: the hub serves other seats (it stops this seat's calls in flight).
-    kill: () => sock.destroy(),
+    kill: () => {
+      left = true;
+      sock.destroy();
+    },
     closed,
   };
 }

@@ -39,6 +39,7 @@ let ending = false;
 let idle: NodeJS.Timeout | undefined;
 let ready = false;
 let banner: string | null = null;
+let sawEvent = false;
 let watchStop: AbortController | null = null;
 
 const send = (s: Seat, m: Record<string, unknown>) => {
@@ -46,46 +47,76 @@ const send = (s: Seat, m: Record<string, unknown>) => {
 };
 const b64 = (t: string) => Buffer.from(t, "utf8").toString("base64");
 
-const server = new ServerProcess(spawnPipe(spec.server, env), (why) => end(why));
+// The server dies with the hub (hermes_callserver.py: PR_SET_PDEATHSIG), and its calls with it: a hub
+// killed outright leaves no call of a seat that was told it failed to land later.
+const server = new ServerProcess(spawnPipe(spec.server, { ...env, HKB_CALLSERVER_DIE_WITH_PARENT: "1", HKB_CALLSERVER_PARENT: String(process.pid) }), (why) =>
+  end(why),
+);
+// The socket is named only once the server is warm: a seat that connects is served at once, and a server
+// that cannot start ends the hub before any seat reaches it — the seat that started it reads why on its stderr.
 server.ready.then(
   () => {
     ready = true;
-    for (const s of seats) send(s, { event: "ready", host: server.host, pid: process.pid });
+    listen();
   },
   () => undefined,
 );
+process.stderr.on("error", () => undefined);
 
-function call(s: Seat, m: { id: number; argv?: string[]; env?: Record<string, string>; inherit?: boolean; cap?: number }): void {
-  const { id: hid, answer } = server.call(m.argv ?? [], { vars: m.env ?? {}, inherit: m.inherit === true }, m.cap ?? 16 * 1024 * 1024, (pid) =>
-    send(s, { id: m.id, event: "started", pid }),
-  );
-  s.calls.set(m.id, hid);
+const MAX_CAP = 256 * 1024 * 1024;
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+const stringMap = (v: unknown): v is Record<string, string> =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+
+/** A seat's call, relayed under an id of the hub's; anything not a well-formed call is refused, never passed on. */
+function call(s: Seat, m: Record<string, unknown>): void {
+  const id = m.id as number;
+  const cap = m.cap ?? 16 * 1024 * 1024;
+  if (!strings(m.argv) || (m.env !== undefined && !stringMap(m.env)) || typeof cap !== "number" || !Number.isSafeInteger(cap) || cap < 0 || cap > MAX_CAP) {
+    send(s, { event: "error", message: `call ${id}: not a call of the protocol (argv: strings, env: strings, cap: an integer ≤ ${MAX_CAP})` });
+    return;
+  }
+  if (s.calls.has(id)) {
+    send(s, { event: "error", message: `call ${id}: that id is in flight already` });
+    return;
+  }
+  const { id: hid, answer } = server.call(m.argv, { vars: m.env ?? {}, inherit: m.inherit === true }, cap, (pid) => send(s, { id, event: "started", pid }));
+  s.calls.set(id, hid);
   void answer.then((a) => {
-    s.calls.delete(m.id);
-    if (a.kind === "done")
-      send(s, { id: m.id, event: "done", code: a.code, signal: a.signal, stdout: b64(a.stdout), stderr: b64(a.stderr), truncated: a.truncated });
-    else if (a.kind === "stale") send(s, { id: m.id, event: "stale" });
+    s.calls.delete(id);
+    if (a.kind === "done") send(s, { id, event: "done", code: a.code, signal: a.signal, stdout: b64(a.stdout), stderr: b64(a.stderr), truncated: a.truncated });
+    else if (a.kind === "stale") {
+      // The install changed: this hub takes no new seat (the next one starts a hub on the new code) and ends
+      // once its server has finished what it has.
+      unname();
+      send(s, { id, event: "stale" });
+    }
     // failed: the server is gone, and the hub with it (end): the seat sees its socket close.
   });
 }
 
 function onLine(s: Seat, line: string): void {
   if (!line.trim()) return;
-  let m: Record<string, unknown>;
+  let m: unknown;
   try {
-    m = JSON.parse(line) as Record<string, unknown>;
+    m = JSON.parse(line);
   } catch {
+    m = null;
+  }
+  if (typeof m !== "object" || m === null || Array.isArray(m)) {
     send(s, { event: "error", message: "not a JSON request" });
     return;
   }
-  if (typeof m.id === "number" && m.op === "kill") {
-    const hid = s.calls.get(m.id);
+  const r = m as Record<string, unknown>;
+  const id = typeof r.id === "number" && Number.isSafeInteger(r.id) ? r.id : null;
+  if (id !== null && r.op === "kill") {
+    const hid = s.calls.get(id);
     if (hid !== undefined) server.kill(hid);
-  } else if (m.op === "watch" && typeof m.assignee === "string") {
-    s.watch = m.assignee.toLowerCase();
+  } else if (r.op === "watch" && typeof r.assignee === "string" && r.assignee !== "") {
+    s.watch = r.assignee.toLowerCase();
     if (banner !== null) send(s, { event: "watch", line: banner });
     startWatch();
-  } else if (typeof m.id === "number") call(s, m as { id: number });
+  } else if (id !== null && r.op === undefined) call(s, r);
   else send(s, { event: "error", message: "not a request of the protocol" });
 }
 
@@ -102,13 +133,25 @@ function startWatch(): void {
     killGraceMs: 1000,
     onStdoutLine: (line) => {
       if (line.trim() === "") return;
-      const who = parseWatchLine(line).event?.assignee?.toLowerCase() ?? null;
-      if (who === null) banner = line;
-      for (const s of seats) if (s.watch !== null && (who === null || who === s.watch)) send(s, { event: "watch", line });
+      const event = parseWatchLine(line).event;
+      // Before any event: the banner, for every seat (and for one that subscribes later). After: a line goes
+      // to the seats of its task's assignee only — a task of nobody's (`@-`) or not an event goes to none.
+      if (event === null) {
+        if (!sawEvent) {
+          banner = line;
+          for (const s of seats) if (s.watch !== null) send(s, { event: "watch", line });
+        }
+        return;
+      }
+      sawEvent = true;
+      const who = event.assignee?.toLowerCase() ?? null;
+      if (who === null) return;
+      for (const s of seats) if (s.watch === who) send(s, { event: "watch", line });
     },
   }).then((r) => {
     watchStop = null;
     banner = null;
+    sawEvent = false;
     for (const s of seats)
       if (s.watch !== null) {
         s.watch = null;
@@ -134,11 +177,17 @@ function armIdle(): void {
   if (seats.size === 0 && !ending) idle = setTimeout(() => end("idle"), spec.idleMs);
 }
 
+const MAX_SEATS = 512;
 const listener = createServer((sock) => {
+  if (seats.size >= MAX_SEATS || ending) {
+    sock.destroy();
+    return;
+  }
   clearTimeout(idle);
   const s: Seat = { sock, calls: new Map(), watch: null };
   seats.add(s);
-  const lines = new LineSplitter((l) => onLine(s, l), 512 * 1024 * 1024);
+  // A request is a call's argv and environment: a few MiB at most (a longer line is dropped, not buffered).
+  const lines = new LineSplitter((l) => onLine(s, l), 8 * 1024 * 1024);
   sock.on("data", (c: Buffer) => lines.pushBytes(c));
   sock.on("error", () => leave(s));
   sock.on("close", () => leave(s));
@@ -148,26 +197,49 @@ const listener = createServer((sock) => {
 // Bound beside the name, then moved onto it: a seat never connects to a half-made socket.
 const own = `${spec.socket}.${process.pid}`;
 let ino = -1;
-listener.listen(own, () => {
-  renameSync(own, spec.socket);
-  ino = statSync(spec.socket).ino;
-  rmSync(spec.lock, { force: true });
-  armIdle();
-});
+function listen(): void {
+  if (ending) return;
+  listener.listen(own, () => {
+    renameSync(own, spec.socket);
+    ino = statSync(spec.socket).ino;
+    rmSync(spec.lock, { force: true });
+    armIdle();
+  });
+}
 listener.on("error", (err) => end(`the hub's socket: ${err.message}`));
 
-function end(why: string): void {
-  if (ending) return;
-  ending = true;
-  clearTimeout(idle);
-  listener.close();
+/** The socket's name given up (the hub takes no new seat); the seats it has keep their connections. */
+function unname(): void {
+  if (listener.listening) listener.close();
   try {
     if (ino !== -1 && statSync(spec.socket).ino === ino) rmSync(spec.socket);
   } catch {
     // already gone, or another hub's now
   }
+  ino = -1;
+}
+
+/**
+ * The hub ends: its server is stopped at once — its calls with it (they die with the server) — and only
+ * once it is gone are the seats let go, so no seat is told a call failed that could still land.
+ */
+function end(why: string): void {
+  if (ending) return;
+  ending = true;
+  clearTimeout(idle);
+  if (!ready) {
+    process.stderr.write(`${why}\n`);
+    rmSync(spec.lock, { force: true });
+  }
+  unname();
   watchStop?.abort(new Error(why));
-  server.stop();
-  for (const s of seats) s.sock.destroy();
+  const release = () => {
+    for (const s of seats) s.sock.destroy();
+  };
+  if (!server.alive) release();
+  else {
+    server.closed.then(release, release);
+    server.stop(true);
+  }
 }
 process.on("SIGTERM", () => end("SIGTERM"));

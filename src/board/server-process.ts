@@ -28,6 +28,8 @@ export class ServerProcess {
   private readyResolve!: () => void;
   private readyReject!: (e: Error) => void;
   readonly pid: number | undefined;
+  /** Settles once the pipe has ended (the server is gone). */
+  readonly closed: Promise<void>;
 
   /** A server at the end of `pipe`: a child of this seat (server-pipe.ts), or the host's hub (hub-client.ts). */
   constructor(
@@ -40,9 +42,10 @@ export class ServerProcess {
     });
     this.ready.catch(() => undefined);
     this.pid = pipe.pid;
-    const lines = new LineSplitter((l) => this.onLine(l), 512 * 1024 * 1024);
+    // An answer carries up to a call's capture cap (64 MiB), base64: well below V8's longest string.
+    const lines = new LineSplitter((l) => this.onLine(l), 256 * 1024 * 1024);
     pipe.onData((c) => lines.pushBytes(c));
-    void pipe.closed.then((why) => {
+    this.closed = pipe.closed.then((why) => {
       this.exited = true;
       this.fail(why);
       onDeath(why);

@@ -94,7 +94,7 @@ const Hermes = z.strictObject({
   callServer: z.enum(["auto", "on", "off"]).default("auto"),
   /** host: the seats of this host on the same board, command and environment share one call server and one watch (a hub); seat: each its own. */
   share: z.enum(["seat", "host"]).default("seat"),
-  /** The hubs' sockets (share: host): a directory of the bridge user's own, 0700 (default: $XDG_RUNTIME_DIR/hermes-bridge-hubs, else <tmp>/hermes-bridge-hubs-<uid>). */
+  /** The hubs' sockets (share: host): a directory of the bridge user's own, 0700 (default: $XDG_RUNTIME_DIR/hermes-bridge-hubs, else $XDG_CACHE_HOME or ~/.cache, /hermes-bridge/hubs). */
   shareDir: z.string().min(1).optional(),
   textCapBytes: z
     .number()

@@ -3,7 +3,10 @@
 // config itself (scripts/check-homes.mjs); a run gets exactly this.
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { defaultShareDir } from "../board/index.js";
 import type { Config } from "../config/schema.js";
+import { imageCacheOf } from "../jail/policy.js";
+import { SECRET_DIRS } from "../jail/roots.js";
 import type { RunSettings } from "../run/assemble.js";
 import { skillRootsFor } from "../skills/roots.js";
 import { statePath } from "../state/layout.js";
@@ -25,7 +28,15 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
     push: c.workspace.push,
     branches: { prefix: c.workspace.branchPrefix, allowed: c.workspace.pushBranches },
     hermesHomes: [...homes],
-    bridgeDirs: [c.stateDir],
+    // The bridge's own folders beside the state dir — the hubs' sockets, the CLIs' images, its secrets — are
+    // never a workspace either: a workspace is handed to the agent's uid and shown to it whole.
+    bridgeDirs: [
+      c.stateDir,
+      ...(c.hermes.share === "host" ? [c.hermes.shareDir ?? defaultShareDir(env)] : []),
+      imageCacheOf(c.agent.isolation, env),
+      ...SECRET_DIRS,
+      ...[c.http.tokenFile, c.provenance?.file].filter((f): f is string => typeof f === "string"),
+    ],
     seat: c.assignee,
   };
 }

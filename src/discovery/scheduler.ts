@@ -135,7 +135,8 @@ export class Scheduler {
       return;
     }
     const id = readyTaskFromLine(line);
-    if (!id || this.d.busy(board.slug, id)) return;
+    // Only a task of this seat's lane (a watch shared through the host's hub is filtered there too).
+    if (!id || e?.assignee?.toLowerCase() !== this.d.assignee.toLowerCase() || this.d.busy(board.slug, id)) return;
     if (!this.canClaim()) return this.defer(board.slug, [id]);
     // A miss (someone else was faster, not ours) costs one call; an error falls back to a scan.
     await this.d.claim(board, id).catch(() => this.wake(board, 0));

@@ -26,7 +26,7 @@ export async function acquire(
   taskId: string,
   ttlSeconds: number,
   signal?: AbortSignal,
-  o: { claimer?: string | undefined } = {},
+  o: { claimer?: string | undefined; onClaimed?: (() => void) | undefined } = {},
 ): Promise<Acquired> {
   let receipt: Awaited<ReturnType<Board["claim"]>>;
   try {
@@ -39,6 +39,7 @@ export async function acquire(
     receipt = { ...replayed, claimedAt: err.claimedAt };
   }
   const base = leaseOfReceipt(board.slug, receipt);
+  o.onClaimed?.();
   try {
     const detail = await board.show(taskId, signal);
     return { lease: leaseFrom(base, detail), detail };

@@ -1,8 +1,9 @@
 // Taking a lease with the TTL its task needs. Hermes 0.20 shows a task's max runtime only in `context`,
 // and a claim's TTL cannot change once taken, so there are two ways to size it:
 // - claim first (the default): `claim --ttl <ttl>` at once (pickup is one CLI call), with `context` read
-//   alongside; a task whose max runtime needs a longer TTL is given back (HeldLease.giveBack, with a
-//   reason) and claimed again with it — only such tasks pay the extra calls;
+//   once it is ours, beside the claim's `show` (a claim is never slowed by its own read, nor a lost race
+//   charged a read, when many seats claim at once); a task whose max runtime needs a longer TTL is given
+//   back (HeldLease.giveBack, with a reason) and claimed again with it — only such tasks pay the extra calls;
 // - context first, where a reclaim would count against the task (capability `reclaimCountsAsFailure`).
 // The `context` text is handed to the run (no second read). Where the CLI renews claims on heartbeat
 // (upstream), neither is needed: the claim is taken with the configured TTL at once and every heartbeat
@@ -60,15 +61,19 @@ export async function take(
       const ttl = s.ttlForTask(maxRuntimeOf(contextText));
       return timed(await acquire(board, taskId, ttl, signal, named), contextText, ttl, false);
     }
-    const contextP = readContext(board, taskId, signal);
-    contextP.catch(() => undefined); // awaited below; a claim failure must not leave it unhandled
+    let contextP: Promise<string | null> | undefined;
+    const readIt = () => {
+      contextP ??= readContext(board, taskId, signal);
+      contextP.catch(() => undefined); // awaited below; a failure after the claim must not leave it unhandled
+      return contextP;
+    };
     let claim: Acquired;
     try {
-      claim = await acquire(board, taskId, s.ttlSeconds, signal, named);
+      claim = await acquire(board, taskId, s.ttlSeconds, signal, { ...named, onClaimed: readIt });
     } finally {
-      await contextP.catch(() => null);
+      await contextP?.catch(() => null);
     }
-    const contextText = await contextP.catch(() => null);
+    const contextText = await readIt().catch(() => null);
     const needed = s.ttlForTask(maxRuntimeOf(contextText));
     if (caps?.heartbeatExtends) return renewable(board, claim, contextText, needed, s, fencing);
     if (needed <= s.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, false);

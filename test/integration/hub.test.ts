@@ -2,7 +2,7 @@
 // src/board/hub.mts): two seats work their own tasks through one hub, each seeing only its own watch lines;
 // a seat killed mid-run takes nothing of the other's with it; a hub killed is started again by the next call
 // and the watch comes back; a share directory others can enter is refused, naming it.
-import { chmodSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hubDir } from "../../src/board/hub-client.js";
@@ -63,6 +63,9 @@ describe("seats of one host share the board's hub", () => {
       }),
     );
     const marks = [a.monitor.seen.length, b.monitor.seen.length];
+    // a task of nobody's, and one of a lane no seat here works: their lines reach no seat
+    const nobody = await emu.createTask("nobody's", { body: "MODE:complete" });
+    const other = await emu.createTask("seat-c's", { assignee: "seat-c", body: "MODE:complete" });
     const ta = await emu.createTask("for a", { assignee: "seat-a", body: "MODE:complete" });
     const tb = await emu.createTask("for b", { assignee: "seat-b", body: "MODE:complete" });
     await Promise.all([a.monitor.closed(ta), b.monitor.closed(tb)]);
@@ -77,6 +80,8 @@ describe("seats of one host share the board's hub", () => {
       expect(after.slice(0, claim).filter((e) => e.name === "scan")).toEqual([]);
       expect(after.filter((e) => e.name === "claimed").map((e) => (e.payload as { taskId: string }).taskId)).toEqual([i === 0 ? ta : tb]);
     });
+    for (const id of [nobody, other]) expect((await emu.show(id)).task.status).toBe("ready");
+    for (const s of [a, b]) expect(s.monitor.all("claimed", (c) => c.taskId === nobody || c.taskId === other)).toEqual([]);
     const dir = join(emu.dir, "hubs");
     const hubs = procs("hub.mjs", dir);
     expect(hubs).toHaveLength(1);
@@ -143,15 +148,48 @@ describe("seats of one host share the board's hub", () => {
     expect(now[0]?.pid).not.toBe(hub);
   });
 
-  it("a share directory others can enter, or not a directory, is refused naming it", () => {
+  it("a hub whose server cannot start fails fast, saying why; after three such starts the seat's calls go as processes", async () => {
+    emu = await Emu.create();
+    const modes: string[] = [];
+    const board = emu.board({
+      command: [join(emu.dir, "no-such-hermes")],
+      callServer: "on",
+      share: { dir: join(emu.dir, "hubs"), idleMs: 1000 },
+      retry: { retries: 0, minDelayMs: 1, maxDelayMs: 1, deadlineMs: 1000 },
+      onTransport: (mode, why) => modes.push(`${mode}: ${why}`),
+    });
+    for (let i = 0; i < 3; i += 1) await expect(board.listReady({ assignee: "x" })).rejects.toThrow(/does not exist|not found|ENOENT/);
+    expect(modes.at(-1)).toMatch(
+      /^process: the call server failed 3 times in a row \(last: the host's hub could not be reached: the host's hub could not start: the call server could not be started: .*ENOENT/,
+    );
+    // no hub is left, and none is started again (each ended as it said why)
+    await untilHost("no hub left", () => procs("hub.mjs", emu.dir).length === 0, 10_000);
+  });
+
+  it("a share directory that is not safe, or cannot hold a socket path, is refused naming it", () => {
     const base = join(process.env.TMPDIR ?? "/tmp", `hkb-hubdir-${process.pid}`);
     const open = join(base, "open");
-    mkdirSync(open, { recursive: true });
+    mkdirSync(open, { recursive: true, mode: 0o700 });
+    chmodSync(base, 0o700);
     chmodSync(open, 0o770);
     expect(() => hubDir(open)).toThrow(/hermes\.shareDir: .*open can be entered by others \(mode 770\): make it 0700/);
     symlinkSync(open, join(base, "link"));
-    expect(() => hubDir(join(base, "link"))).toThrow(/hermes\.shareDir: .*link is not a directory/);
+    expect(() => hubDir(join(base, "link"))).toThrow(/hermes\.shareDir: .*link is a symbolic link: name the directory itself/);
+    writeFileSync(join(base, "file"), "");
+    expect(() => hubDir(join(base, "file"))).toThrow(/hermes\.shareDir: .*file is not a directory/);
+    expect(() => hubDir("relative/hubs")).toThrow(/hermes\.shareDir: relative\/hubs is not an absolute path/);
+    expect(() => hubDir(join(base, "x".repeat(80)))).toThrow(/is too long for a unix socket path/);
+    // under a directory another user could change (written by others, not sticky)
+    const shared = join(base, "shared");
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    expect(() => hubDir(join(shared, "hubs"))).toThrow(
+      /is under a directory another user can change \(.*shared can be written by others \(mode 777, not sticky\)\)/,
+    );
+    chmodSync(shared, 0o1777); // sticky, like /tmp: no one else can move what is ours in it
     chmodSync(open, 0o700);
     expect(hubDir(open)).toBe(open);
+    expect(hubDir(join(shared, "hubs"))).toBe(join(shared, "hubs"));
+    rmSync(base, { recursive: true, force: true });
   });
 });

@@ -89,10 +89,28 @@ describe("sizing a claim", () => {
     expect(made(b)).toEqual(["context", "claim 7260"]);
   });
 
-  it("a lost race is not ours: null, and nothing given back", async () => {
+  it("a lost race is not ours: null, nothing given back, and nothing read (the one call is the claim)", async () => {
     const b = await board("2h");
     expect((await b.emu.kanban(["claim", b.id])).code).toBe(0); // another party's claim came first
     expect(await claimTask(b, b.id, CAPS)).toBeNull();
-    expect(made(b).filter((c) => c.startsWith("release"))).toEqual([]);
+    expect(made(b).filter((c) => !/^-|--help/.test(c))).toEqual(["claim 900"]);
+  });
+
+  it("context is read once the claim is ours, beside its show — never alongside the claim itself", async () => {
+    const b = await board(null);
+    let answered = false;
+    const claim = b.board.claim.bind(b.board);
+    b.board.claim = async (...a: Parameters<typeof claim>) => {
+      const r = await claim(...a);
+      answered = true;
+      return r;
+    };
+    const whenRead: boolean[] = [];
+    b.transport.onCall = (args) => {
+      if (args[0] === "context") whenRead.push(answered);
+    };
+    const got = await sized(b, CAPS);
+    expect(got?.contextText).toContain("Kanban task");
+    expect(whenRead).toEqual([true]);
   });
 });
