@@ -12,6 +12,7 @@ import { kindOf, loadConfig, preflight, seatImages } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
+import { shareOf } from "../daemon/share.js";
 import { settingsTable } from "../observe/settings.js";
 import { ConfigError, describeError } from "../errors/index.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
@@ -90,7 +91,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
       );
     }
   }
-  checks.push(assigneeCheck(c, env));
+  checks.push(assigneeCheck(c, env), shareCheck(c, env));
   checks.push(await agentCheck(c, env));
   checks.push(stateDirCheck(c));
   const isolation = await isolationCheck(c, env);
@@ -99,6 +100,18 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));
   return { checks, config: c };
+}
+
+/** hermes.share: whether the seats of this host share a hub, and where (a bad shareDir refused the seat before this). */
+function shareCheck(c: Config, env: NodeJS.ProcessEnv): Check {
+  const dir = shareOf(c, env)?.dir;
+  if (!dir) return pass("hermes share", "seat: this seat runs its own call server and watch");
+  if (c.hermes.callServer === "off")
+    return fail("hermes share", "host, but callServer is off: there is no call server to share", "set hermes.callServer: auto (or on)");
+  return pass(
+    "hermes share",
+    `host: the seats of this host on the same board, command and CLI environment share one call server and watch (the hub's socket in ${dir})`,
+  );
 }
 
 function assigneeCheck(c: Config, env: NodeJS.ProcessEnv): Check {

@@ -15,8 +15,10 @@ const bin = process.env.HERMES_BIN;
 vi.setConfig({ testTimeout: 240_000 });
 
 if (bin) {
-  for (const callServer of ["off", "on"] as const)
-    boardContract(`HermesCliBoard over real Hermes (call server ${callServer})`, async () => {
+  // "hub": the call server and the watch through the host's hub (hermes.share: host)
+  for (const mode of ["off", "on", "hub"] as const)
+    boardContract(`HermesCliBoard over real Hermes (${mode === "hub" ? "through the host's hub" : `call server ${mode}`})`, async () => {
+      const callServer = mode === "off" ? "off" : "on";
       const command = splitCommand(bin);
       const home = mkdtempSync(join(tmpdir(), "hkb-real-"));
       const env = { PATH: process.env.PATH ?? "", HERMES_HOME: home, HOME: home };
@@ -33,6 +35,7 @@ if (bin) {
             command,
             env: { parent: process.env, passEnv: [], set: { HERMES_HOME: home, HOME: home }, author: "contract-bridge" },
             callServer,
+            ...(mode === "hub" ? { share: { dir: join(home, "hubs"), idleMs: 2000 } } : {}),
           }),
         seed: async (title, assignee, body, o) =>
           (

@@ -1,5 +1,5 @@
 // doctor on a healthy and a broken setup; the example config loads as is; `skill` prints SKILL.md.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
@@ -34,6 +34,7 @@ describe("doctor", () => {
     const r = await cli(["doctor", "--config", cfg, "--send-test-alert"]);
     expect(r.stdout).toMatch(/^hermes command\s+ok\s+.*block --kind: needs_input\|capability\|transient\|dependency; attach: yes/m);
     expect(r.stdout).toMatch(/^state dir\s+ok/m);
+    expect(r.stdout).toMatch(/^hermes share\s+ok\s+seat: this seat runs its own call server and watch/m);
     expect(r.stdout).toMatch(/^tool sockets\s+ok/m);
     // where the CLI's execute-only images go, and what they take (none without a jail)
     expect(r.stdout).toMatch(/^images\s+ok\s+(the CLI runs from execute-only copies in \/\S+ \(agent\.isolation\.imageCache.*node \d+ MiB|not used)/m);
@@ -44,6 +45,24 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/^webhook\s+ok\s+test alert delivered/m);
     expect(r.exitCode).toBe(0);
     expect(hook.received[0]?.json.event).toBe("test");
+  });
+
+  it("hermes.share: host says where the hub's socket is; a share dir others can enter refuses the seat, naming it", async () => {
+    emu = await Emu.create();
+    const base = `boards: [bridge]\nassignee: doc-seat\nagent: {command: ["${process.execPath}", "${AGENT}"]}\nstateDir: "${join(emu.dir, "st")}"\n`;
+    const hermes = (dir: string) =>
+      `hermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}", callServer: on, share: host, shareDir: "${dir}"}\n`;
+    const cfg = join(emu.dir, "share.yaml");
+    writeFileSync(cfg, base + hermes(join(emu.dir, "hubs")));
+    const r = await cli(["doctor", "--config", cfg]);
+    expect(r.stdout).toMatch(new RegExp(`^hermes share\\s+ok\\s+host: .*the hub's socket in ${join(emu.dir, "hubs")}`, "m"));
+    const open = join(emu.dir, "open");
+    mkdirSync(open, { mode: 0o777 });
+    chmodSync(open, 0o777);
+    writeFileSync(cfg, base + hermes(open));
+    const bad = await cli(["doctor", "--config", cfg]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/hermes\.shareDir: .*open can be entered by others \(mode 777\): make it 0700/);
   });
 
   it("fails with a fix for each broken part", async () => {
