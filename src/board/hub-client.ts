@@ -4,7 +4,6 @@
 // the seat that started it, and ends by itself when no seat is left). A start lock keeps seats starting at
 // once from starting two; should two ever run (a lock judged stale), the second's socket takes the name and
 // the first ends when its seats have left.
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect } from "node:net";
@@ -13,6 +12,8 @@ import { dirname, isAbsolute, join } from "node:path";
 import { bundledFile } from "../config/paths.js";
 import { Transient } from "../errors/board.js";
 import { AsyncQueue } from "../process/queue.js";
+import { startChild } from "../process/spawn.js";
+import { systemClock } from "../time/clock.js";
 import { LineSplitter } from "../process/lines.js";
 import { classify } from "./classify.js";
 import { parseWatchLine } from "./events.js";
@@ -128,24 +129,24 @@ async function reach(spec: HubSpec): Promise<Socket> {
     }
     if (takeLock(lock)) {
       const spec_ = JSON.stringify({ socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 });
-      const hub = spawn(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], {
+      // Detached and left running (no cleanup at this seat's exit): the hub outlives the seat that started it.
+      const started = startChild(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], {
         cwd: "/",
         env: spec.env,
-        detached: true,
-        stdio: ["ignore", "ignore", "pipe"],
+        stdin: "ignore",
+        stdout: "ignore",
+        stderr: "pipe",
+        cleanup: false,
       });
       let said = "";
-      hub.stderr?.on("data", (c: Buffer) => {
+      started.child?.stderr?.on("data", (c: Buffer) => {
         said = (said + c.toString("utf8")).slice(-2000);
       });
-      hub.once("exit", (code, signal) => {
-        failed = said.trim() || `it exited (${signal ?? `code ${code}`})`;
+      void started.exit.then((e) => {
+        failed = e.spawnError?.message ?? (said.trim() || `it exited (${e.signal ?? `code ${e.exitCode}`})`);
       });
-      hub.once("error", (err) => {
-        failed = err.message;
-      });
-      (hub.stderr as Socket | null)?.unref();
-      hub.unref();
+      (started.child?.stderr as Socket | null | undefined)?.unref();
+      started.child?.unref();
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -158,7 +159,7 @@ function takeLock(lock: string): boolean {
     return true;
   } catch {
     try {
-      if (Date.now() - statSync(lock).mtimeMs > 60_000) rmSync(lock, { force: true }); // sync-io: the same lock
+      if (systemClock.now() - statSync(lock).mtimeMs > 60_000) rmSync(lock, { force: true }); // sync-io: the same lock
     } catch {
       // gone meanwhile
     }

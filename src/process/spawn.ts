@@ -15,7 +15,7 @@ export interface StartOptions {
   cwd?: string | undefined;
   env: Record<string, string>;
   stdin: "ignore" | "pipe";
-  stdout: "pipe" | number;
+  stdout: "pipe" | "ignore" | number;
   stderr: "pipe" | number;
   cleanup: boolean;
   /** Descriptors the child gets as 3, 4, … (the jail's seccomp filter; a pipe: its stream, RunOptions.streamFd). */
