@@ -63,7 +63,8 @@ server.ready.then(
 );
 process.stderr.on("error", () => undefined);
 
-const MAX_CAP = 256 * 1024 * 1024;
+// A seat asks for 64 MiB at most; an answer is its output base64, which the line to the server must hold.
+const MAX_CAP = 64 * 1024 * 1024;
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
 const stringMap = (v: unknown): v is Record<string, string> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");

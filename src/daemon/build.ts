@@ -17,7 +17,7 @@ import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatIm
 import { imagesAtStart } from "./isolation.js";
 import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
-import { type Board, type CliCallRecord, HermesCliBoard } from "../board/index.js";
+import { type Board, type CliCallRecord, HermesCliBoard, defaultShareDir } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
 import { sshSplit } from "../board/remote.js";
 import type { RetryPolicy } from "../board/retry.js";
@@ -219,7 +219,7 @@ export async function build(
     hermesHomes: settings.hermesHomes,
     files: [c.provenance?.file, c.http.tokenFile],
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
-    own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir], // + the hubs' sockets
+    own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
   });
   const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });

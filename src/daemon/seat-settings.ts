@@ -32,7 +32,8 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
     // never a workspace either: a workspace is handed to the agent's uid and shown to it whole.
     bridgeDirs: [
       c.stateDir,
-      ...(c.hermes.share === "host" ? [c.hermes.shareDir ?? defaultShareDir(env)] : []),
+      // every hub's of this user, whether this seat shares or not: another seat's may
+      ...[c.hermes.shareDir, defaultShareDir(env)].filter((d): d is string => d !== undefined),
       imageCacheOf(c.agent.isolation, env),
       ...SECRET_DIRS,
       ...[c.http.tokenFile, c.provenance?.file].filter((f): f is string => typeof f === "string"),

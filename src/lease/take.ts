@@ -55,11 +55,25 @@ export async function take(
   const named = { claimer: caps?.namedClaims ? newClaimer(s.assignee) : undefined };
   const timed = (claim: Acquired, contextText: string | null, ttl: number, reclaimed: boolean) =>
     HeldLease.of(board, claim, fencing, LeaseClock.of(claim.lease.claimedAt, s.timing(ttl)), { contextText, reclaimed });
+  /**
+   * A claim of a task that is not this seat's lane is given back at once: Hermes's claim does not check the
+   * assignee, and a task id can come from a watch line, whose text a task's writer partly controls.
+   */
+  const notOurLane = async (claim: Acquired): Promise<boolean> => {
+    const lane = claim.detail?.task.assignee;
+    if (claim.detail === null || lane?.toLowerCase() === s.assignee.toLowerCase()) return false;
+    await timed(claim, null, s.ttlSeconds, false).giveBack(
+      `hermes-kanban-bridge: not this seat's lane (${s.assignee}): the task's is ${lane ?? "nobody's"}`,
+      signal,
+    );
+    return true;
+  };
   try {
     if (caps?.reclaimCountsAsFailure && !caps.heartbeatExtends) {
       const contextText = await readContext(board, taskId, signal);
       const ttl = s.ttlForTask(maxRuntimeOf(contextText));
-      return timed(await acquire(board, taskId, ttl, signal, named), contextText, ttl, false);
+      const claim = await acquire(board, taskId, ttl, signal, named);
+      return (await notOurLane(claim)) ? null : timed(claim, contextText, ttl, false);
     }
     let contextP: Promise<string | null> | undefined;
     const readIt = () => {
@@ -73,6 +87,7 @@ export async function take(
     } finally {
       await contextP?.catch(() => null);
     }
+    if (await notOurLane(claim)) return null;
     const contextText = await readIt().catch(() => null);
     const needed = s.ttlForTask(maxRuntimeOf(contextText));
     if (caps?.heartbeatExtends) return renewable(board, claim, contextText, needed, s, fencing);

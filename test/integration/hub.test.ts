@@ -174,7 +174,7 @@ describe("seats of one host share the board's hub", () => {
     chmodSync(open, 0o770);
     expect(() => hubDir(open)).toThrow(/hermes\.shareDir: .*open can be entered by others \(mode 770\): make it 0700/);
     symlinkSync(open, join(base, "link"));
-    expect(() => hubDir(join(base, "link"))).toThrow(/hermes\.shareDir: .*link is a symbolic link: name the directory itself/);
+    expect(() => hubDir(join(base, "link"))).toThrow(/hermes\.shareDir: .*link is reached through a symbolic link \(it is .*open\): name that path/);
     writeFileSync(join(base, "file"), "");
     expect(() => hubDir(join(base, "file"))).toThrow(/hermes\.shareDir: .*file is not a directory/);
     expect(() => hubDir("relative/hubs")).toThrow(/hermes\.shareDir: relative\/hubs is not an absolute path/);
@@ -188,6 +188,7 @@ describe("seats of one host share the board's hub", () => {
     );
     chmodSync(shared, 0o1777); // sticky, like /tmp: no one else can move what is ours in it
     chmodSync(open, 0o700);
+    expect(() => hubDir(join(base, "link", "hubs"))).toThrow(/hermes\.shareDir: .*link\/hubs is reached through a symbolic link/);
     expect(hubDir(open)).toBe(open);
     expect(hubDir(join(shared, "hubs"))).toBe(join(shared, "hubs"));
     rmSync(base, { recursive: true, force: true });

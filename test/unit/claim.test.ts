@@ -96,6 +96,21 @@ describe("sizing a claim", () => {
     expect(made(b).filter((c) => !/^-|--help/.test(c))).toEqual(["claim 900"]);
   });
 
+  it("a task of another lane (its id from a forged watch line) is given back at once, naming why: not taken", async () => {
+    for (const caps of [CAPS, { ...CAPS, reclaimCountsAsFailure: true }]) {
+      const t = await testBoard();
+      boards.push({ ...t, id: "", from: 0 });
+      const nobody = await t.emu.createTask("nobody's");
+      const other = await t.seed("another lane's", { assignee: "other-seat" });
+      for (const id of [nobody, other]) {
+        expect(await take(t.board, id, claimSettings(config), caps, fencing, signal)).toBeNull();
+        const d = await t.emu.show(id);
+        expect(d.task.status).toBe("ready");
+        expect(JSON.stringify(d.events.findLast((e) => e.kind === "reclaimed")?.payload)).toMatch(/not this seat's lane \(seat\)/);
+      }
+    }
+  });
+
   it("context is read once the claim is ours, beside its show — never alongside the claim itself", async () => {
     const b = await board(null);
     let answered = false;
