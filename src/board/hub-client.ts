@@ -85,9 +85,9 @@ export function hubDir(dir: string): string {
     if (why) throw new Error(`hermes.shareDir: ${dir} is under a directory another user can change (${why}): put it under one of the bridge user's own`);
     if (p === dirname(p)) break;
   }
-  // sync-io: the same directory. Named as it is: no link on the way (one could be turned elsewhere after this look).
-  if (realpathSync(dir) !== resolve(dir))
-    throw new Error(`hermes.shareDir: ${dir} is reached through a symbolic link (it is ${realpathSync(dir)}): name that path`);
+  // Named as it is: no link on the way (one could be turned elsewhere after this look).
+  const real = realpathSync(dir); // sync-io: the same directory
+  if (real !== resolve(dir)) throw new Error(`hermes.shareDir: ${dir} is reached through a symbolic link (it is ${real}): name that path`);
   const st = lstatSync(dir); // sync-io: the same directory
   if (st.isSymbolicLink()) throw new Error(`hermes.shareDir: ${dir} is a symbolic link: name the directory itself`);
   if (!st.isDirectory()) throw new Error(`hermes.shareDir: ${dir} is not a directory`);
