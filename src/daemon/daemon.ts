@@ -24,7 +24,6 @@ import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
-
 export type { SeatEvents } from "./events.js";
 
 export interface DaemonDeps extends RunServices {
@@ -116,6 +115,7 @@ export class Daemon extends SeatEventsOut {
       clock: d.clock,
       discovery: c.discovery,
       once: d.once === true,
+      scanBackoff: d.once ? { baseMs: d.retry.minDelayMs, maxMs: d.retry.maxDelayMs } : { baseMs: 1000, maxMs: 60_000 }, // a pass: a call's waits
       capacity: () => c.concurrency - this.launcher.inflight.size,
       paused: () => this.seat.paused(),
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),

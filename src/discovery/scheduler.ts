@@ -20,6 +20,8 @@ export interface SchedulerDeps {
   discovery: { sweepSeconds: number; watch: boolean; debounceMs: number; watchRestartMaxSeconds: number };
   /** One pass (`run --once`): no watch, no sweep. */
   once: boolean;
+  /** The waits between failed scans of a board (doubling from baseMs up to maxMs). */
+  scanBackoff: { baseMs: number; maxMs: number };
   /** Free slots now (seat limit minus runs in flight). */
   capacity(): number;
   paused(): boolean;
@@ -211,7 +213,7 @@ export class Scheduler {
   private failed(board: Board, err: unknown): { ok: false; error: string; retryInMs: number } {
     const n = (this.failures.get(board.slug) ?? 0) + 1;
     this.failures.set(board.slug, n);
-    const delay = backoffDelay(n, { baseMs: 1000, maxMs: 60_000 });
+    const delay = backoffDelay(n, this.d.scanBackoff);
     if (this.stopped) return { ok: false, error: describeError(err), retryInMs: 0 };
     if (err instanceof BoardNotFound || err instanceof UsageError || err instanceof CliUnavailable) this.d.onFatal(board.slug, err as Error);
     else if (this.d.once && n >= 5) this.d.onFatal(board.slug, new Error(`board ${board.slug} kept failing: ${describeError(err)}`, { cause: err }));

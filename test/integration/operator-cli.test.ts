@@ -65,7 +65,7 @@ describe("run --once tells cron whether the seat could work", () => {
     // a board host that refuses: five failed scans (no retries inside a call here, to keep it short)
     const down = script(dir, "hermes-over-ssh", 'echo "ssh: connect to host board-host port 22: Connection refused" >&2; exit 255');
     const cfg = join(dir, "seat.yaml");
-    writeFileSync(cfg, "hermes: {retry: {retries: 0}}\n");
+    writeFileSync(cfg, "hermes: {retry: {retries: 0, minDelayMs: 20, maxDelayMs: 100}}\n");
     const unreachable = await cli(["run", "--once", "--config", cfg, ...base, "--hermes", down, "--state-dir", join(dir, "b")]);
     expect(unreachable.exitCode).toBe(1);
     expect(unreachable.stderr).toMatch(/hermes-bridge: the bridge stopped: board bridge kept failing: .*Connection refused/);
