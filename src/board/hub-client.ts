@@ -131,6 +131,12 @@ async function reach(spec: HubSpec): Promise<Socket> {
       if (i >= 1200) throw new Error(`no hub answered at ${path} within 60 s`, { cause: err });
     }
     if (takeLock(lock)) {
+      // A hub may have named its socket (and let go of its lock) between the look above and this lock: look again.
+      const there = await tryConnect(path).catch(() => null);
+      if (there) {
+        rmSync(lock, { force: true }); // sync-io: our own lock, in the hubs' directory
+        return there;
+      }
       const spec_ = JSON.stringify({ socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 });
       // Detached and left running (no cleanup at this seat's exit): the hub outlives the seat that started it.
       const started = startChild(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], {

@@ -112,8 +112,16 @@ export function openDb(loc: BoardLoc, env: NodeJS.ProcessEnv): Db {
   return db;
 }
 
-/** Board time in epoch seconds; tests move it forward with `<root>/.emulator-clock-offset`. */
+/**
+ * Board time in epoch seconds; tests move it forward with `<root>/.emulator-clock-offset`, or pin it with
+ * `<root>/.emulator-clock-fixed` (a replay of a recording's own timestamps: no second boundary to race).
+ */
 export function nowSeconds(root: string): number {
+  const fixed = join(root, ".emulator-clock-fixed");
+  if (existsSync(fixed)) {
+    const v = Number.parseInt(readFileSync(fixed, "utf8").trim(), 10);
+    if (Number.isFinite(v)) return v;
+  }
   const f = join(root, ".emulator-clock-offset");
   let offset = 0;
   if (existsSync(f)) offset = Number.parseInt(readFileSync(f, "utf8").trim(), 10) || 0;

@@ -100,11 +100,10 @@ export async function replay(file: string, o: { dir?: string; compat?: string } 
         wait = 0;
       }
       const boardNow = anchor ? anchor.recorded + (wall - anchor.wall) : null;
-      const realNow = Math.floor(Date.now() / 1000);
-      writeFileSync(
-        join(home, ".emulator-clock-offset"),
-        String(boardNow === null ? Math.round(wall - (Date.now() - started) / 1000) : Math.round(boardNow - realNow)),
-      );
+      // Where the recording says what time it was, board time is pinned to it (an offset from the real clock
+      // could cross a second between this write and the call's read, on a busy machine).
+      if (boardNow === null) writeFileSync(join(home, ".emulator-clock-offset"), String(Math.round(wall - (Date.now() - started) / 1000)));
+      else writeFileSync(join(home, ".emulator-clock-fixed"), String(Math.round(boardNow)));
       wall += b.wallSeconds;
       const local = (a: string) => a.replace(/<HERMES_HOMES>\/s\d+/g, home).replace(/t_[0-9a-f]{8}/g, (id) => toActual.get(id) ?? id);
       for (const f of b.files) {
