@@ -63,7 +63,8 @@ if (bin) {
         },
         comments: async (id) =>
           (JSON.parse(await cli(["--board=contract", "show", "--json", "--", id])) as { comments: { author: string; body: string }[] }).comments,
-        cleanup: () => rmSync(home, { recursive: true, force: true }),
+        // (a hub of this home may still be ending: its socket and lock go as it goes)
+        cleanup: () => rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
       };
     });
 } else {
