@@ -21,7 +21,12 @@ for (const line of lines) {
   ran += 1;
   console.log(`test:real ${line.name} against ${line.env}=${bin}`);
   const env = { ...process.env, HERMES_BIN: bin, HKB_HERMES_LINE: line.name };
-  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", ...files, ...process.argv.slice(2)], { stdio: "inherit", env });
+  // Every file drives real Pythons (and real agent CLIs) at once on the machine's cores: a case that takes
+  // 15 s alone took 55–60 s beside the others on 2 cores, so the lane's cases get 180 s, not the suite's 60.
+  const r = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--testTimeout=180000", ...files, ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env,
+  });
   if (r.status !== 0) failed += 1;
 }
 if (ran === 0) console.log("test:real: no real Hermes named; nothing ran.");

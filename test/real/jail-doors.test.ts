@@ -6,15 +6,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { Emu } from "../helpers/emulator.js";
 import { blockedWhy, forgedStream, freshCliHome, gitNoDoor, notHostRoot, operatorGitStatus, streamClosed } from "../helpers/jail-doors.js";
-
-// Two runs of the real Claude Code CLI on the real Hermes CLI, while the other real-lane files run theirs:
-// ~15 s alone, 32–43 s on 2 busy cores — more than the suite's 60 s default leaves room for.
-vi.setConfig({ testTimeout: 180_000 });
 
 const bin = process.env.HERMES_BIN;
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
