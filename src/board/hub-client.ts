@@ -19,6 +19,7 @@ import { classify } from "./classify.js";
 import { parseWatchLine } from "./events.js";
 import type { WatchLine } from "./port.js";
 import type { ServerPipe } from "./server-pipe.js";
+import { resultOf } from "./server-process.js";
 
 export interface HubSpec {
   /** The directory of the hubs' sockets (hermes.shareDir): the bridge user's own, 0700. */
@@ -89,7 +90,6 @@ export function hubDir(dir: string): string {
   const real = realpathSync(dir); // sync-io: the same directory
   if (real !== resolve(dir)) throw new Error(`hermes.shareDir: ${dir} is reached through a symbolic link (it is ${real}): name that path`);
   const st = lstatSync(dir); // sync-io: the same directory
-  if (st.isSymbolicLink()) throw new Error(`hermes.shareDir: ${dir} is a symbolic link: name the directory itself`);
   if (!st.isDirectory()) throw new Error(`hermes.shareDir: ${dir} is not a directory`);
   if (st.uid !== uid) throw new Error(`hermes.shareDir: ${dir} belongs to uid ${st.uid}, not to the bridge's uid ${uid}`);
   if ((st.mode & 0o077) !== 0) throw new Error(`hermes.shareDir: ${dir} can be entered by others (mode ${(st.mode & 0o777).toString(8)}): make it 0700`);
@@ -225,19 +225,8 @@ export async function* hubWatch(spec: HubSpec, assignee: string, signal: AbortSi
       const stderr = typeof m.stderr === "string" ? Buffer.from(m.stderr, "base64").toString("utf8") : "";
       const exitCode = typeof m.code === "number" ? m.code : null;
       const reason = m.reason === "timeout" || m.reason === "aborted" || m.reason === "spawn_failed" ? m.reason : "exited";
-      const res = {
-        argv: spec.watch,
-        pid: undefined,
-        exitCode,
-        signal: null,
-        stdout: "",
-        stderr,
-        stdoutTruncated: false,
-        stdoutTotal: 0,
-        reason,
-        reaped: 0,
-        durationMs: 0,
-      } as const;
+      // (the server answer's own reading: server-process.ts resultOf)
+      const res = resultOf(spec.watch, { kind: "done", code: exitCode, signal: null, stdout: "", stderr, truncated: false, pid: undefined }, 0, reason);
       end = classify(res, { verb: "watch", board: spec.board }) ?? new Transient({ verb: "watch", board: spec.board, exitCode }, "watch ended");
       sock.destroy();
     }
