@@ -71,9 +71,13 @@ export class SeatState {
     this.fix = parsed.data.fix ?? null;
   }
 
+  /** Pauses until a reset that was bounded where it was reported (run/limit.ts, the seat's checks), never
+   *  past the cap. One that passed since — during the close — is a pause already over: a reset that was
+   *  still ahead when the agent named it is no reason for another 15 minutes. */
   pauseUntil(resetsAt: number | null, reason: string): void {
     const now = this.clock.now();
-    const bounded = boundReset(resetsAt, now, this.maxPauseMs);
+    const passed = resetsAt !== null && Number.isFinite(resetsAt) && Math.abs(resetsAt) <= 8.64e15 && resetsAt <= now;
+    const bounded = passed ? { resetsAt, note: null } : boundReset(resetsAt, now, this.maxPauseMs);
     const until = (bounded.resetsAt ?? now + UNKNOWN_RESET_WAIT_MS) + this.marginMs;
     this.until = Math.max(this.until ?? 0, until);
     this.reason = bounded.note ? `${reason}; ${bounded.note}` : reason;

@@ -6,6 +6,7 @@ import { describeError } from "../errors/index.js";
 import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
+import { boundedLimit } from "./limit.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { ToolsEndpoint } from "./factories.js";
 import type { WorkInput } from "./deps.js";
@@ -73,6 +74,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
       }
     },
     onAuthFailed: () => w.stop(null),
+    boundLimit: (l) => boundedLimit(l, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000),
   };
   const resume = plan.mode === "resume";
   await drive(w.agent, input(resume), record.facts, state, hooks);

@@ -17,6 +17,9 @@ export interface DriveHooks {
   onSession?: (id: string) => void;
   /** An auth failure stops the run at once. */
   onAuthFailed?: () => void;
+  /** A reported limit as the seat may act on it: its reset bounded the moment it is seen (run/limit.ts),
+   *  so the time the agent, the jail and the close take afterwards cannot turn a near reset into a past one. */
+  boundLimit: (e: Extract<AgentEvent, { type: "limit" }>) => Extract<AgentEvent, { type: "limit" }>;
 }
 
 export function newDriveState(): DriveState {
@@ -45,7 +48,7 @@ export function fold(e: AgentEvent, facts: RunFacts, s: DriveState, h: DriveHook
       facts.finished = e;
       break;
     case "limit":
-      facts.limit = e;
+      facts.limit = h.boundLimit(e);
       break;
     case "auth_failed":
       facts.authFailed = e.message;

@@ -14,7 +14,6 @@ import { unreachableWatch } from "./reach.js";
 import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
-import { boundedLimit } from "./limit.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
@@ -150,8 +149,6 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     } else
       await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, reach, overBudget: over });
     await confined.afterAgent();
-    // The reset time is the agent's word: bounded once, before anything decides, closes or pauses on it.
-    if (facts.limit) facts.limit = boundedLimit(facts.limit, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000);
     facts.commentsSeen = inbox.watermark();
     if (tools) {
       // Requests made through the tools; an outcome file (command agent) takes precedence.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { boundedLimit } from "../../src/run/limit.js";
 import { SeatState } from "../../src/daemon/seat.js";
 
 describe("SeatState", () => {
@@ -13,6 +14,17 @@ describe("SeatState", () => {
     now += 2;
     expect(seat.paused()).toBe(false);
     expect(seat.pausedUntil()).toBeNull();
+  });
+  it("a reset bounded when the agent named it, passed during the close, is a pause already over — not 15 more minutes", () => {
+    let now = 1_000_000;
+    const seat = new SeatState({ now: () => now }, { marginMs: 1_000 });
+    const named = boundedLimit({ type: "limit", kind: "five_hour", resetsAt: now + 5_000, message: "limited" }, now, 3600_000);
+    expect(named.note).toBeUndefined();
+    now += 7_000; // the agent's exit, the jail's teardown and the close took longer than the reset was away
+    seat.pauseUntil(named.resetsAt, "usage limit (five_hour)");
+    expect(seat.pausedUntil()).toBe(1_000_000 + 5_000 + 1_000);
+    expect(seat.paused()).toBe(false);
+    expect(seat.reason).toBeNull();
   });
   it("without a reset time pauses 15 minutes; auth pauses until restart", () => {
     let now = 0;
