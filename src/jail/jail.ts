@@ -135,6 +135,16 @@ export interface RunJail {
 }
 
 /** A path the jail will not show the agent (inside or above a forbidden root, the bridge's HOME itself). */
+/** The shell line that makes the stream's descriptor the program's stdout, then becomes the program (`sh -c <line> hkb-stream <program>…`). */
+export const streamShim = (fd: number) => `exec 1>&${fd} ${fd}>&-; exec "$@"`;
+
+/** Whether a process's command line is that shell's, before it became the program. */
+export function isStreamShim(cmdline: string): boolean {
+  const [, c, line, name] = cmdline.split("\0");
+  const fd = /^exec 1>&(\d{1,4}) /.exec(line ?? "")?.[1];
+  return c === "-c" && name === "hkb-stream" && fd !== undefined && line === streamShim(Number(fd));
+}
+
 export class JailRefused extends PermanentError {
   constructor(
     readonly path: string,
@@ -245,7 +255,7 @@ export class Jail {
     const streamFd = extra.ownStream ? 3 + files.length : undefined;
     const target = [abs ?? program, ...rest];
     const shim = streamFd !== undefined && !egress;
-    const inner = shim ? ["/bin/sh", "-c", `exec 1>&${streamFd} ${streamFd}>&-; exec "$@"`, "hkb-stream", ...target] : target;
+    const inner = shim ? ["/bin/sh", "-c", streamShim(streamFd), "hkb-stream", ...target] : target;
     const forwards = [...(egress?.forwards ?? []).flatMap((f) => ["--forward", f]), ...(streamFd === undefined ? [] : ["--stream", String(streamFd)])];
     const started = egress ? [...egress.relay, String(egress.port), egress.at, ...forwards, "--", ...inner] : inner;
     return {

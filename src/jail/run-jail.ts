@@ -5,13 +5,13 @@
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
 // owners once nothing of the run will run there again (after the gate).
 import { readlinkSync } from "node:fs";
-import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
+import { chmod, lchown, mkdir, readFile, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree, workingIn } from "../process/terminate.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
-import { JailRefused, RUN_HOST_HOME } from "./jail.js";
+import { JailRefused, RUN_HOST_HOME, isStreamShim } from "./jail.js";
 import { programImages, reachedBy } from "./images.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { RunCgroup, capped } from "./limits.js";
@@ -35,12 +35,31 @@ const ownNs = (ns: "mnt" | "pid") => {
 const ownMountNs = ownNs("mnt");
 const ownPidNs = ownNs("pid");
 
+/** What was seen at which of a series of looks: a thing is let be at the look that first sees it. */
+export class Sightings {
+  private readonly first = new Map<string, number>();
+  private look = 0;
+
+  nextLook(): void {
+    this.look += 1;
+  }
+
+  /** Whether `key` was seen at an earlier look than this one (it is remembered as seen now). */
+  seenBefore(key: string): boolean {
+    const at = this.first.get(key) ?? this.look;
+    this.first.set(key, at);
+    return at < this.look;
+  }
+}
+
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
   /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
   private readonly copies = new Map<string, { dev: number; ino: number }>();
+  /** Holders of the stream seen running the jail's own launch chain. */
+  private readonly launching = new Sightings();
 
   constructor(
     private readonly jail: Jail,
@@ -146,6 +165,13 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode !== "bwrap" || this.copies.size === 0) return null;
     const file = await stat(stream).catch(() => null);
     if (!file) return null;
+    this.launching.nextLook();
+    // The jail's own launch chain — bubblewrap in the jail's namespace before its init dropped the
+    // descriptor and its child exec'd, the stream's `sh` before it became the program — holds the stream
+    // for a moment, before any of the run's code runs (on a busy machine, past the first look): a holder
+    // running one of them is let be at the look that first sees it, and named at a later one.
+    const [bwrap, sh] = await Promise.all([this.jail.policy.bwrap, "/bin/sh"].map((p) => stat(p).catch(() => null)));
+    const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {
       try {
         if (readlinkSync(`/proc/${pid}/ns/pid`) === ownPidNs) continue; // bubblewrap outside the jail
@@ -160,7 +186,12 @@ export class RunJailOf implements RunJail {
         );
         if (!holds.some(Boolean)) continue;
         const exe = await stat(`/proc/${pid}/exe`);
-        if (![...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
+        if ([...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) continue;
+        // (A version manager's `sh` shim is no stream launcher: only the jail's own `hkb-stream` line is.)
+        if (same(bwrap, exe) || (same(sh, exe) && isStreamShim(await readFile(`/proc/${pid}/cmdline`, "utf8")))) {
+          if (!this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
+        }
+        return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
       } catch {
         // gone meanwhile, or not ours to look into
       }
