@@ -18,6 +18,11 @@
 #   -> {"id": n, "event": "stale"}                               the install changed on disk: not run; the
 #                                                                server exits once its calls are done
 # The server exits when its stdin closes (after its calls end).
+# Calls start through a queue: at most one per CPU at a time while they are young (a call that has run
+# HOLD seconds frees its slot), heartbeats first, then claims, then the rest in arrival order — a burst
+# of calls (twenty seats' claims at once) ends one after another instead of all together at the end, a
+# heartbeat never waits behind a burst, and a claim not behind the reads and closes of the runs that
+# started before it. A call killed while it waits never runs.
 import atexit
 import base64
 import ctypes
@@ -266,6 +271,7 @@ class Call:
         self.status = None
         self.exited_at = None
         self.kill_at = None
+        self.began = time.monotonic()
 
     def take(self, fd, data):
         b = self.bufs[fd]
@@ -280,6 +286,57 @@ by_id = {}
 stale = False
 stdin_open = True
 pending = b""
+
+# The queue (see the top): slots and how long a call holds one (tests set them through the environment).
+try:
+    SLOTS = max(1, int(os.environ.get("HKB_CALLSERVER_SLOTS") or len(os.sched_getaffinity(0))))
+except (AttributeError, ValueError, OSError):
+    SLOTS = max(1, os.cpu_count() or 1)
+try:
+    HOLD = max(0.0, float(os.environ.get("HKB_CALLSERVER_HOLD_MS") or 500) / 1000.0)
+except ValueError:
+    HOLD = 0.5
+URGENT = {"heartbeat"}
+waiting = []  # [priority, sequence, request]
+seq = 0
+
+
+def verb_of(argv):
+    """The kanban verb of a call's argv (`kanban --board=x claim …` → claim), or None."""
+    if not argv or argv[0] != "kanban":
+        return None
+    for a in argv[1:]:
+        if not a.startswith("-"):
+            return a
+    return None
+
+
+def enqueue(req):
+    global seq
+    argv = [str(a) for a in req.get("argv", [])] if isinstance(req.get("argv"), list) else []
+    verb = verb_of(argv)
+    prio = 0 if verb in URGENT else 1 if verb == "claim" else 2
+    seq += 1
+    waiting.append([prio, seq, req])
+
+
+def start_waiting():
+    """Starts the waiting calls the free slots allow, most urgent first."""
+    if not waiting:
+        return
+    now = time.monotonic()
+    busy = sum(1 for c in calls.values() if c.status is None and now - c.began < HOLD)
+    waiting.sort(key=lambda w: (w[0], w[1]))
+    while waiting and busy < SLOTS:
+        start(waiting.pop(0)[2])
+        busy += 1
+
+
+def next_release():
+    """Seconds until a running call frees its slot (the loop's wait while calls are queued)."""
+    now = time.monotonic()
+    ends = [c.began + HOLD - now for c in calls.values() if c.status is None and now - c.began < HOLD]
+    return max(0.005, min(ends)) if ends else 0.2
 
 
 def start(req):
@@ -315,6 +372,12 @@ def start(req):
 
 
 def kill(req):
+    for w in waiting:
+        if w[2].get("id") == req.get("id"):
+            # Never started: answered as a call stopped before it ran.
+            waiting.remove(w)
+            send({"id": w[2].get("id"), "event": "done", "code": None, "signal": "SIGTERM", "stdout": "", "stderr": "", "truncated": False})
+            return
     c = by_id.get(req.get("id"))
     if c and c.status is None:
         try:
@@ -354,11 +417,11 @@ signal.set_wakeup_fd(WAKE_W)
 signal.signal(signal.SIGCHLD, lambda *_: None)
 send({"event": "ready", "host": socket.gethostname(), "pid": os.getpid(), "python": sys.version.split()[0], "warm": WARM})
 
-while stdin_open or calls:
+while stdin_open or calls or waiting:
     fds = [WAKE_R] + ([0] if stdin_open else [])
     for c in calls.values():
         fds.extend(c.open)
-    ready, _, _ = select.select(fds, [], [], 0.2)
+    ready, _, _ = select.select(fds, [], [], next_release() if waiting else 0.2)
     for fd in ready:
         if fd == WAKE_R:
             try:
@@ -385,7 +448,7 @@ while stdin_open or calls:
                 if req.get("op") == "kill":
                     kill(req)
                 else:
-                    start(req)
+                    enqueue(req)
             continue
         for c in list(calls.values()):
             if fd in c.open:
@@ -415,5 +478,6 @@ while stdin_open or calls:
                 os.close(fd)
         if c.status is not None and not c.open:
             finish(c)
-    if stale and not calls:
+    start_waiting()
+    if stale and not calls and not waiting:
         break

@@ -75,7 +75,7 @@ export class HermesCli {
         const { HERMES_PROFILE: _author, ...shared } = env;
         const remote = remoteVars(o.env, shared);
         const hubServer = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remote }) ?? server;
-        const watch = hermesArgv(o.command, buildArgv([], this.slug, { verb: "watch", options: [["interval", "0.25"]] }), remote);
+        const watch = hermesArgv(o.command, buildArgv([], this.slug, { verb: "watch", options: [["interval", "0.1"]] }), remote);
         this.hub = { dir: o.share.dir, board: o.slug, server: hubServer.argv, watch, env: shared, idleMs: o.share.idleMs };
       } else if (o.share)
         o.onTransport?.(

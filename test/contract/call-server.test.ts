@@ -74,6 +74,47 @@ describe("the call server on a Python launcher", () => {
     expect(c.transport.mode).toBe("server");
   });
 
+  it("calls start through a queue: with every slot taken, a heartbeat goes first, then a claim, then the rest in arrival order; a call stopped while it waits never runs", async () => {
+    const gate = join(mkdtempSync(join(tmpdir(), "hkb-cs-gate-")), "open");
+    // One slot, held for as long as a call runs: the order below is the queue's alone.
+    const { c, run } = cli([fakeHermes()], { env: { HKB_CALLSERVER_SLOTS: "1", HKB_CALLSERVER_HOLD_MS: "600000" } });
+    expect((await run(["pid"])).exitCode).toBe(0);
+    expect(c.transport.mode).toBe("server");
+    const call = (verb: string, o: { timeoutMs?: number; extra?: string[]; spawned?: () => void } = {}) =>
+      c.transport.run({
+        args: ["kanban", "--board=b", verb, ...(o.extra ?? [])],
+        env: buildCliEnv(opts({ HKB_CALLSERVER_SLOTS: "1", HKB_CALLSERVER_HOLD_MS: "600000" })),
+        remoteEnv: {},
+        timeoutMs: o.timeoutMs ?? 20_000,
+        captureLimit: 1 << 20,
+        onSpawn: () => o.spawned?.(),
+      });
+    let holding!: () => void;
+    const held = new Promise<void>((r) => {
+      holding = r;
+    });
+    const first = call("show", { extra: ["wait-for", gate], spawned: () => holding() });
+    await held;
+    const read = call("context");
+    const close = call("complete");
+    const claim = call("claim");
+    const lease = call("heartbeat");
+    let ranLate = false;
+    const late = await call("list", { timeoutMs: 300, spawned: () => (ranLate = true) });
+    expect(late.reason).toBe("timeout");
+    expect(ranLate).toBe(false);
+    writeFileSync(gate, "");
+    const done = await Promise.all([first, read, close, claim, lease]);
+    const at = done.map((r) => {
+      const [verb, ns] = r.stdout.trim().split(" ");
+      return [verb, BigInt(ns ?? "0")] as const;
+    });
+    expect(at.map(([v]) => v)).toEqual(["show", "context", "complete", "claim", "heartbeat"]);
+    const order = [...at].sort((a, b) => (a[1] < b[1] ? -1 : 1)).map(([v]) => v);
+    expect(order).toEqual(["show", "heartbeat", "claim", "context", "complete"]);
+    expect(c.transport.mode).toBe("server");
+  });
+
   it("warms up on a throwaway home: what a board call imports is loaded before each call, the real home is not touched", async () => {
     const home = mkdtempSync(join(tmpdir(), "hkb-cs-home-"));
     const tmp = mkdtempSync(join(tmpdir(), "hkb-cs-tmp-")); // where the server makes its throwaway home
