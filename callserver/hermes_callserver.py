@@ -289,13 +289,14 @@ pending = b""
 
 # The queue (see the top): slots and how long a call holds one (tests set them through the environment).
 try:
-    SLOTS = max(1, int(os.environ.get("HKB_CALLSERVER_SLOTS") or len(os.sched_getaffinity(0))))
+    SLOTS = min(256, max(1, int(os.environ.get("HKB_CALLSERVER_SLOTS") or len(os.sched_getaffinity(0)))))
 except (AttributeError, ValueError, OSError):
-    SLOTS = max(1, os.cpu_count() or 1)
+    SLOTS = min(256, max(1, os.cpu_count() or 1))
 try:
-    HOLD = max(0.0, float(os.environ.get("HKB_CALLSERVER_HOLD_MS") or 500) / 1000.0)
+    HOLD = float(os.environ.get("HKB_CALLSERVER_HOLD_MS") or 500) / 1000.0
 except ValueError:
     HOLD = 0.5
+HOLD = min(600.0, max(0.0, HOLD)) if HOLD == HOLD else 0.5  # finite (a test holds a slot for minutes), never NaN
 URGENT = {"heartbeat"}
 waiting = []  # [priority, sequence, request]
 seq = 0

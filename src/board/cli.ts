@@ -13,7 +13,7 @@ import { OutputParseError } from "./parse.js";
 import type { Fence, WatchLine } from "./port.js";
 import { hermesArgv } from "./remote.js";
 import { DEFAULT_RETRY, type RetryPolicy, withRetry } from "./retry.js";
-import { serverArgv } from "./server-launch.js";
+import { noShareReason, serverArgv } from "./server-launch.js";
 import { type CallSpec, type CliTransport, ProcessTransport, type TransportMode } from "./transport.js";
 import { watchLines } from "./watch.js";
 
@@ -65,6 +65,8 @@ export class HermesCli {
     this.retry = o.retry ?? DEFAULT_RETRY;
     const plain = new ProcessTransport(o.command);
     const mode = o.callServer ?? "off";
+    const unshared = o.share && !o.transport ? noShareReason(o.command, mode, buildCliEnv(o.env).PATH) : null;
+    if (unshared) o.onTransport?.("process", unshared);
     if (o.transport) this.transport = o.transport;
     else if (mode === "off") this.transport = plain;
     else {
@@ -77,11 +79,7 @@ export class HermesCli {
         const hubServer = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remote }) ?? server;
         const watch = hermesArgv(o.command, buildArgv([], this.slug, { verb: "watch", options: [["interval", "0.1"]] }), remote);
         this.hub = { dir: o.share.dir, board: o.slug, server: hubServer.argv, watch, env: shared, idleMs: o.share.idleMs };
-      } else if (o.share)
-        o.onTransport?.(
-          "process",
-          "hermes.share: host has no effect: this command has no call server to share (callServer: off, or not a Python launcher — `on` forces it)",
-        );
+      }
       const hub = this.hub;
       this.transport = new ServerTransport({
         mode,

@@ -7,3 +7,4 @@ export { maxRuntimeFromContext } from "./parse.js";
 export { type BoardEventKind, boardEventKind } from "./events.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 export { defaultShareDir, hubDir } from "./hub-client.js";
+export { noShareReason } from "./server-launch.js";

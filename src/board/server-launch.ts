@@ -73,3 +73,14 @@ export function serverArgv(
   if (python) return { argv: [python, "-I", "-c", serverSource(), "--", ...command], inherit: false };
   return o.mode === "on" ? { argv: [...command, "--call-server"], inherit: true } : null;
 }
+
+/**
+ * Why `hermes.share: host` cannot apply to this command (there is no call server to share), or null. One
+ * rule for the seat's log and `doctor`'s row.
+ */
+export function noShareReason(command: readonly string[], mode: "auto" | "on" | "off", path: string | undefined): string | null {
+  if (mode === "off") return "hermes.share: host has no effect: callServer is off, so there is no call server to share";
+  if (mode === "auto" && !sshSplit(command) && !pythonOf(command, path))
+    return "hermes.share: host has no effect: the hermes command is not a Python launcher, so callServer: auto starts no call server to share (`on` forces it)";
+  return null;
+}

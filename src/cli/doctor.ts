@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { kindOf, loadConfig, preflight, seatImages } from "../agents/kinds.js";
-import { BoardNotFound, type Capabilities } from "../board/index.js";
+import { BoardNotFound, type Capabilities, noShareReason } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
 import { shareOf } from "../daemon/share.js";
@@ -106,8 +106,13 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
 function shareCheck(c: Config, env: NodeJS.ProcessEnv): Check {
   const dir = shareOf(c, env)?.dir;
   if (!dir) return pass("hermes share", "seat: this seat runs its own call server and watch");
-  if (c.hermes.callServer === "off")
-    return fail("hermes share", "host, but callServer is off: there is no call server to share", "set hermes.callServer: auto (or on)");
+  const none = noShareReason(c.hermes.command, c.hermes.callServer, env.PATH);
+  if (none)
+    return fail(
+      "hermes share",
+      none.replace("hermes.share: host has no effect: ", "host, but "),
+      "set hermes.callServer: auto for a Python launcher (python3 /path/to/hermes), or on",
+    );
   return pass(
     "hermes share",
     `host: the seats of this host on the same board, command and CLI environment share one call server and watch (the hub's socket in ${dir})`,

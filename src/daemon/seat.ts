@@ -71,14 +71,15 @@ export class SeatState {
     this.fix = parsed.data.fix ?? null;
   }
 
-  /** Pauses until a reset that was bounded where it was reported (run/limit.ts, the seat's checks), never
-   *  past the cap. One that passed since — during the close — is a pause already over: a reset that was
-   *  still ahead when the agent named it is no reason for another 15 minutes. */
+  /** Pauses until a reset that was bounded where it was reported (run/limit.ts, the seat's checks), plus the
+   *  margin, never past the cap. One that passed since — during the close — pauses the margin from now: a
+   *  reset that was still ahead when the agent named it is no reason for another 15 minutes. */
   pauseUntil(resetsAt: number | null, reason: string): void {
     const now = this.clock.now();
     const passed = resetsAt !== null && Number.isFinite(resetsAt) && Math.abs(resetsAt) <= 8.64e15 && resetsAt <= now;
     const bounded = passed ? { resetsAt, note: null } : boundReset(resetsAt, now, this.maxPauseMs);
-    const until = (bounded.resetsAt ?? now + UNKNOWN_RESET_WAIT_MS) + this.marginMs;
+    // Never less than the margin from now: a reset that passed is no reason to claim again at once.
+    const until = Math.max(now, bounded.resetsAt ?? now + UNKNOWN_RESET_WAIT_MS) + this.marginMs;
     this.until = Math.max(this.until ?? 0, until);
     this.reason = bounded.note ? `${reason}; ${bounded.note}` : reason;
     this.save();

@@ -35,20 +35,25 @@ const ownNs = (ns: "mnt" | "pid") => {
 const ownMountNs = ownNs("mnt");
 const ownPidNs = ownNs("pid");
 
-/** What was seen at which of a series of looks: a thing is let be at the look that first sees it. */
+/**
+ * What was seen at which of a series of looks: a thing is let be at the look that first sees it, and only
+ * within the first `window` looks (the launch); later, or seen again at a later look, it is named.
+ */
 export class Sightings {
   private readonly first = new Map<string, number>();
   private look = 0;
+
+  constructor(private readonly window = 2) {}
 
   nextLook(): void {
     this.look += 1;
   }
 
-  /** Whether `key` was seen at an earlier look than this one (it is remembered as seen now). */
+  /** Whether `key` is past its grace: seen at an earlier look, or first seen after the window (it is remembered as seen now). */
   seenBefore(key: string): boolean {
     const at = this.first.get(key) ?? this.look;
     this.first.set(key, at);
-    return at < this.look;
+    return at < this.look || this.look > this.window;
   }
 }
 
@@ -169,7 +174,8 @@ export class RunJailOf implements RunJail {
     // The jail's own launch chain — bubblewrap in the jail's namespace before its init dropped the
     // descriptor and its child exec'd, the stream's `sh` before it became the program — holds the stream
     // for a moment, before any of the run's code runs (on a busy machine, past the first look): a holder
-    // running one of them is let be at the look that first sees it, and named at a later one.
+    // running one of them is let be at the look that first sees it, within the first two looks (the launch:
+    // 0.5 and 2.5 s), and named at any later one.
     const [bwrap, sh] = await Promise.all([this.jail.policy.bwrap, "/bin/sh"].map((p) => stat(p).catch(() => null)));
     const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {

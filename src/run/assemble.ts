@@ -101,7 +101,7 @@ export function taskRunDeps(s: SeatServices, r: RunStart, seat: SeatPart): TaskR
     jail: s.jail,
     skillRoots: s.skillRoots,
     review: c.review,
-    claims: { check: s.checkClaim, unconfirmedPauseMs: c.unconfirmedPauseMs },
+    claims: { check: s.checkClaim, unconfirmedPauseMs: c.unconfirmedPauseMs, maxPauseMs: c.maxLimitPauseMs },
     egress: s.egress,
     author: c.author,
     traceId: r.traceId,

@@ -8,6 +8,7 @@
 //   not confirmed, and the task's previous run was handed back by another seat at its limit — the task
 //     is blocked for a person: two seats in a row is what a task steering its agents looks like.
 // A kind whose limit and auth events are the bridge's own observations (the local loop) is not checked.
+import { boundedLimit } from "./limit.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import type { TaskDetail } from "../board/port.js";
 import { type Decision, blockDecision } from "../result/decision.js";
@@ -18,6 +19,8 @@ export interface ClaimPolicy {
   check?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
   /** How long an unconfirmed claim pauses the seat before it checks again. */
   unconfirmedPauseMs: number;
+  /** The longest pause a reset time may make (seat.maxLimitPauseHours). */
+  maxPauseMs?: number | undefined;
 }
 
 /** The claim the run made, if any. */
@@ -60,7 +63,9 @@ export async function settleClaim(
   const check = o.policy.check ? await o.policy.check(claim) : { verdict: "unknown" as const, detail: "this agent kind has no way to check it from outside" };
   f.claimCheck = { claim, ...check };
   if (check.verdict === "confirmed") {
-    if (claim === "limit" && f.limit && f.limit.resetsAt === null && check.resetsAt != null) f.limit = { ...f.limit, resetsAt: check.resetsAt };
+    // The check's reset is bounded as the agent's is (result/limits.ts): one already past is 15 minutes, not none.
+    if (claim === "limit" && f.limit && f.limit.resetsAt === null && check.resetsAt != null)
+      f.limit = boundedLimit({ ...f.limit, resetsAt: check.resetsAt }, o.now, o.policy.maxPauseMs ?? 168 * 3600_000);
     return decision;
   }
   const other = handedBackBy(o.detail, o.runId, f.seat);

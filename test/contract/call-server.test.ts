@@ -56,6 +56,20 @@ describe("the call server on a Python launcher", () => {
     expect([f.exitCode, f.stderr]).toEqual([3, "kanban: failing on purpose\n"]);
   });
 
+  it("hermes.share: host with nothing to share (callServer: off, or no Python launcher under auto) says so, and runs as before", async () => {
+    for (const [callServer, command, why] of [
+      ["off", [fakeHermes()], /callServer is off/],
+      ["auto", [process.execPath, EMULATOR_BIN], /not a Python launcher/],
+    ] as const) {
+      const said: string[] = [];
+      const c = new HermesCli({ slug: "b", command, env: opts(), callServer, share: { dir: tmpdir() }, onTransport: (m, w) => said.push(`${m}: ${w}`) });
+      clis.push(c);
+      expect(said[0]).toMatch(/^process: hermes\.share: host has no effect: /);
+      expect(said[0]).toMatch(why);
+      expect(c.transport.mode).toBe("process");
+    }
+  });
+
   it("auto: a command that is not a Python launcher stays a plain process", async () => {
     const { c, run, modes } = cli([process.execPath, EMULATOR_BIN]);
     expect((await run(["--version"])).stdout).toMatch(/Hermes Agent v0\.20\.0/);

@@ -56,6 +56,12 @@ describe("doctor", () => {
     writeFileSync(cfg, base + hermes(join(emu.dir, "hubs")));
     const r = await cli(["doctor", "--config", cfg]);
     expect(r.stdout).toMatch(new RegExp(`^hermes share\\s+ok\\s+host: .*the hub's socket in ${join(emu.dir, "hubs")}`, "m"));
+    // nothing to share: the same verdict as the seat's log (board/server-launch.ts noShareReason)
+    writeFileSync(cfg, base + hermes(join(emu.dir, "hubs")).replace("callServer: on", "callServer: auto"));
+    const auto = await cli(["doctor", "--config", cfg]);
+    expect(auto.stdout).toMatch(/^hermes share\s+FAIL\s+host, but the hermes command is not a Python launcher/m);
+    writeFileSync(cfg, base + hermes(join(emu.dir, "hubs")).replace("callServer: on", "callServer: off"));
+    expect((await cli(["doctor", "--config", cfg])).stdout).toMatch(/^hermes share\s+FAIL\s+host, but callServer is off/m);
     const open = join(emu.dir, "open");
     mkdirSync(open, { mode: 0o777 });
     chmodSync(open, 0o777);

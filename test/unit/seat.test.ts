@@ -15,14 +15,16 @@ describe("SeatState", () => {
     expect(seat.paused()).toBe(false);
     expect(seat.pausedUntil()).toBeNull();
   });
-  it("a reset bounded when the agent named it, passed during the close, is a pause already over — not 15 more minutes", () => {
+  it("a reset bounded when the agent named it, passed during the close, pauses the margin from now — not 15 more minutes", () => {
     let now = 1_000_000;
     const seat = new SeatState({ now: () => now }, { marginMs: 1_000 });
     const named = boundedLimit({ type: "limit", kind: "five_hour", resetsAt: now + 5_000, message: "limited" }, now, 3600_000);
     expect(named.note).toBeUndefined();
     now += 7_000; // the agent's exit, the jail's teardown and the close took longer than the reset was away
     seat.pauseUntil(named.resetsAt, "usage limit (five_hour)");
-    expect(seat.pausedUntil()).toBe(1_000_000 + 5_000 + 1_000);
+    expect(seat.pausedUntil()).toBe(now + 1_000);
+    expect(seat.paused()).toBe(true);
+    now += 1_001;
     expect(seat.paused()).toBe(false);
     expect(seat.reason).toBeNull();
   });

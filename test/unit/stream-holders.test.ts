@@ -1,6 +1,6 @@
 // Who may hold an agent CLI's stream for a moment (jail/run-jail.ts streamExposed): the jail's own launch
 // chain — bubblewrap in the jail's namespace before it dropped the descriptor, and the `hkb-stream` shell
-// before it became the program — at the look that first sees it, never at a later one; and only that
+// before it became the program — at the look that first sees it within the launch, never at a later one; and only that
 // shell's own line counts as the chain (a version manager's `sh` shim does not).
 import { describe, expect, it } from "vitest";
 import { isStreamShim, streamShim } from "../../src/jail/jail.js";
@@ -22,7 +22,7 @@ describe("the stream's launch chain", () => {
     expect(isStreamShim("")).toBe(false);
   });
 
-  it("a holder is let be at the look that first sees it (as often as that look asks), named at any later look", () => {
+  it("a holder is let be at the look that first sees it (as often as that look asks) within the launch, named at any later look", () => {
     const s = new Sightings();
     s.nextLook();
     expect(s.seenBefore("101:7")).toBe(false);
@@ -32,8 +32,9 @@ describe("the stream's launch chain", () => {
     // another process (or the same pid running another image) starts over
     expect(s.seenBefore("102:7")).toBe(false);
     expect(s.seenBefore("101:8")).toBe(false);
+    // past the launch (the first two looks) a holder is named at the look that first sees it
     s.nextLook();
     expect(s.seenBefore("102:7")).toBe(true);
-    expect(s.seenBefore("101:7")).toBe(true);
+    expect(s.seenBefore("103:7")).toBe(true);
   });
 });
