@@ -16,7 +16,7 @@ import { type Clock, sleepUnlessAborted } from "../time/clock.js";
 import type { SeatState } from "./seat.js";
 import type { SeatTell } from "./events.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
-import { boundReset } from "../result/limits.js";
+import { DEFAULT_MAX_PAUSE_MS, boundReset } from "../result/limits.js";
 import { iso } from "../observe/status.js";
 
 const REACH_FIRST_MS = 60_000;
@@ -135,7 +135,7 @@ export class SeatPauses {
       this.tellSeat.tell("seat:paused", { until: null, reason: this.seat.reason });
       return true;
     }
-    const b = boundReset(v.resetsAt ?? null, this.clock.now(), this.o.maxPauseMs ?? 168 * 3600_000);
+    const b = boundReset(v.resetsAt ?? null, this.clock.now(), this.o.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS);
     this.seat.pauseUntil(b.resetsAt, `usage limit (confirmed by the seat's own check: ${v.detail})${b.note ? `; ${b.note}` : ""}`);
     this.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused");
     this.tellSeat.tell("seat:paused", { until: iso(this.seat.pausedUntil()), reason: this.seat.reason });

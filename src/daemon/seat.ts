@@ -4,7 +4,7 @@
 // bounded (result/limits.ts) when it is set and again when the file is read back, so neither a hostile
 // outcome nor an edited seat.json can pause the seat past seat.maxLimitPauseHours or break `status`.
 import { z } from "zod";
-import { UNKNOWN_RESET_WAIT_MS, boundReset } from "../result/limits.js";
+import { DEFAULT_MAX_PAUSE_MS, UNKNOWN_RESET_WAIT_MS, boundReset } from "../result/limits.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
 import { quarantine } from "../state/quarantine.js";
@@ -42,7 +42,7 @@ export class SeatState {
     private readonly o: SeatOptions = {},
   ) {
     this.marginMs = o.marginMs ?? 60_000;
-    this.maxPauseMs = o.maxPauseMs ?? 168 * 3600_000;
+    this.maxPauseMs = o.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
     this.file = o.file ?? null;
   }
 

@@ -134,7 +134,6 @@ export interface RunJail {
   release(): Promise<void>;
 }
 
-/** A path the jail will not show the agent (inside or above a forbidden root, the bridge's HOME itself). */
 /** The shell line that makes the stream's descriptor the program's stdout, then becomes the program (`sh -c <line> hkb-stream <program>…`). */
 export const streamShim = (fd: number) => `exec 1>&${fd} ${fd}>&-; exec "$@"`;
 
@@ -145,6 +144,7 @@ export function isStreamShim(cmdline: string): boolean {
   return c === "-c" && name === "hkb-stream" && fd !== undefined && line === streamShim(Number(fd));
 }
 
+/** A path the jail will not show the agent (inside or above a forbidden root, the bridge's HOME itself). */
 export class JailRefused extends PermanentError {
   constructor(
     readonly path: string,

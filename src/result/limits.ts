@@ -7,6 +7,9 @@
 /** When the agent names no reset time (or an unusable one), the seat waits this long. */
 export const UNKNOWN_RESET_WAIT_MS = 15 * 60_000;
 
+/** The longest pause a reset may make where no seat.maxLimitPauseHours is given (its default: a week). */
+export const DEFAULT_MAX_PAUSE_MS = 168 * 3600_000;
+
 export interface BoundedReset {
   /** The reset time to use (epoch ms), or null when the agent named none. */
   resetsAt: number | null;

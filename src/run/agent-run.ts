@@ -6,6 +6,7 @@ import { describeError } from "../errors/index.js";
 import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
+import { DEFAULT_MAX_PAUSE_MS } from "../result/limits.js";
 import { boundedLimit } from "./limit.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { ToolsEndpoint } from "./factories.js";
@@ -74,7 +75,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
       }
     },
     onAuthFailed: () => w.stop(null),
-    boundLimit: (l) => boundedLimit(l, w.clock.now(), w.maxLimitPauseMs ?? 168 * 3600_000),
+    boundLimit: (l) => boundedLimit(l, w.clock.now(), w.maxLimitPauseMs ?? DEFAULT_MAX_PAUSE_MS),
   };
   const resume = plan.mode === "resume";
   await drive(w.agent, input(resume), record.facts, state, hooks);

@@ -8,6 +8,7 @@
 //   not confirmed, and the task's previous run was handed back by another seat at its limit — the task
 //     is blocked for a person: two seats in a row is what a task steering its agents looks like.
 // A kind whose limit and auth events are the bridge's own observations (the local loop) is not checked.
+import { DEFAULT_MAX_PAUSE_MS } from "../result/limits.js";
 import { boundedLimit } from "./limit.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import type { TaskDetail } from "../board/port.js";
@@ -65,7 +66,7 @@ export async function settleClaim(
   if (check.verdict === "confirmed") {
     // The check's reset is bounded as the agent's is (result/limits.ts): one already past is 15 minutes, not none.
     if (claim === "limit" && f.limit && f.limit.resetsAt === null && check.resetsAt != null)
-      f.limit = boundedLimit({ ...f.limit, resetsAt: check.resetsAt }, o.now, o.policy.maxPauseMs ?? 168 * 3600_000);
+      f.limit = boundedLimit({ ...f.limit, resetsAt: check.resetsAt }, o.now, o.policy.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS);
     return decision;
   }
   const other = handedBackBy(o.detail, o.runId, f.seat);
