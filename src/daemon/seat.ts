@@ -9,7 +9,7 @@ import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
 import { quarantine } from "../state/quarantine.js";
 import { readSmallFile } from "../state/read.js";
-import type { Clock } from "../time/clock.js";
+import { type Clock, isInstant } from "../time/clock.js";
 
 const SeatFile = z.object({
   until: z.number().finite().min(0).max(8.64e15).nullable(),
@@ -76,7 +76,7 @@ export class SeatState {
    *  reset that was still ahead when the agent named it is no reason for another 15 minutes. */
   pauseUntil(resetsAt: number | null, reason: string): void {
     const now = this.clock.now();
-    const passed = resetsAt !== null && Number.isFinite(resetsAt) && Math.abs(resetsAt) <= 8.64e15 && resetsAt <= now;
+    const passed = isInstant(resetsAt) && resetsAt <= now;
     const bounded = passed ? { resetsAt, note: null } : boundReset(resetsAt, now, this.maxPauseMs);
     // Never less than the margin from now: a reset that passed is no reason to claim again at once.
     const until = Math.max(now, bounded.resetsAt ?? now + UNKNOWN_RESET_WAIT_MS) + this.marginMs;

@@ -4,6 +4,8 @@
 // the note says so — on the card, in the seat's reason — so a hostile task cannot park a whole pool
 // until 2100, and a broken one cannot make the seat spin on a reset that already passed.
 
+import { isInstant, isoOrNull } from "../time/clock.js";
+
 /** When the agent names no reset time (or an unusable one), the seat waits this long. */
 export const UNKNOWN_RESET_WAIT_MS = 15 * 60_000;
 
@@ -17,12 +19,12 @@ export interface BoundedReset {
   note: string | null;
 }
 
-const text = (ms: number) => (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : String(ms));
+const text = (ms: number) => isoOrNull(ms) ?? String(ms);
 
 /** The reset time a seat may wait for: `reported` within (now, now + maxMs]. */
 export function boundReset(reported: number | null, now: number, maxMs: number): BoundedReset {
   if (reported === null) return { resetsAt: null, note: null };
-  if (!Number.isFinite(reported) || Math.abs(reported) > 8.64e15)
+  if (!isInstant(reported))
     return {
       resetsAt: now + UNKNOWN_RESET_WAIT_MS,
       note: `the reported reset time (${text(reported)}) is not a time: waiting ${UNKNOWN_RESET_WAIT_MS / 60_000} minutes instead`,

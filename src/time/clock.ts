@@ -63,7 +63,12 @@ export function backoffDelay(attempt: number, opts: BackoffOptions, random: () =
 /** The latest instant a JavaScript Date can hold (±8.64e15 ms): anything past it is no time at all. */
 const MAX_DATE_MS = 8.64e15;
 
+/** Whether an epoch-ms number is an instant at all (not NaN, ±Infinity, or out of Date's range). */
+export function isInstant(ms: number | null | undefined): ms is number {
+  return typeof ms === "number" && Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS;
+}
+
 /** ISO text of an epoch-ms instant, or null when it is no instant (NaN, ±Infinity, out of Date's range): never throws. */
 export function isoOrNull(ms: number | null | undefined): string | null {
-  return typeof ms === "number" && Number.isFinite(ms) && Math.abs(ms) <= MAX_DATE_MS ? new Date(ms).toISOString() : null;
+  return isInstant(ms) ? new Date(ms).toISOString() : null;
 }
