@@ -1,5 +1,6 @@
 // Integration tests run the compiled emulator and CLI (real processes): build when `dist` is missing
-// or older than any source file, so `npx vitest run <file>` after an edit tests the edit.
+// or older than any source file, so `npx vitest run <file>` after an edit tests the edit (the build as
+// `npm run build` makes it: scripts/build.mjs).
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,5 +14,5 @@ const newest = (dir: string): number =>
 export default function setup(): void {
   const built = ["dist/emulator/bin.js", "dist/cli/main.js"];
   const stale = built.some((f) => !existsSync(f)) || Math.min(...built.map((f) => statSync(f).mtimeMs)) < newest("src");
-  if (stale) execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+  if (stale) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
 }

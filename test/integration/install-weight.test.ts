@@ -38,13 +38,21 @@ const jsFiles = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? jsFiles(join(dir, e.name)) : e.name.endsWith(".js") ? [join(dir, e.name)] : []));
 
 describe("install weight: better-sqlite3 is the emulator's alone", () => {
-  it("is an optional dependency, allowed its install script, and imported by the emulator's driver only", () => {
+  it("is an optional dependency, allowed its install script, and imported by the emulator's driver only (and its one-file bin)", () => {
     const pkg = JSON.parse(readFileSync("package.json", "utf8")) as Record<string, Record<string, unknown>>;
     expect(pkg.dependencies?.["better-sqlite3"]).toBeUndefined();
     expect(pkg.optionalDependencies?.["better-sqlite3"]).toMatch(/^\d+\.\d+\.\d+$/);
     expect(pkg.allowScripts?.["better-sqlite3"]).toBe(true);
     const importers = jsFiles("dist").filter((f) => readFileSync(f, "utf8").includes("better-sqlite3"));
-    expect(importers).toEqual([join("dist", "emulator", "sqlite.js")]);
+    // The driver, and the bin that scripts/build.mjs bundles it into: nothing of the bridge's.
+    expect(importers.sort()).toEqual([join("dist", "emulator", "bin.js"), join("dist", "emulator", "sqlite.js")]);
+  });
+
+  it("the emulator's bin is one file (scripts/build.mjs): it loads no module of its own by path", () => {
+    const bin = readFileSync(join("dist", "emulator", "bin.js"), "utf8");
+    expect(bin.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(bin.match(/^import .* from "\.{1,2}\/.*";$/gm) ?? []).toEqual([]);
+    expect(bin.match(/\bimport\("\.{1,2}\//g) ?? []).toEqual([]);
   });
 
   it("without it the emulator exits 1 naming the package and the install that brings it", () => {

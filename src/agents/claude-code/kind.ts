@@ -135,7 +135,6 @@ export const claudeCodeKind = defineKind({
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
-  // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.stateDir)))),
   program: (a) => a.command[0],
 });
