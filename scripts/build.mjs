@@ -2,8 +2,8 @@
 // `npm run build [-- tsc flags]`: tsc emits dist/ (the flags go to tsc: gates.mjs passes --noCheck), then
 // esbuild makes the emulator's bin one file. The emulator starts a Node per call (every `hermes kanban …` a
 // seat sends it as a process, every help probe, every call server); one file instead of ~35 modules takes
-// about a quarter off each start (measured in DEVELOPERS.md, "Where the suite's time goes"). Nothing else is bundled:
-// the bridge's own files stay as tsc writes them (the jail mounts some of them by path).
+// about a quarter off each start (measured in DEVELOPERS.md, "Where the suite's time goes"). Nothing else
+// is bundled: the bridge's own files stay as tsc writes them (the jail mounts some of them by path).
 // better-sqlite3 and yaml stay outside: the emulator loads them with createRequire at run time, from the
 // package's node_modules (better-sqlite3 is optional: install-weight.test.ts).
 import { spawnSync } from "node:child_process";
