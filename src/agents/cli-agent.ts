@@ -8,7 +8,7 @@ import type { AgentConfig } from "../config/fields.js";
 import { bundledFile, packageRoot } from "../config/paths.js";
 import { BridgeError } from "../errors/index.js";
 import { type StdinChannel, runProcess } from "../process/runner.js";
-import type { JailNeeds, JailedCommand } from "../jail/jail.js";
+import { type JailNeeds, type JailedCommand, launchOf } from "../jail/jail.js";
 import { nodeMounts } from "../jail/program.js";
 import type { AgentEvent, AgentRunInput } from "./port.js";
 import { agentEnv } from "./env.js";
@@ -145,15 +145,9 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
     // Its stdout is the CLI's stream: on a descriptor only the program holds, the program's images execute-only (jail/images.ts).
     const started: JailedCommand = jail ? await jail.command(r.argv, r.env, { ...r.jailNeeds, ownStream: true }) : { argv: r.argv, env: r.env };
     const res = await runProcess({
-      argv: started.argv,
+      ...launchOf(started),
       cwd: workspace,
-      env: started.env,
-      uid: started.uid,
-      gid: started.gid,
       jailed: jail?.mode === "bwrap",
-      jailMarker: started.marker,
-      inheritFiles: started.files,
-      streamFd: started.streamFd,
       input: r.stdin,
       signal: p.signal,
       polite: r.input.wrapUp,

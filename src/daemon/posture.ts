@@ -7,10 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bundledFile } from "../config/paths.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, type EgressPlan, proxyEnv } from "../egress/plan.js";
 import { EgressProxy } from "../egress/proxy.js";
-import type { Jail } from "../jail/jail.js";
+import { type Jail, launchOf } from "../jail/jail.js";
 import { forRun } from "../jail/run-jail.js";
 import { runProcess } from "../process/runner.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
@@ -72,7 +71,7 @@ export async function checkPosture(jail: Jail, plan: EgressPlan, firstAllowed: s
   const run = forRun(jail, {
     workspace: dir,
     runDir: dir,
-    egress: { socket, relay: [process.execPath, bundledFile("dist", "egress", "relay.mjs")], port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env: proxyEnv() },
+    egress: { socket, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env: proxyEnv() },
   });
   try {
     await proxy.listen(socket);
@@ -82,14 +81,9 @@ export async function checkPosture(jail: Jail, plan: EgressPlan, firstAllowed: s
       { readOnly: [process.execPath] },
     );
     const r = await runProcess({
-      argv: cmd.argv,
-      env: cmd.env,
+      ...launchOf(cmd),
       cwd: dir,
-      uid: cmd.uid,
-      gid: cmd.gid,
       jailed: true,
-      jailMarker: cmd.marker,
-      inheritFiles: cmd.files,
       timeoutMs: 30_000,
     });
     const line = r.stdout.trim().split("\n").at(-1) ?? "";

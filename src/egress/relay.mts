@@ -1,19 +1,25 @@
-// The relay inside a jail whose network is the bridge's proxy (agent.isolation.network: proxy): the jail
-// has a network namespace of its own with only loopback, and one unix socket of the bridge bound in. The
-// relay listens on 127.0.0.1:<port> in the jail (where HTTPS_PROXY and the CLI's base URL point) and
-// carries every connection to that socket, byte for byte; then it runs the agent as its child, sharing its
-// stdio and its process group, ignores the polite stop itself (the agent gets it and saves its session),
-// and ends as the agent ends. `--connect host:port` is a one-shot CONNECT client on stdin/stdout (git's
-// ssh ProxyCommand). `--forward host:port` (repeated): a host loopback service the seat allows by its
-// exact address also listens at that address in the jail, each connection a CONNECT through the proxy
-// (clients go direct to loopback: NO_PROXY). `--stream <fd>`: the child's stdout is that descriptor instead of
-// the relay's own, which the relay then closes (the CLI's stream, jail.ts: no process of the jail but the CLI
-// holds it). It is a file of its own, using only Node's own modules.
-//   node relay.mjs <port> <socket> [--forward <host:port>]… [--stream <fd>] -- <program> [args…]
+// The first process of every bubblewrap jail (jail.ts), pid 2 under bubblewrap's init: it runs the agent's
+// command as its child, sharing its stdio and its process group, ignores the polite stop itself (the agent
+// gets it and saves its session), and ends as the agent ends; the jail's pid namespace ends with it.
+// `--lifeline <fd>`: the bridge holds the other end of that descriptor and nothing else does; when it reads
+// end of file there (the bridge is gone, even SIGKILLed while the jail was still being set up, before
+// bubblewrap armed --die-with-parent), the relay kills its child and exits, and the jail with it.
+// `--stream <fd>`: the child's stdout is that descriptor instead of the relay's own, which the relay then
+// closes (the CLI's stream, jail.ts: no process of the jail but the CLI holds it).
+// With the network of the bridge's proxy (agent.isolation.network: proxy) the jail has a network namespace of
+// its own with only loopback, and one unix socket of the bridge bound in: the relay listens on
+// 127.0.0.1:<port> in the jail (where HTTPS_PROXY and the CLI's base URL point) and carries every connection
+// to that socket, byte for byte, before it starts the child. `--forward host:port` (repeated): a host
+// loopback service the seat allows by its exact address also listens at that address in the jail, each
+// connection a CONNECT through the proxy (clients go direct to loopback: NO_PROXY). `--no-network`: none of
+// that (network: host or none). `--connect host:port` is a one-shot CONNECT client on stdin/stdout (git's
+// ssh ProxyCommand). It is a file of its own, using only Node's own modules.
+//   node relay.mjs <port> <socket> [--forward <host:port>]… [--stream <fd>] [--lifeline <fd>] -- <program> [args…]
+//   node relay.mjs --no-network [--stream <fd>] [--lifeline <fd>] -- <program> [args…]
 //   node relay.mjs --connect <host:port> <socket>
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
-import { type Socket, connect, createServer } from "node:net";
+import { Socket, connect, createServer } from "node:net";
 
 // No debugger on SIGUSR1: any process of the jail (one uid) could otherwise open it and run code here
 // (jail/quiet-debug.mts says why; this file imports nothing of the bridge's).
@@ -61,7 +67,14 @@ function forward(target: string, socket: string): void {
   server.unref();
 }
 
-function relay(port: number, socket: string, argv: string[], forwards: string[], stream: number | undefined): void {
+interface Start {
+  argv: string[];
+  stream: number | undefined;
+  lifeline: number | undefined;
+}
+
+/** Listens for the jail's traffic to the proxy, then starts the child. */
+function relay(port: number, socket: string, forwards: string[], start: Start): void {
   for (const f of forwards) forward(f, socket);
   const server = createServer((c) => {
     const up = connect(socket);
@@ -80,30 +93,46 @@ function relay(port: number, socket: string, argv: string[], forwards: string[],
     process.stderr.write(`hkb-relay: cannot listen on 127.0.0.1:${port}: ${err.message}\n`);
     process.exit(125);
   });
-  server.listen(port, "127.0.0.1", () => {
-    const [program, ...args] = argv;
-    if (!program) process.exit(125);
-    for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
-    const child = spawn(program, args, { stdio: stream === undefined ? "inherit" : ["inherit", stream, "inherit"] });
-    // The child has it as its stdout; the relay keeps none.
-    if (stream !== undefined)
-      try {
-        closeSync(stream);
-      } catch {
-        // not open here
-      }
-    child.on("error", (err) => {
-      process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
-      process.exit(127);
-    });
-    child.on("exit", (code, signal) => {
-      server.close();
-      if (signal) {
-        for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.removeAllListeners(s);
-        process.kill(process.pid, signal);
-      }
-      process.exit(code ?? 1);
-    });
+  server.listen(port, "127.0.0.1", () => run(start, () => server.close()));
+}
+
+/** Starts the child (its stdout the stream, when given) and ends as it ends, or as the bridge does. */
+function run({ argv, stream, lifeline }: Start, closing: () => void = () => undefined): void {
+  const [program, ...args] = argv;
+  if (!program) process.exit(125);
+  for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
+  // Taken before the child starts (a descriptor Node takes is not passed on): the child never holds it.
+  const bridge = lifeline === undefined ? null : new Socket({ fd: lifeline, readable: true, writable: false });
+  const child = spawn(program, args, { stdio: stream === undefined ? "inherit" : ["inherit", stream, "inherit"] });
+  // The child has it as its stdout; the relay keeps none.
+  if (stream !== undefined)
+    try {
+      closeSync(stream);
+    } catch {
+      // not open here
+    }
+  if (bridge) {
+    const gone = () => {
+      process.stderr.write("hkb-relay: the bridge is gone; the jail ends\n");
+      child.kill("SIGKILL");
+      process.exit(137);
+    };
+    bridge.on("data", () => undefined);
+    bridge.on("end", gone);
+    bridge.on("error", gone);
+  }
+  child.on("error", (err) => {
+    process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
+    process.exit(127);
+  });
+  child.on("exit", (code, signal) => {
+    closing();
+    bridge?.destroy();
+    if (signal) {
+      for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.removeAllListeners(s);
+      process.kill(process.pid, signal);
+    }
+    process.exit(code ?? 1);
   });
 }
 
@@ -127,9 +156,12 @@ function connectOnce(target: string, socket: string): void {
 const args = process.argv.slice(2);
 if (args[0] === "--connect") connectOnce(args[1] ?? "", args[2] ?? "");
 else {
+  const bare = args[0] === "--no-network";
   const sep = args.indexOf("--");
-  const opts = args.slice(2, sep === -1 ? undefined : sep);
-  const forwards = opts.flatMap((a, i) => (opts[i - 1] === "--forward" ? [a] : []));
-  const stream = opts.flatMap((a, i) => (opts[i - 1] === "--stream" && /^\d+$/.test(a) && Number(a) > 2 ? [Number(a)] : []))[0];
-  relay(Number(args[0]), args[1] ?? "", sep === -1 ? [] : args.slice(sep + 1), forwards, stream);
+  const opts = args.slice(bare ? 1 : 2, sep === -1 ? undefined : sep);
+  const valuesOf = (flag: string) => opts.flatMap((a, i) => (opts[i - 1] === flag ? [a] : []));
+  const fd = (flag: string) => valuesOf(flag).flatMap((a) => (/^\d+$/.test(a) && Number(a) > 2 ? [Number(a)] : []))[0];
+  const start = { argv: sep === -1 ? [] : args.slice(sep + 1), stream: fd("--stream"), lifeline: fd("--lifeline") };
+  if (bare) run(start);
+  else relay(Number(args[0]), args[1] ?? "", valuesOf("--forward"), start);
 }

@@ -2,7 +2,7 @@
 // allow-lists them — from a `## Verification` section of the task body (first fenced code block, one
 // command per line). Run by the bridge itself in the workspace, in a shell, with a timeout and a
 // capped output tail.
-import type { JailedCommand, RunJail } from "../jail/jail.js";
+import { type JailedCommand, type RunJail, launchOf } from "../jail/jail.js";
 import { runProcess } from "../process/runner.js";
 
 export interface VerificationResult {
@@ -72,14 +72,9 @@ export async function runVerification(
     const sh = ["/bin/sh", "-c", command];
     const started: JailedCommand = o.jail ? await o.jail.command(sh, o.env, { withoutRunDir: true }) : { argv: sh, env: o.env };
     const r = await runProcess({
-      argv: started.argv,
+      ...launchOf(started),
       cwd: o.cwd,
-      env: started.env,
-      uid: started.uid,
-      gid: started.gid,
       jailed: o.jail?.mode === "bwrap",
-      jailMarker: started.marker,
-      inheritFiles: started.files,
       timeoutMs: o.timeoutMs,
       signal: o.signal,
       captureLimit: o.tailChars * 4,

@@ -64,12 +64,11 @@ export interface RunMounts {
   readOnlyFiles?: readonly string[];
   /** The task-tool socket. */
   socket?: string | undefined;
-  /** The run's egress (network: proxy): its proxy's socket, the relay that carries the jail's loopback port to it (a Node
-   *  program of the bridge's), and what the jail's environment gets (the proxy's variables, the CLI's API base, its keys' placeholders). */
+  /** The run's egress (network: proxy): its proxy's socket, the jail's port the relay (JAIL_RELAY) carries to it, and what
+   *  the jail's environment gets (the proxy's variables, the CLI's API base, its keys' placeholders). */
   egress?:
     | {
         socket: string;
-        relay: readonly string[];
         port: number;
         at: string;
         env: Readonly<Record<string, string>>;
@@ -102,6 +101,12 @@ export interface JailedCommand {
    * which get the stderr. Set for a command that asked for its own stream (JailNeeds.ownStream).
    */
   streamFd?: number;
+  /**
+   * The descriptor (after the stream's, or the files') the process must get a pipe on whose other end only the
+   * bridge holds (RunOptions.lifelineFd): the jail's relay ends the jail when it reads end of file there. Set for
+   * every command in a bubblewrap jail.
+   */
+  lifelineFd?: number;
 }
 
 /** What one kind's process needs besides the run's own paths. */
@@ -132,16 +137,6 @@ export interface RunJail {
   readonly mode: JailMode;
   command(argv: readonly string[], env: Readonly<Record<string, string>>, needs?: JailNeeds): Promise<JailedCommand>;
   release(): Promise<void>;
-}
-
-/** The shell line that makes the stream's descriptor the program's stdout, then becomes the program (`sh -c <line> hkb-stream <program>…`). */
-export const streamShim = (fd: number) => `exec 1>&${fd} ${fd}>&-; exec "$@"`;
-
-/** Whether a process's command line is that shell's, before it became the program. */
-export function isStreamShim(cmdline: string): boolean {
-  const [, c, line, name] = cmdline.split("\0");
-  const fd = /^exec 1>&(\d{1,4}) /.exec(line ?? "")?.[1];
-  return c === "-c" && name === "hkb-stream" && fd !== undefined && line === streamShim(Number(fd));
 }
 
 /** A path the jail will not show the agent (inside or above a forbidden root, the bridge's HOME itself). */
@@ -225,9 +220,10 @@ export class Jail {
     const hide = extra.withoutRunDir === true;
     const runDir = hide ? [] : [run.runDir];
     const readWrite = [run.workspace, ...runDir, ...(run.socket ? [run.socket] : []), ...this.policy.readWrite];
-    // Through the run's proxy: the relay runs first in the jail's own network, then the agent as its child.
+    // The relay runs first (pid 2 under bubblewrap's init), then the program as its child: it holds the lifeline
+    // and ends the jail when the bridge is gone; with the run's proxy it carries the jail's own network to it.
     const egress = this.policy.network === "proxy" ? run.egress : undefined;
-    const relayMounts = egress ? this.checked(egress.relay.filter((p) => p.startsWith("/"))) : [];
+    const relayMounts = this.checked(JAIL_RELAY.filter((p) => p.startsWith("/")));
     const mounts: JailMounts = {
       readOnly: unique([...readOnly, ...relayMounts, ...this.policy.readOnly].filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
@@ -250,14 +246,13 @@ export class Jail {
     const home = extra.home !== undefined && !hide && inside(extra.home, run.runDir) ? extra.home : JAIL_HOME;
     const stage = user.same ? undefined : stageFor(mounts, user);
     const files = this.policy.seccomp ? [this.policy.seccomp] : [];
-    // Its own stream: on the descriptor after the files, made the program's stdout — by the relay, or by a shell
-    // that then becomes the program (exec) — so that no other process of the jail holds it.
+    // Its own stream: on the descriptor after the files, made the program's stdout by the relay, so that no
+    // other process of the jail holds it. The lifeline: the descriptor after those (the bridge holds its other end).
     const streamFd = extra.ownStream ? 3 + files.length : undefined;
-    const target = [abs ?? program, ...rest];
-    const shim = streamFd !== undefined && !egress;
-    const inner = shim ? ["/bin/sh", "-c", streamShim(streamFd), "hkb-stream", ...target] : target;
-    const forwards = [...(egress?.forwards ?? []).flatMap((f) => ["--forward", f]), ...(streamFd === undefined ? [] : ["--stream", String(streamFd)])];
-    const started = egress ? [...egress.relay, String(egress.port), egress.at, ...forwards, "--", ...inner] : inner;
+    const lifelineFd = 3 + files.length + (streamFd === undefined ? 0 : 1);
+    const network = egress ? [String(egress.port), egress.at, ...(egress.forwards ?? []).flatMap((f) => ["--forward", f])] : ["--no-network"];
+    const stream = streamFd === undefined ? [] : ["--stream", String(streamFd)];
+    const started = [...JAIL_RELAY, ...network, ...stream, "--lifeline", String(lifelineFd), "--", abs ?? program, ...rest];
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,
@@ -266,11 +261,27 @@ export class Jail {
       ...(stage?.binds.length ? { stage } : {}),
       ...(files.length ? { files } : {}),
       ...(streamFd !== undefined ? { streamFd } : {}),
+      lifelineFd,
     };
   }
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
+
+/** The jail's first process (egress/relay.mts), as the jail starts it: the bridge's own Node and the relay's file. */
+export const JAIL_RELAY: readonly string[] = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
+
+/** The runner's options for a jailed command (RunOptions): what it runs as, its marker and its descriptors. */
+export const launchOf = (c: JailedCommand) => ({
+  argv: c.argv,
+  env: c.env,
+  uid: c.uid,
+  gid: c.gid,
+  jailMarker: c.marker,
+  inheritFiles: c.files,
+  streamFd: c.streamFd,
+  lifelineFd: c.lifelineFd,
+});
 
 /** The module every Node process holding an agent CLI's stream imports first (no debugger on SIGUSR1). */
 const QUIET_DEBUG = bundledFile("dist", "jail", "quiet-debug.mjs");

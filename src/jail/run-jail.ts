@@ -5,13 +5,13 @@
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
 // owners once nothing of the run will run there again (after the gate).
 import { readlinkSync } from "node:fs";
-import { chmod, lchown, mkdir, readFile, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
+import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree, workingIn } from "../process/terminate.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
-import { JailRefused, RUN_HOST_HOME, isStreamShim } from "./jail.js";
+import { JAIL_RELAY, JailRefused, RUN_HOST_HOME } from "./jail.js";
 import { programImages, reachedBy } from "./images.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { RunCgroup, capped } from "./limits.js";
@@ -101,9 +101,8 @@ export class RunJailOf implements RunJail {
   private async execOnly(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds): Promise<(readonly [string, string])[]> {
     const images = this.jail.images;
     if (!needs.ownStream || !images) return [];
-    // The relay (network: proxy) carries the CLI's API traffic: its Node runs from a copy too.
-    const relay = this.run.egress?.relay[0];
-    const extra = [...(needs.images ?? []), ...(relay && this.jail.policy.network === "proxy" ? [relay] : [])];
+    // The relay starts the program and holds the stream until then (and carries its API traffic, network: proxy): its Node runs from a copy too.
+    const extra = [...(needs.images ?? []), ...JAIL_RELAY.slice(0, 1)];
     const named = await Promise.all(extra.map(async (p) => ({ image: await realpath(p).catch(() => ""), at: [p] })));
     const all = [
       ...programImages(argv[0] ?? "", env.PATH, this.run.workspace),
@@ -163,7 +162,8 @@ export class RunJailOf implements RunJail {
   /**
    * A process of the run's jail (its own pid namespace) that holds `stream` (the CLI's output file) and
    * runs from an image that is none of the run's execute-only copies — a shim that started the real
-   * program, which any process of the jail could then write into — named, or null. A process the bridge
+   * program, which any process of the jail could then write into — named, or null. (The relay that
+   * starts the program holds it until then: its Node runs from a copy.) A process the bridge
    * cannot look into (not dumpable, another uid's) is one no process of the jail can reach either.
    */
   async streamExposed(stream: string): Promise<string | null> {
@@ -172,11 +172,10 @@ export class RunJailOf implements RunJail {
     if (!file) return null;
     this.launching.nextLook();
     // The jail's own launch chain — bubblewrap in the jail's namespace before its init dropped the
-    // descriptor and its child exec'd, the stream's `sh` before it became the program — holds the stream
-    // for a moment, before any of the run's code runs (on a busy machine, past the first look): a holder
-    // running one of them is let be at the look that first sees it, within the first two looks (the launch:
-    // 0.5 and 2.5 s), and named at any later one.
-    const [bwrap, sh] = await Promise.all([this.jail.policy.bwrap, "/bin/sh"].map((p) => stat(p).catch(() => null)));
+    // descriptor and its child exec'd — holds the stream for a moment, before any of the run's code runs
+    // (on a busy machine, past the first look): a holder running it is let be at the look that first sees
+    // it, within the first two looks (the launch: 0.5 and 2.5 s), and named at any later one.
+    const bwrap = await stat(this.jail.policy.bwrap).catch(() => null);
     const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {
       try {
@@ -193,10 +192,7 @@ export class RunJailOf implements RunJail {
         if (!holds.some(Boolean)) continue;
         const exe = await stat(`/proc/${pid}/exe`);
         if ([...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) continue;
-        // (A version manager's `sh` shim is no stream launcher: only the jail's own `hkb-stream` line is.)
-        if (same(bwrap, exe) || (same(sh, exe) && isStreamShim(await readFile(`/proc/${pid}/cmdline`, "utf8")))) {
-          if (!this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
-        }
+        if (same(bwrap, exe) && !this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
         return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
       } catch {
         // gone meanwhile, or not ours to look into

@@ -60,6 +60,12 @@ export interface RunOptions {
    * target on descriptors 1 and 2 (a jail's stream, JailedCommand.streamFd: only the program inside holds it).
    */
   streamFd?: number | undefined;
+  /**
+   * Give the child a pipe on this descriptor — the one after the stream's (or after `inheritFiles`) — whose other
+   * end only this process holds, to the child's end (a jail's lifeline, JailedCommand.lifelineFd: the jail ends
+   * when it reads end of file there, which it does once this process is gone, however it ended).
+   */
+  lifelineFd?: number | undefined;
   /** Start the child as this host user (an agent's, jail/identity.ts); unset: the bridge's own. */
   uid?: number | undefined;
   gid?: number | undefined;
@@ -115,9 +121,16 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     ? [openSync(opts.outputFiles.stdout, APPEND, 0o600), openSync(opts.outputFiles.stderr, APPEND, 0o600)]
     : null;
   const inherited = (opts.inheritFiles ?? []).map((f) => openSync(f, constants.O_RDONLY | constants.O_NOFOLLOW));
-  if (opts.streamFd !== undefined && opts.streamFd !== 3 + inherited.length) {
+  const lifelineAt = 3 + inherited.length + (opts.streamFd === undefined ? 0 : 1);
+  const misplaced =
+    opts.streamFd !== undefined && opts.streamFd !== 3 + inherited.length
+      ? `streamFd ${opts.streamFd} is not the descriptor after the ${inherited.length} inherited file(s)`
+      : opts.lifelineFd !== undefined && opts.lifelineFd !== lifelineAt
+        ? `lifelineFd ${opts.lifelineFd} is not the descriptor after the inherited files and the stream (${lifelineAt})`
+        : null;
+  if (misplaced) {
     for (const fd of [...(outFds ?? []), ...inherited]) closeSync(fd);
-    throw new TypeError(`runProcess: streamFd ${opts.streamFd} is not the descriptor after the ${inherited.length} inherited file(s)`);
+    throw new TypeError(`runProcess: ${misplaced}`);
   }
   const outLines = opts.onStdoutLine ? new LineSplitter(opts.onStdoutLine) : undefined;
   const errLines = opts.onStderrLine ? new LineSplitter(opts.onStderrLine) : undefined;
@@ -134,7 +147,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     ? [new FileTailer(opts.outputFiles.stdout, onOut, opts.outputFiles.maxBytes), new FileTailer(opts.outputFiles.stderr, onErr, opts.outputFiles.maxBytes)]
     : [];
   // A raw fd is inherited by the child: its output then never passes through the bridge.
-  const stdout = outFds ? outFds[0] : "pipe";
+  const stdout: number | "pipe" = outFds ? outFds[0] : "pipe";
   const stderr = outFds ? outFds[1] : "pipe";
   const own = opts.streamFd !== undefined;
   const proc = startChild(file, args, {
@@ -144,7 +157,7 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
     stdout: own ? (outFds ? outFds[1] : "pipe") : stdout,
     stderr,
     cleanup: opts.cleanup ?? true,
-    extraFds: own ? [...inherited, stdout] : inherited,
+    extraFds: [...inherited, ...(own ? [stdout] : []), ...(opts.lifelineFd === undefined ? [] : ["pipe" as const])],
     uid: opts.uid,
     gid: opts.gid,
   });
@@ -158,6 +171,8 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   if (pid !== undefined) opts.onSpawn?.(pid);
 
   for (const t of tailers) t.start();
+  // The lifeline: nothing is written to it, what comes back is dropped; its end closes with the jail.
+  if (opts.lifelineFd !== undefined) pipe(opts.lifelineFd)?.resume();
   for (const [pipes, on] of [
     [outPipes, onOut],
     [errPipes, onErr],

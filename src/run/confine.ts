@@ -3,12 +3,12 @@
 // (every process of it starts there; jail/run-jail.ts), its caps (watched while it runs: a cap met stops
 // it, named), and its network (network: proxy — the run's own egress proxy, egress/proxy.ts: what it
 // refused and what it let through go on the card).
-import { bundledFile } from "../config/paths.js";
 import { outputFiles } from "../agents/cli-agent.js";
 import { EgressProxy } from "../egress/proxy.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
 import { guardRepository } from "../git/guard.js";
 import { capText } from "../jail/limits.js";
+import { JAIL_RELAY } from "../jail/jail.js";
 import { type RunJailOf, forRun } from "../jail/run-jail.js";
 import type { Decision } from "../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
@@ -73,9 +73,8 @@ export async function confine(
         removeSocketDir(socket);
       },
     ]);
-    const relay = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
-    const env = { ...proxyEnv({ argv: relay, at: JAIL_EGRESS_SOCKET }), ...plan.env };
-    mounts = { socket, relay, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.egress) };
+    const env = { ...proxyEnv({ argv: [...JAIL_RELAY], at: JAIL_EGRESS_SOCKET }), ...plan.env };
+    mounts = { socket, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.egress) };
     egressInput = w.egress.api ? { apiBase: apiBase(w.egress.api.name) } : undefined;
   }
   const runJail = w.jail

@@ -128,6 +128,8 @@ describe("seats of one host share the board's hub", () => {
     expect(hub).toBeTypeOf("number");
     process.kill(aPid, "SIGKILL");
     await a;
+    // nothing of A's jail is left (its relay ends it once A is gone, also when A died while it was being set up)
+    await untilHost("seat A's jail is gone", () => procs("HKB_JAIL", join(cfg.stateDir, "runs")).length === 0);
     // B's run goes on through the same hub: heartbeats, then its close
     const beats = b.monitor.all("heartbeat").length;
     await b.monitor.next("heartbeat", () => true, { nth: beats + 1 });

@@ -58,11 +58,28 @@ describe("the stream on a descriptor of its own (RunOptions.streamFd)", () => {
     await expect(runProcess({ argv: ["/bin/true"], env: {}, streamFd: 5 })).rejects.toThrow(/streamFd 5/);
   });
 
+  it("the lifeline: a socket on the descriptor after the stream, that only the runner's end keeps open; a misplaced one is refused", async () => {
+    const r = await runProcess({ argv: ["/bin/sh", "-c", "readlink /proc/$$/fd/4 >&2; echo stream >&3"], env: {}, streamFd: 3, lifelineFd: 4 });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("stream\n");
+    expect(r.stderr).toMatch(/^socket:\[\d+\]/);
+    await expect(runProcess({ argv: ["/bin/true"], env: {}, streamFd: 3, lifelineFd: 3 })).rejects.toThrow(
+      /lifelineFd 3 is not the descriptor after the inherited files and the stream \(4\)/,
+    );
+  });
+
   it("the relay makes it its child's stdout and keeps none of it", async () => {
     // the child compares its stdout with every descriptor of its parent (the relay)
     const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; echo checked';
     const socket = join(scratch(), "no-proxy.sock");
     const r = await runProcess({ argv: [process.execPath, RELAY, "0", socket, "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("checked\n");
+  });
+
+  it("so it does without a network (--no-network: a jail whose network is the host's, or none)", async () => {
+    const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; echo checked';
+    const r = await runProcess({ argv: [process.execPath, RELAY, "--no-network", "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("checked\n");
   });

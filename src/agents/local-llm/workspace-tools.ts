@@ -4,7 +4,7 @@
 // argv with no shell — the allow-list names a program (or a program and its first argument), and
 // `;`, `|`, `$(…)` are plain bytes of an argument.
 import { splitCommand } from "../../config/command.js";
-import type { JailedCommand, RunJail } from "../../jail/jail.js";
+import { type JailedCommand, type RunJail, launchOf } from "../../jail/jail.js";
 import { runProcess } from "../../process/runner.js";
 import { readTextInside, writeTextInside } from "../../sandbox/files.js";
 import { listDirInside, walkFiles } from "../../sandbox/tree.js";
@@ -111,14 +111,9 @@ export async function runWorkspaceTool(name: string, args: Record<string, unknow
         throw new Error(`'${argv.slice(0, 2).join(" ") || "(nothing)"}' is not on the allow-list (${o.allowCommands.join(", ") || "empty"})`);
       const started: JailedCommand = o.jail ? await o.jail.command(argv, o.env) : { argv, env: o.env };
       const r = await runProcess({
-        argv: started.argv,
+        ...launchOf(started),
         cwd: o.root,
-        env: started.env,
-        uid: started.uid,
-        gid: started.gid,
         jailed: o.jail?.mode === "bwrap",
-        jailMarker: started.marker,
-        inheritFiles: started.files,
         timeoutMs: o.commandTimeoutMs,
         signal: o.signal,
         captureLimit: o.outputCap,

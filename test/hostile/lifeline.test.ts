@@ -1,0 +1,108 @@
+// The jail's lifeline (jail/jail.ts, egress/relay.mts): a jail ends once its bridge is gone, however the bridge
+// ended and whenever. Bubblewrap's own --die-with-parent is armed only once the jail's namespaces exist: a
+// bridge SIGKILLed while a jail is still being set up left the jail's init running under host init, with the
+// relay and the agent in it (containers/bubblewrap#633). Here the jail's bubblewrap never gets that flag at all
+// (a wrapper drops it), which turns that race into the rule: only the lifeline can end the jail.
+import { type ChildProcess, spawn } from "node:child_process";
+import { chmodSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import type { Socket } from "node:net";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { probeBwrap } from "../../src/jail/policy.js";
+import { jailTree } from "../../src/process/terminate.js";
+import { SEAT } from "../helpers/bridge.js";
+import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
+import { Emu } from "../helpers/emulator.js";
+import { untilHost } from "../helpers/steering.js";
+
+const RELAY = resolve("dist/egress/relay.mjs");
+const BWRAP = await probeBwrap("bwrap", process.env);
+
+let emu: Emu | undefined;
+const relays: ChildProcess[] = [];
+afterEach(() => {
+  stopDaemons();
+  for (const r of relays.splice(0)) r.kill("SIGKILL");
+  emu?.cleanup();
+  emu = undefined;
+});
+
+/** Whether `pid` runs (a zombie waiting for its reaper does not). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** The relay with a lifeline on descriptor 3, running `script`; its first line of output, and how it ends. */
+async function relayWith(script: string) {
+  const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", script], { stdio: ["pipe", "pipe", "pipe", "pipe"] });
+  relays.push(relay);
+  const ended = new Promise<{ code: number | null; signal: string | null }>((r) => relay.once("exit", (code, signal) => r({ code, signal })));
+  const first = await new Promise<string>((r) => relay.stdout?.once("data", (d) => r(String(d).trim())));
+  return { relay, stdin: relay.stdin, lifeline: relay.stdio[3] as Socket, first, ended };
+}
+
+describe("the relay's lifeline", () => {
+  it("when its other end closes, the relay kills its child and exits; the child never holds the lifeline", async () => {
+    const { relay, lifeline, first, ended } = await relayWith("echo $$; exec sleep 600");
+    const pid = Number(first);
+    const links = (p: number) => readdirSync(`/proc/${p}/fd`).map((fd) => readlinkSync(`/proc/${p}/fd/${fd}`));
+    const held = readlinkSync(`/proc/${relay.pid}/fd/3`);
+    expect(held).toMatch(/^socket:/);
+    expect(links(pid)).not.toContain(held);
+    expect(alive(pid)).toBe(true);
+    lifeline.destroy();
+    expect(await ended).toEqual({ code: 137, signal: null });
+    await untilHost("the relay's child is gone", () => !alive(pid));
+  });
+
+  it("control: while its other end is open, what comes on it is dropped, and the relay ends as its child ends", async () => {
+    const { stdin, lifeline, first, ended } = await relayWith("echo up; read -r line; exit 3");
+    expect(first).toBe("up");
+    lifeline.write("anything on the lifeline is dropped\n");
+    stdin?.end("go on\n");
+    expect(await ended).toEqual({ code: 3, signal: null });
+  });
+});
+
+describe.skipIf(!BWRAP.ok)("a jail whose bridge was SIGKILLed", () => {
+  it("ends with its agent, also when bubblewrap never armed --die-with-parent", async () => {
+    const e = await Emu.create();
+    emu = e;
+    const wrapper = join(e.dir, "bwrap-without-die-with-parent");
+    writeFileSync(
+      wrapper,
+      `#!/bin/sh\nfor a in "$@"; do shift; [ "$a" = --die-with-parent ] || set -- "$@" "$a"; done\nexec ${BWRAP.ok ? BWRAP.path : "bwrap"} "$@"\n`,
+    );
+    chmodSync(wrapper, 0o755);
+    const cfg = join(e.dir, "seat.json");
+    writeFileSync(cfg, JSON.stringify({ agent: { kind: "command", isolation: { mode: "bwrap", bwrap: wrapper } } }));
+    const id = await e.createTask("long", { assignee: SEAT, body: "MODE:wait-file" });
+    const d = startDaemon(e, [], cfg);
+    await d.waitFor(started);
+    const runDir = activeRunDir(e);
+    // the jail runs, its bubblewrap without the flag
+    const cmdline = (p: number) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, "utf8");
+      } catch {
+        return ""; // ended meanwhile
+      }
+    };
+    const bwraps = () => jailTree(runDir).filter((p) => cmdline(p).startsWith(`${BWRAP.ok ? BWRAP.path : "bwrap"}\0`));
+    // the jail runs (its bubblewrap, inside and outside its pid namespace, without the flag) with the agent in it
+    const tree = await untilHost("the agent runs in its jail", () => {
+      const pids = jailTree(runDir);
+      return pids.some((p) => cmdline(p).includes("agent.mjs")) && bwraps().length === 2 ? pids : null;
+    });
+    const inJail = bwraps().map(cmdline);
+    expect(inJail.every((c) => c.includes("\0--unshare-pid\0") && !c.includes("--die-with-parent"))).toBe(true);
+    expect((await e.show(id)).task.status).toBe("running");
+    process.kill(d.pid, "SIGKILL");
+    await d.result;
+    await untilHost("nothing of the jail is left", () => tree.every((p) => !alive(p)) && jailTree(runDir).length === 0);
+  });
+});
