@@ -1,9 +1,10 @@
 // The first process of every bubblewrap jail (jail.ts), pid 2 under bubblewrap's init: it runs the agent's
 // command as its child, sharing its stdio and its process group, ignores the polite stop itself (the agent
 // gets it and saves its session), and ends as the agent ends; the jail's pid namespace ends with it.
-// `--lifeline <fd>`: the bridge holds the other end of that descriptor and nothing else does; when it reads
+// `--lifeline <fd>`: the bridge holds the other end of that socket and nothing else does; it writes one byte
+// there as it starts the jail, and the relay starts its child only once it has read it. When the relay reads
 // end of file there (the bridge is gone, even SIGKILLed while the jail was still being set up, before
-// bubblewrap armed --die-with-parent), the relay kills its child and exits, and the jail with it.
+// bubblewrap armed --die-with-parent), it kills everything of the jail and exits, and the jail ends with it.
 // `--stream <fd>`: the child's stdout is that descriptor instead of the relay's own, which the relay then
 // closes (the CLI's stream, jail.ts: no process of the jail but the CLI holds it).
 // With the network of the bridge's proxy (agent.isolation.network: proxy) the jail has a network namespace of
@@ -67,6 +68,9 @@ function forward(target: string, socket: string): void {
   server.unref();
 }
 
+/** Where the jail keeps the operator's NODE_OPTIONS for the relay's child (jail.ts): the relay's own Node runs without them. */
+const CHILD_NODE_OPTIONS = "HKB_RELAY_CHILD_NODE_OPTIONS";
+
 interface Start {
   argv: string[];
   stream: number | undefined;
@@ -101,39 +105,54 @@ function run({ argv, stream, lifeline }: Start, closing: () => void = () => unde
   const [program, ...args] = argv;
   if (!program) process.exit(125);
   for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
+  let child: ReturnType<typeof spawn> | null = null;
   // Taken before the child starts (a descriptor Node takes is not passed on): the child never holds it.
   const bridge = lifeline === undefined ? null : new Socket({ fd: lifeline, readable: true, writable: false });
-  const child = spawn(program, args, { stdio: stream === undefined ? "inherit" : ["inherit", stream, "inherit"] });
-  // The child has it as its stdout; the relay keeps none.
-  if (stream !== undefined)
-    try {
-      closeSync(stream);
-    } catch {
-      // not open here
-    }
-  if (bridge) {
-    const gone = () => {
-      process.stderr.write("hkb-relay: the bridge is gone; the jail ends\n");
-      child.kill("SIGKILL");
-      process.exit(137);
-    };
-    bridge.on("data", () => undefined);
-    bridge.on("end", gone);
-    bridge.on("error", gone);
-  }
-  child.on("error", (err) => {
-    process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
-    process.exit(127);
-  });
-  child.on("exit", (code, signal) => {
-    closing();
-    bridge?.destroy();
-    if (signal) {
-      for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.removeAllListeners(s);
-      process.kill(process.pid, signal);
-    }
-    process.exit(code ?? 1);
-  });
+  let started = false;
+  const gone = () => {
+    process.stderr.write("hkb-relay: the bridge is gone; the jail ends\n");
+    // Everything of the jail, not only the child (what it started in a session of its own too): in the jail's
+    // own pid namespace (bubblewrap's init is 1, the relay 2) that is every process but the two.
+    if (process.pid === 2) process.kill(-1, "SIGKILL");
+    else child?.kill("SIGKILL");
+    process.exit(137);
+  };
+  bridge?.on("end", gone);
+  bridge?.on("error", gone);
+  // The child starts once the bridge's first byte is read (it writes one as it starts the jail), and only if the
+  // lifeline has not ended with it: a bridge killed while the jail was being set up is seen before anything of the run starts.
+  const start = () => {
+    if (started) return;
+    started = true;
+    const env = { ...process.env };
+    // The operator's NODE_OPTIONS are the child's, not the relay's (jail.ts keeps them aside).
+    if (env[CHILD_NODE_OPTIONS] !== undefined) env.NODE_OPTIONS = env[CHILD_NODE_OPTIONS];
+    delete env[CHILD_NODE_OPTIONS];
+    const c = spawn(program, args, { env, stdio: stream === undefined ? "inherit" : ["inherit", stream, "inherit"] });
+    child = c;
+    // The child has it as its stdout; the relay keeps none.
+    if (stream !== undefined)
+      try {
+        closeSync(stream);
+      } catch {
+        // not open here
+      }
+    c.on("error", (err) => {
+      process.stderr.write(`hkb-relay: ${program} could not be started: ${err.message}\n`);
+      process.exit(127);
+    });
+    c.on("exit", (code, signal) => {
+      closing();
+      bridge?.destroy();
+      if (signal) {
+        for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.removeAllListeners(s);
+        process.kill(process.pid, signal);
+      }
+      process.exit(code ?? 1);
+    });
+  };
+  if (bridge) bridge.on("data", () => setImmediate(start));
+  else start();
 }
 
 function connectOnce(target: string, socket: string): void {
@@ -160,7 +179,15 @@ else {
   const sep = args.indexOf("--");
   const opts = args.slice(bare ? 1 : 2, sep === -1 ? undefined : sep);
   const valuesOf = (flag: string) => opts.flatMap((a, i) => (opts[i - 1] === flag ? [a] : []));
-  const fd = (flag: string) => valuesOf(flag).flatMap((a) => (/^\d+$/.test(a) && Number(a) > 2 ? [Number(a)] : []))[0];
+  const fd = (flag: string) => {
+    const [v, ...more] = valuesOf(flag);
+    if (v === undefined) return undefined;
+    if (more.length || !/^\d{1,4}$/.test(v) || Number(v) < 3) {
+      process.stderr.write(`hkb-relay: ${flag} takes one descriptor above 2, not ${[v, ...more].join(", ")}\n`);
+      process.exit(125);
+    }
+    return Number(v);
+  };
   const start = { argv: sep === -1 ? [] : args.slice(sep + 1), stream: fd("--stream"), lifeline: fd("--lifeline") };
   if (bare) run(start);
   else relay(Number(args[0]), args[1] ?? "", valuesOf("--forward"), start);

@@ -10,10 +10,10 @@
 // loudly (start log, doctor, status, fleet, every card).
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve, sep } from "node:path";
-import { bundledFile } from "../config/paths.js";
 import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
+import { JAIL_RELAY, QUIET_DEBUG, relayEnv, withImport } from "./relay.js";
 import type { AgentUser } from "./identity.js";
 import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
@@ -256,7 +256,11 @@ export class Jail {
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,
-      env: { ...env, ...(egress?.env ?? {}), ...(quiet.length ? { NODE_OPTIONS: withImport(env.NODE_OPTIONS, QUIET_DEBUG) } : {}), HOME: home, TMPDIR: "/tmp" },
+      env: {
+        ...relayEnv({ ...env, ...(egress?.env ?? {}) }, quiet.length ? withImport(env.NODE_OPTIONS, QUIET_DEBUG) : env.NODE_OPTIONS),
+        HOME: home,
+        TMPDIR: "/tmp",
+      },
       ...as,
       ...(stage?.binds.length ? { stage } : {}),
       ...(files.length ? { files } : {}),
@@ -267,9 +271,6 @@ export class Jail {
 }
 
 const unique = (xs: readonly string[]) => [...new Set(xs)];
-
-/** The jail's first process (egress/relay.mts), as the jail starts it: the bridge's own Node and the relay's file. */
-export const JAIL_RELAY: readonly string[] = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
 
 /** The runner's options for a jailed command (RunOptions): what it runs as, its marker and its descriptors. */
 export const launchOf = (c: JailedCommand) => ({
@@ -283,9 +284,4 @@ export const launchOf = (c: JailedCommand) => ({
   lifelineFd: c.lifelineFd,
 });
 
-/** The module every Node process holding an agent CLI's stream imports first (no debugger on SIGUSR1). */
-const QUIET_DEBUG = bundledFile("dist", "jail", "quiet-debug.mjs");
-/** NODE_OPTIONS with one more `--import` (quoted as Node's parser reads it), after the operator's own. */
-const withImport = (options: string | undefined, file: string) =>
-  [options?.trim(), `--import=${/[\s"\\]/.test(file) ? `"${file.replace(/[\\"]/g, "\\$&")}"` : file}`].filter((o) => o).join(" ");
 const inside = (p: string, dir: string) => resolve(p).startsWith(resolve(dir) + sep);

@@ -14,7 +14,8 @@ import { defaultImageCache } from "./image-cache.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";
-import { type ForbiddenRoots, checkExtras } from "./roots.js";
+import { type ForbiddenRoots, checkExtras, forbiddenWhy } from "./roots.js";
+import { JAIL_RELAY } from "./relay.js";
 import { writeSeccomp } from "./seccomp.js";
 
 export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
@@ -146,6 +147,14 @@ export async function resolvePolicy(
         { path: "agent.isolation.mode", message: "is user, but the bridge does not run as root: it cannot run its agents as another user" },
       ]);
     return userMode(`agent.isolation.mode is user: agents run as uid ${user.uid} (${user.name}), without a jail of their own`);
+  }
+  // Every jail starts the relay first (jail/relay.ts): a Node or a relay no agent may see is no jail at all.
+  const relayWhy = JAIL_RELAY.map((p) => [p, forbiddenWhy(p, o.forbidden)] as const).find(([, why]) => why);
+  if (relayWhy) {
+    const why = `the jail's first process, ${relayWhy[0]}, is where no agent may look (${relayWhy[1]}): install the bridge and its Node elsewhere`;
+    if (iso.mode === "bwrap") throw new ConfigError([{ path: "agent.isolation.mode", message: `is bwrap, but ${why}` }]);
+    if (!user.same) return userMode(`agent.isolation.mode is auto and ${why} — agents run as uid ${user.uid} (${user.name}) without a jail`);
+    return { ...base, mode: "none", why: `agent.isolation.mode is auto and ${why}` };
   }
   let seccomp = await writeSeccomp(o.dir);
   let probe = await probeBwrap(iso.bwrap, o.env, user, seccomp);

@@ -4,6 +4,7 @@
 // feature it would add here is turned off — no buffering, no rejection, no env merge — and loading it
 // cost the idle daemon ~10 MiB and each spawn a few ms; see spawn.ts.)
 import { closeSync, constants, openSync } from "node:fs";
+import type { Duplex } from "node:stream";
 import { type Exit, startChild } from "./spawn.js";
 import { LineSplitter, TailBuffer } from "./lines.js";
 import { FileTailer } from "./tail.js";
@@ -61,9 +62,10 @@ export interface RunOptions {
    */
   streamFd?: number | undefined;
   /**
-   * Give the child a pipe on this descriptor — the one after the stream's (or after `inheritFiles`) — whose other
-   * end only this process holds, to the child's end (a jail's lifeline, JailedCommand.lifelineFd: the jail ends
-   * when it reads end of file there, which it does once this process is gone, however it ended).
+   * Give the child a socket on this descriptor — the one after the stream's (or after `inheritFiles`) — whose other
+   * end only this process holds, with one byte on it (a jail's lifeline, JailedCommand.lifelineFd: the jail's relay
+   * starts the program once it read the byte, and ends the jail when the socket ends — once this process is gone,
+   * however it ended).
    */
   lifelineFd?: number | undefined;
   /** Start the child as this host user (an agent's, jail/identity.ts); unset: the bridge's own. */
@@ -171,8 +173,12 @@ export async function runProcess(opts: RunOptions): Promise<RunResult> {
   if (pid !== undefined) opts.onSpawn?.(pid);
 
   for (const t of tailers) t.start();
-  // The lifeline: nothing is written to it, what comes back is dropped; its end closes with the jail.
-  if (opts.lifelineFd !== undefined) pipe(opts.lifelineFd)?.resume();
+  // The lifeline: one byte says the bridge is there (the jail's relay starts the program once it read it); what
+  // comes back is dropped, and its end closes with the jail.
+  const lifeline = opts.lifelineFd === undefined ? null : (child?.stdio[opts.lifelineFd] as Duplex | null | undefined);
+  lifeline?.on("error", () => undefined);
+  lifeline?.write("\n");
+  lifeline?.resume();
   for (const [pipes, on] of [
     [outPipes, onOut],
     [errPipes, onErr],

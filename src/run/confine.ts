@@ -8,7 +8,7 @@ import { EgressProxy } from "../egress/proxy.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
 import { guardRepository } from "../git/guard.js";
 import { capText } from "../jail/limits.js";
-import { JAIL_RELAY } from "../jail/jail.js";
+import { JAIL_RELAY } from "../jail/relay.js";
 import { type RunJailOf, forRun } from "../jail/run-jail.js";
 import type { Decision } from "../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";

@@ -4,7 +4,8 @@
 // relay and the agent in it (containers/bubblewrap#633). Here the jail's bubblewrap never gets that flag at all
 // (a wrapper drops it), which turns that race into the rule: only the lifeline can end the jail.
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { Socket } from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -41,6 +42,8 @@ async function relayWith(script: string) {
   const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", script], { stdio: ["pipe", "pipe", "pipe", "pipe"] });
   relays.push(relay);
   const ended = new Promise<{ code: number | null; signal: string | null }>((r) => relay.once("exit", (code, signal) => r({ code, signal })));
+  // as the runner does: one byte says the bridge is there
+  (relay.stdio[3] as Socket).write("\n");
   const first = await new Promise<string>((r) => relay.stdout?.once("data", (d) => r(String(d).trim())));
   return { relay, stdin: relay.stdin, lifeline: relay.stdio[3] as Socket, first, ended };
 }
@@ -59,6 +62,41 @@ describe("the relay's lifeline", () => {
     await untilHost("the relay's child is gone", () => !alive(pid));
   });
 
+  it("a bridge gone before its first byte (killed while the jail was being set up): the program never starts", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hkb-lifeline-"));
+    try {
+      const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", `touch ${dir}/started`], {
+        stdio: ["ignore", "ignore", "pipe", "pipe"],
+      });
+      relays.push(relay);
+      const ended = new Promise((r) => relay.once("exit", (code, signal) => r({ code, signal })));
+      (relay.stdio[3] as Socket).destroy();
+      expect(await ended).toEqual({ code: 137, signal: null });
+      expect(existsSync(join(dir, "started"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the operator's NODE_OPTIONS (kept aside by the jail) are the child's; the carrier is not", async () => {
+    const relay = spawn(process.execPath, [RELAY, "--no-network", "--", "/bin/sh", "-c", 'echo "$NODE_OPTIONS|${HKB_RELAY_CHILD_NODE_OPTIONS-unset}"'], {
+      env: { PATH: process.env.PATH, HKB_RELAY_CHILD_NODE_OPTIONS: "--max-old-space-size=99" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    relays.push(relay);
+    const out = await new Promise<string>((r) => relay.stdout?.once("data", (d) => r(String(d).trim())));
+    expect(out).toBe("--max-old-space-size=99|unset");
+  });
+
+  it("a lifeline that is not one descriptor above 2 is refused, naming it", async () => {
+    const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "1", "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
+    relays.push(relay);
+    let err = "";
+    relay.stderr?.on("data", (d) => (err += String(d)));
+    expect(await new Promise((r) => relay.once("close", (code) => r(code)))).toBe(125);
+    expect(err).toContain("hkb-relay: --lifeline takes one descriptor above 2, not 1");
+  });
+
   it("control: while its other end is open, what comes on it is dropped, and the relay ends as its child ends", async () => {
     const { stdin, lifeline, first, ended } = await relayWith("echo up; read -r line; exit 3");
     expect(first).toBe("up");
@@ -69,7 +107,7 @@ describe("the relay's lifeline", () => {
 });
 
 describe.skipIf(!BWRAP.ok)("a jail whose bridge was SIGKILLed", () => {
-  it("ends with its agent, also when bubblewrap never armed --die-with-parent", async () => {
+  it("ends with everything in it, also when bubblewrap never armed --die-with-parent", async () => {
     const e = await Emu.create();
     emu = e;
     const wrapper = join(e.dir, "bwrap-without-die-with-parent");
@@ -79,9 +117,11 @@ describe.skipIf(!BWRAP.ok)("a jail whose bridge was SIGKILLed", () => {
     );
     chmodSync(wrapper, 0o755);
     const cfg = join(e.dir, "seat.json");
-    writeFileSync(cfg, JSON.stringify({ agent: { kind: "command", isolation: { mode: "bwrap", bwrap: wrapper } } }));
-    const id = await e.createTask("long", { assignee: SEAT, body: "MODE:wait-file" });
-    const d = startDaemon(e, [], cfg);
+    writeFileSync(cfg, JSON.stringify({ agent: { kind: "command", passEnv: ["FIXTURE_PROBE"], isolation: { mode: "bwrap", bwrap: wrapper } } }));
+    // the agent leaves a process in a session of its own, then works until told to stop
+    const probe = "setsid sleep 607 </dev/null >/dev/null 2>&1 & while [ ! -e go ]; do sleep 0.2; done";
+    const id = await e.createTask("long", { assignee: SEAT, body: "MODE:jail-probe" });
+    const d = startDaemon(e, [], cfg, { FIXTURE_PROBE: probe });
     await d.waitFor(started);
     const runDir = activeRunDir(e);
     // the jail runs, its bubblewrap without the flag
@@ -96,7 +136,7 @@ describe.skipIf(!BWRAP.ok)("a jail whose bridge was SIGKILLed", () => {
     // the jail runs (its bubblewrap, inside and outside its pid namespace, without the flag) with the agent in it
     const tree = await untilHost("the agent runs in its jail", () => {
       const pids = jailTree(runDir);
-      return pids.some((p) => cmdline(p).includes("agent.mjs")) && bwraps().length === 2 ? pids : null;
+      return pids.some((p) => cmdline(p).includes("agent.mjs")) && pids.some((p) => cmdline(p) === "sleep\x00607\x00") && bwraps().length === 2 ? pids : null;
     });
     const inJail = bwraps().map(cmdline);
     expect(inJail.every((c) => c.includes("\0--unshare-pid\0") && !c.includes("--die-with-parent"))).toBe(true);

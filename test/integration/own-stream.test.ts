@@ -59,9 +59,10 @@ describe("the stream on a descriptor of its own (RunOptions.streamFd)", () => {
   });
 
   it("the lifeline: a socket on the descriptor after the stream, that only the runner's end keeps open; a misplaced one is refused", async () => {
-    const r = await runProcess({ argv: ["/bin/sh", "-c", "readlink /proc/$$/fd/4 >&2; echo stream >&3"], env: {}, streamFd: 3, lifelineFd: 4 });
+    const script = 'readlink /proc/$$/fd/4 >&2; IFS= read -r line <&4 && echo "a line: [$line]" >&3';
+    const r = await runProcess({ argv: ["/bin/sh", "-c", script], env: {}, streamFd: 3, lifelineFd: 4 });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toBe("stream\n");
+    expect(r.stdout).toBe("a line: []\n");
     expect(r.stderr).toMatch(/^socket:\[\d+\]/);
     await expect(runProcess({ argv: ["/bin/true"], env: {}, streamFd: 3, lifelineFd: 3 })).rejects.toThrow(
       /lifelineFd 3 is not the descriptor after the inherited files and the stream \(4\)/,
