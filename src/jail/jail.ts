@@ -102,9 +102,9 @@ export interface JailedCommand {
    */
   streamFd?: number;
   /**
-   * The descriptor (after the stream's, or the files') the process must get a pipe on whose other end only the
-   * bridge holds (RunOptions.lifelineFd): the jail's relay ends the jail when it reads end of file there. Set for
-   * every command in a bubblewrap jail.
+   * The descriptor (after the stream's, or the files') the process must get a socket on whose other end only the
+   * bridge holds (RunOptions.lifelineFd): the jail's relay starts the program after the bridge's first byte there,
+   * and ends the jail when it reads end of file. Set for every command in a bubblewrap jail.
    */
   lifelineFd?: number;
 }
