@@ -79,10 +79,14 @@ describe("the relay's lifeline", () => {
   });
 
   it("the operator's NODE_OPTIONS (kept aside by the jail) are the child's; the carrier is not", async () => {
-    const relay = spawn(process.execPath, [RELAY, "--no-network", "--", "/bin/sh", "-c", 'echo "$NODE_OPTIONS|${HKB_RELAY_CHILD_NODE_OPTIONS-unset}"'], {
-      env: { PATH: process.env.PATH, HKB_RELAY_CHILD_NODE_OPTIONS: "--max-old-space-size=99" },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const relay = spawn(
+      process.execPath,
+      [RELAY, "--no-network", "--", "/bin/sh", "-c", 'env | grep -q ^HKB_RELAY_CHILD_NODE_OPTIONS= && c=set || c=unset; echo "$NODE_OPTIONS|$c"'],
+      {
+        env: { PATH: process.env.PATH, HKB_RELAY_CHILD_NODE_OPTIONS: "--max-old-space-size=99" },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     relays.push(relay);
     const out = await new Promise<string>((r) => relay.stdout?.once("data", (d) => r(String(d).trim())));
     expect(out).toBe("--max-old-space-size=99|unset");
