@@ -19,7 +19,7 @@
 //   node relay.mjs --no-network [--stream <fd>] [--lifeline <fd>] -- <program> [args…]
 //   node relay.mjs --connect <host:port> <socket>
 import { spawn } from "node:child_process";
-import { closeSync } from "node:fs";
+import { closeSync, readFileSync } from "node:fs";
 import { Socket, connect, createServer } from "node:net";
 
 // No debugger on SIGUSR1: any process of the jail (one uid) could otherwise open it and run code here
@@ -77,6 +77,16 @@ interface Start {
   lifeline: number | undefined;
 }
 
+/** Whether this process runs in a pid namespace of its own whose init is bubblewrap (a jail's: kill(-1) reaches only it). */
+function inJailPidNamespace(): boolean {
+  try {
+    // (The relay is started only by the jail, with a pid namespace and a /proc of its own: there pid 1 is bubblewrap.)
+    return readFileSync("/proc/1/comm", "utf8") === "bwrap\n";
+  } catch {
+    return false;
+  }
+}
+
 /** Listens for the jail's traffic to the proxy, then starts the child. */
 function relay(port: number, socket: string, forwards: string[], start: Start): void {
   for (const f of forwards) forward(f, socket);
@@ -107,13 +117,19 @@ function run({ argv, stream, lifeline }: Start, closing: () => void = () => unde
   for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"] as const) process.on(s, () => undefined);
   let child: ReturnType<typeof spawn> | null = null;
   // Taken before the child starts (a descriptor Node takes is not passed on): the child never holds it.
-  const bridge = lifeline === undefined ? null : new Socket({ fd: lifeline, readable: true, writable: false });
+  let bridge: Socket | null = null;
+  try {
+    bridge = lifeline === undefined ? null : new Socket({ fd: lifeline, readable: true, writable: false });
+  } catch (err) {
+    process.stderr.write(`hkb-relay: --lifeline ${lifeline} is no socket of the bridge's: ${(err as Error).message}\n`);
+    process.exit(125);
+  }
   let started = false;
   const gone = () => {
     process.stderr.write("hkb-relay: the bridge is gone; the jail ends\n");
     // Everything of the jail, not only the child (what it started in a session of its own too): in the jail's
-    // own pid namespace (bubblewrap's init is 1, the relay 2) that is every process but the two.
-    if (process.pid === 2) process.kill(-1, "SIGKILL");
+    // own pid namespace (bubblewrap's init is 1, with its own /proc) that is every process but init and the relay.
+    if (inJailPidNamespace()) process.kill(-1, "SIGKILL");
     else child?.kill("SIGKILL");
     process.exit(137);
   };

@@ -13,7 +13,7 @@ import { join, resolve, sep } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
-import { JAIL_RELAY, QUIET_DEBUG, relayEnv, withImport } from "./relay.js";
+import { JAIL_RELAY, QUIET_DEBUG, relativeLoad, relayEnv, withImport } from "./relay.js";
 import type { AgentUser } from "./identity.js";
 import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
@@ -212,6 +212,12 @@ export class Jail {
       return { argv: [...argv], env: { ...env, HOME: extra.home ?? home, TMPDIR: join(home, "tmp") }, ...as };
     }
     const [program = "", ...rest] = argv;
+    const loads = relativeLoad(env.NODE_OPTIONS);
+    if (loads !== null)
+      throw new JailRefused(
+        loads,
+        "NODE_OPTIONS loads it by a path that is not absolute, found from the agent's workspace (which the agent writes): give its absolute path",
+      );
     const abs = resolveProgram(program, env.PATH, run.workspace);
     // A Node process holding the stream answers SIGUSR1 with nothing, not with its debugger (quiet-debug.mts):
     // for every command with its own stream, whatever its program is called (other programs ignore it).

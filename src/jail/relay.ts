@@ -24,3 +24,16 @@ export function relayEnv(env: Readonly<Record<string, string>>, nodeOptions: str
 /** NODE_OPTIONS with one more `--import` (quoted as Node's parser reads it), after the operator's own. */
 export const withImport = (options: string | undefined, file: string) =>
   [options?.trim(), `--import=${/[\s"\\]/.test(file) ? `"${file.replace(/[\\"]/g, "\\$&")}"` : file}`].filter((o) => o).join(" ");
+
+/**
+ * The first module NODE_OPTIONS would load by a path that is not absolute (`./x.js`, or a package name: found
+ * from the process's working directory — the agent's workspace, which the agent writes), or null.
+ */
+export function relativeLoad(nodeOptions: string | undefined): string | null {
+  const re = /(?:^|\s)(?:-r|--require|--import|--loader|--experimental-loader)(?:=|\s+)("[^"]*"|'[^']*'|\S+)/g;
+  for (const m of (nodeOptions ?? "").matchAll(re)) {
+    const v = (m[1] ?? "").replace(/^["']|["']$/g, "");
+    if (!/^(?:\/|file:\/\/\/|node:)/.test(v)) return v;
+  }
+  return null;
+}

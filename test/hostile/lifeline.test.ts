@@ -99,6 +99,13 @@ describe("the relay's lifeline", () => {
     relay.stderr?.on("data", (d) => (err += String(d)));
     expect(await new Promise((r) => relay.once("close", (code) => r(code)))).toBe(125);
     expect(err).toContain("hkb-relay: --lifeline takes one descriptor above 2, not 1");
+    // a descriptor that is not open (no socket of the bridge's): refused too, nothing started
+    const closed = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "999", "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
+    relays.push(closed);
+    let why = "";
+    closed.stderr?.on("data", (d) => (why += String(d)));
+    expect(await new Promise((r) => closed.once("close", (code) => r(code)))).toBe(125);
+    expect(why).toContain("hkb-relay: --lifeline 999 is no socket of the bridge's");
   });
 
   it("control: while its other end is open, what comes on it is dropped, and the relay ends as its child ends", async () => {

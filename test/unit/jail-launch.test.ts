@@ -60,14 +60,31 @@ describe("a jail's command line", () => {
   });
 
   it("the operator's NODE_OPTIONS go to the relay's child, not to the relay; a forged carrier is dropped", () => {
-    const env = { NODE_OPTIONS: "--require ./x.js", [RELAY_CHILD_NODE_OPTIONS]: "--require ./forged.js" };
+    const env = { NODE_OPTIONS: "--require /opt/x.js", [RELAY_CHILD_NODE_OPTIONS]: "--require /opt/forged.js" };
     const own = jailOf({}).command(["/bin/true"], env, run, { ownStream: true }).env;
     expect(own.NODE_OPTIONS).toBeUndefined();
-    expect(own[RELAY_CHILD_NODE_OPTIONS]).toBe(`--require ./x.js --import=${QUIET_DEBUG}`);
+    expect(own[RELAY_CHILD_NODE_OPTIONS]).toBe(`--require /opt/x.js --import=${QUIET_DEBUG}`);
     const gate = jailOf({}).command(["/bin/true"], env, run).env;
-    expect([gate.NODE_OPTIONS, gate[RELAY_CHILD_NODE_OPTIONS]]).toEqual([undefined, "--require ./x.js"]);
-    const none = jailOf({}).command(["/bin/true"], { [RELAY_CHILD_NODE_OPTIONS]: "--require ./forged.js" }, run).env;
+    expect([gate.NODE_OPTIONS, gate[RELAY_CHILD_NODE_OPTIONS]]).toEqual([undefined, "--require /opt/x.js"]);
+    const none = jailOf({}).command(["/bin/true"], { [RELAY_CHILD_NODE_OPTIONS]: "--require /opt/forged.js" }, run).env;
     expect(RELAY_CHILD_NODE_OPTIONS in none).toBe(false);
+  });
+
+  it("NODE_OPTIONS that would load a module found from the workspace (a relative path, a package name) is refused, naming it", () => {
+    const jail = jailOf({});
+    for (const [options, named] of [
+      ["--require ./x.js", "./x.js"],
+      ["--max-old-space-size=99 -r evil", "evil"],
+      ['--import="hook.mjs"', "hook.mjs"],
+      ["--experimental-loader ../l.mjs", "../l.mjs"],
+    ] as const)
+      expect(() => jail.command(["/bin/true"], { NODE_OPTIONS: options }, run)).toThrow(
+        `the agent's jail may not show ${named}: NODE_OPTIONS loads it by a path that is not absolute`,
+      );
+    // absolute paths, file URLs and Node's own modules are no file of the workspace
+    expect(() =>
+      jail.command(["/bin/true"], { NODE_OPTIONS: "--require /opt/a.js --import=file:///opt/b.mjs --import node:fs --max-old-space-size=9" }, run),
+    ).not.toThrow();
   });
 });
 
