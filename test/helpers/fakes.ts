@@ -2,9 +2,6 @@
 // in-process-board.ts): a closer that records intents, a workspace provider on a temp dir, scripted agents, and
 // factories whose keeper, tools and timers the test drives by hand (no real waits, no processes).
 import { taskEventOf } from "../../src/board/events.js";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AgentAdapter, AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import type { TaskDetail } from "../../src/board/port.js";
 import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
@@ -13,6 +10,7 @@ import type { CloseResult, RunCloser } from "../../src/outbox/closer.js";
 import type { CloseIntent, OutboxEntry } from "../../src/outbox/outbox.js";
 import type { RunFactories } from "../../src/run/factories.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceProvider } from "../../src/workspace/port.js";
+import { scratchDir } from "./tmp.js";
 
 export function detailOf(id: string, o: { runId?: number; body?: string } = {}): TaskDetail {
   const runId = o.runId ?? 1;
@@ -65,7 +63,7 @@ export class FakeCloser implements RunCloser {
 }
 
 export function fakeWorkspaces(): WorkspaceProvider & { dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), "hkb-fake-ws-"));
+  const dir = scratchDir("hkb-fake-ws-");
   const ws: PreparedWorkspace = {
     mode: "board",
     local: dir,

@@ -1,8 +1,7 @@
 // Config: defaults, precedence, strict keys with did-you-mean, YAML scalar forms, and every setting
 // that depends on the TTL following the TTL the user chose (derived values, explicit conflicts named
 // by how they were set, a minimum TTL, per-task TTLs from a max runtime).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
@@ -10,9 +9,10 @@ import { loadConfig } from "../../src/agents/kinds.js";
 import { timingFor, ttlForTask } from "../../src/config/timing.js";
 import { settingsTable } from "../../src/observe/settings.js";
 import { ConfigError } from "../../src/errors/index.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 const file = (yaml: string) => {
-  const f = join(mkdtempSync(join(tmpdir(), "hkb-cfg-")), "config.yaml");
+  const f = join(scratchDir("hkb-cfg-"), "config.yaml");
   writeFileSync(f, yaml);
   return f;
 };

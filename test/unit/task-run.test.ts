@@ -21,6 +21,7 @@ import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
 import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
 import { FakeCloser, ManualFactories, ScriptAgent, aborted, fakeWorkspaces, finished } from "../helpers/fakes.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 const NOW = 1_800_000_000_000;
 const clock = { now: () => NOW };
@@ -94,14 +95,14 @@ function start(s: Setup) {
       author: "seat",
       traceId: "trace-0123456789",
       killGraceMs: 1000,
-      runsDir: mkdtempSync(join(tmpdir(), "hkb-runs-")),
-      privateRoot: mkdtempSync(join(tmpdir(), "hkb-private-")),
+      runsDir: scratchDir("hkb-runs-"),
+      privateRoot: scratchDir("hkb-private-"),
       cliOnThisHost: true,
       prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
       skillRoots: [],
       review: { mode: "when-asked" },
       shutdown: shutdown.signal,
-      continuity: { journal: new SessionJournal(mkdtempSync(join(tmpdir(), "hkb-sessions-"))), enabled: true, budget: 5 },
+      continuity: { journal: new SessionJournal(scratchDir("hkb-sessions-")), enabled: true, budget: 5 },
       workspaces: ws,
       gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" }, git: hardenedGit(process.env, GIT) },
       redactor: new Redactor(),

@@ -1,15 +1,15 @@
 // Multi-byte characters split across chunks stay whole: the line splitter (the local-LLM SSE client
 // feeds it raw body chunks), the file tailer (adopted agents' output) and the SSE client end to end
 // against a server that sends its body one byte at a time.
-import { appendFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { streamChat } from "../../src/agents/local-llm/client.js";
 import { LineSplitter } from "../../src/process/lines.js";
 import { FileTailer } from "../../src/process/tail.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 const TEXT = "完了しました ✅ — naïve 🚀";
 
@@ -33,7 +33,7 @@ describe("UTF-8 across chunk boundaries", () => {
 
   it("FileTailer decodes a character whose bytes land in two polls", () => {
     for (const [a, b] of cuts(TEXT)) {
-      const path = join(mkdtempSync(join(tmpdir(), "hkb-tail-")), "out.log");
+      const path = join(scratchDir("hkb-tail-"), "out.log");
       writeFileSync(path, a);
       let got = "";
       const t = new FileTailer(
