@@ -93,19 +93,22 @@ describe("the relay's lifeline", () => {
   });
 
   it("a lifeline that is not one descriptor above 2 is refused, naming it", async () => {
-    const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "1", "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
-    relays.push(relay);
-    let err = "";
-    relay.stderr?.on("data", (d) => (err += String(d)));
-    expect(await new Promise((r) => relay.once("close", (code) => r(code)))).toBe(125);
-    expect(err).toContain("hkb-relay: --lifeline takes one descriptor above 2, not 1");
+    /** The relay with `--lifeline <fd>`: how it ends and what it says. */
+    const withLifeline = async (fd: string) => {
+      const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", fd, "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
+      relays.push(relay);
+      let err = "";
+      relay.stderr?.on("data", (d) => (err += String(d)));
+      const code = await new Promise((r) => relay.once("close", (c) => r(c)));
+      return { code, err };
+    };
+    const low = await withLifeline("1");
+    expect(low.code).toBe(125);
+    expect(low.err).toContain("hkb-relay: --lifeline takes one descriptor above 2, not 1");
     // a descriptor that is not open (no socket of the bridge's): refused too, nothing started
-    const closed = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "999", "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
-    relays.push(closed);
-    let why = "";
-    closed.stderr?.on("data", (d) => (why += String(d)));
-    expect(await new Promise((r) => closed.once("close", (code) => r(code)))).toBe(125);
-    expect(why).toContain("hkb-relay: --lifeline 999 is no socket of the bridge's");
+    const closed = await withLifeline("999");
+    expect(closed.code).toBe(125);
+    expect(closed.err).toContain("hkb-relay: --lifeline 999 is no socket of the bridge's");
   });
 
   it("control: while its other end is open, what comes on it is dropped, and the relay ends as its child ends", async () => {
