@@ -24,13 +24,14 @@ afterEach(() => {
 
 describe("a command agent's own children are the agent", () => {
   it("an 8-s build step, a background child and a child writing to stdout: each task done, the stream never 'exposed'", async () => {
-    emu = await Emu.create();
+    const board = await Emu.create();
+    emu = board;
     const steps = ["build", "background", "chatty"] as const;
-    const ids = await Promise.all(steps.map((s) => emu!.createTask(`step ${s}`, { assignee: SEAT, body: `STEP:${s}` })));
-    const b = await runBridge(emu, { base: { concurrency: 3, agent: { kind: "command", command: [SCRIPT], killGraceSeconds: 1 } } });
+    const ids = await Promise.all(steps.map((s) => board.createTask(`step ${s}`, { assignee: SEAT, body: `STEP:${s}` })));
+    const b = await runBridge(board, { base: { concurrency: 3, agent: { kind: "command", command: [SCRIPT], killGraceSeconds: 1 } } });
     await b.daemon.done;
     for (const id of ids) {
-      const d = await emu.show(id);
+      const d = await board.show(id);
       expect(d.task.status, `${id}: ${blockedWhy(d)}`).toBe("done");
       expect(d.runs.at(-1)?.summary).toBe("built after its build step");
       // the default isolation is what ran: the jail wherever bubblewrap is (CI requires it) — a run without one says so on its card
