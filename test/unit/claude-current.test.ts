@@ -7,7 +7,7 @@ import { claudeArgv } from "../../src/agents/claude-code/adapter.js";
 import { HEADLESS_ENV, LASTING_TOOLS, disallowedTools } from "../../src/agents/claude-code/headless.js";
 import { type ClaudeState, atRest, initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
-import { jsonLines, recordedAt } from "../helpers/transcripts.js";
+import { jsonLines, recordedAt } from "../helpers/agent-transcripts.js";
 
 function replay(file: string): { events: AgentEvent[]; states: { line: string; state: ClaudeState }[] } {
   let s = initialClaudeState("task");

@@ -6,7 +6,7 @@ import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude
 import { initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
 
-import { DIR, jsonLines, recordedAt } from "../helpers/transcripts.js";
+import { DIR, jsonLines, recordedAt } from "../helpers/agent-transcripts.js";
 
 function translate(file: string): AgentEvent[] {
   const lines = jsonLines(file);

@@ -1,6 +1,6 @@
 // Translators on recorded real CLI output (test/fixtures/agent-transcripts, copied from shared/reference).
 import { readFileSync } from "node:fs";
-import { RECORDED_DAY, jsonLines, recordedAt } from "../helpers/transcripts.js";
+import { RECORDED_DAY, jsonLines, recordedAt } from "../helpers/agent-transcripts.js";
 import { describe, expect, it } from "vitest";
 import { parseLimitText } from "../../src/agents/claude-code/limits.js";
 import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
