@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { classify, isLeaseBoundRefusal } from "../../src/board/classify.js";
 import type { RunResult } from "../../src/process/runner.js";
 import { BoardNotFound, NotClaimable, Rejected, TaskNotFound, Transient, UsageError } from "../../src/errors/board.js";
-import { type TranscriptBlock, readTranscript } from "../helpers/agent-transcripts.js";
+import { type TranscriptBlock, readTranscript } from "../helpers/transcripts.js";
 
 const DIR = "test/fixtures/hermes-transcripts";
 const failing: TranscriptBlock[] = readdirSync(DIR)
