@@ -143,6 +143,35 @@ describe("real Claude Code CLI", () => {
     expect(doc.task.status).toBe("ready");
   });
 
+  it("a silent return (no close tool) blocks as a protocol violation, quoting the agent's last message, not its stream", async () => {
+    const { doc } = await claude([{ blocks: [{ text: "I looked at the repository and everything seems fine to me." }] }]);
+    expect(doc.task.status).toBe("blocked");
+    const reason = reasonOf(doc);
+    expect(reason).toMatch(/silent return/);
+    expect(reason).toContain('The agent\'s last message: "I looked at the repository and everything seems fine to me."');
+    expect(reason).not.toMatch(/modelUsage|"type":"result"/);
+  });
+
+  it("UTF-8 round-trips: a summary and a block in several scripts and an emoji reach the board as written", async () => {
+    const summary = "完了しました — Überprüft ✅ Ελληνικά, עברית, 🧪 e\u0301";
+    const done = await claude([
+      { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary, result: { ...GOOD_RESULT, note: "注記 📝" } } }] },
+      { blocks: [{ text: "終わり" }] },
+    ]);
+    expect(done.doc.task.status).toBe("done");
+    expect(done.doc.runs.at(-1)?.summary).toBe(summary);
+    expect(done.doc.runs.at(-1)?.metadata).toMatchObject({ note: "注記 📝" });
+    await mock?.close();
+    emu.cleanup();
+    const what = "仕様が二通りに読める: «A» oder «B» 🤔";
+    const blocked = await claude([
+      { blocks: [{ tool: "mcp__task__kanban_block", input: { ...GOOD_BLOCK, what_happened: what } }] },
+      { blocks: [{ text: "止めました" }] },
+    ]);
+    expect(blocked.doc.task.status).toBe("blocked");
+    expect(reasonOf(blocked.doc)).toContain(what);
+  });
+
   it("a max-turns stop blocks for a human", async () => {
     const { doc } = await claude(
       [
