@@ -22,6 +22,7 @@ import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/
 import type { Check } from "./check.js";
 import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
+import { boardFix, versionCheck } from "./doctor-hermes.js";
 
 export type { Check } from "./check.js";
 
@@ -74,6 +75,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
           `guards: ${caps?.expectedStatus.length ? caps.expectedStatus.join(", ") : "none"}; reclaim counts as failure: ${caps?.reclaimCountsAsFailure ? "yes" : "no"}`,
       ),
     );
+    checks.push(versionCheck(caps?.version ?? null));
   } catch (err) {
     checks.push(fail("hermes command", describeError(err), 'install Hermes ≥ 0.20 or set hermes.command (e.g. ["ssh", "board-host", "hermes"])'));
   }
@@ -86,7 +88,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
         fail(
           `board ${b.slug}`,
           describeError(err),
-          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : "check hermes.command, HERMES_HOME and the board host",
+          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : (boardFix(err) ?? "check hermes.command, HERMES_HOME and the board host"),
         ),
       );
     }
@@ -274,8 +276,8 @@ export async function doctorCommand(
   const { checks, config } = await runChecks(o, env);
   print(`${"CHECK".padEnd(16)} ${"RESULT".padEnd(6)} DETAIL\n`);
   for (const ch of checks) {
-    print(`${ch.name.padEnd(16)} ${(ch.ok ? "ok" : "FAIL").padEnd(6)} ${ch.detail}\n`);
-    if (!ch.ok) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
+    print(`${ch.name.padEnd(16)} ${(!ch.ok ? "FAIL" : ch.warn ? "WARN" : "ok").padEnd(6)} ${ch.detail}\n`);
+    if (!ch.ok || ch.warn) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
   }
   if (config) {
     print(`\n${"SETTING".padEnd(26)} ${"VALUE".padEnd(40)} FROM\n`);

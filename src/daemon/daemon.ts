@@ -23,6 +23,7 @@ import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
+import { type BoardConditions, wireConditions } from "./board-health.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 export type { SeatEvents } from "./events.js";
 
@@ -36,6 +37,8 @@ export interface DaemonDeps extends RunServices {
   closeBoards?: () => Promise<void>;
   /** How each board's calls reach the CLI (build.ts keeps it current). */
   transports?: Map<string, { mode: string; why: string }>;
+  /** Boards whose database is corrupt (board-health.ts): paused, said once, resumed when they answer. */
+  conditions?: BoardConditions;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
   preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
   once?: boolean;
@@ -57,8 +60,7 @@ export class Daemon extends SeatEventsOut {
   private settle!: { resolve: () => void; reject: (e: Error) => void };
   readonly done: Promise<void>;
   private stopPromise: Promise<void> | undefined;
-  /** What the start took, given back at the stop (releasers.ts). */
-  private readonly releasers = new Releasers();
+  private readonly releasers = new Releasers(); // what the start took, given back at the stop
   private teardownPromise: Promise<void> | undefined;
 
   constructor(private readonly d: DaemonDeps) {
@@ -84,9 +86,7 @@ export class Daemon extends SeatEventsOut {
       maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
       reachPauseMs: c.seat.unreachablePauseSeconds * 1000,
     });
-    this.done = new Promise<void>((resolve, reject) => {
-      this.settle = { resolve, reject };
-    });
+    this.done = new Promise<void>((resolve, reject) => void (this.settle = { resolve, reject }));
     this.launcher = new RunLauncher(d, this.runsAc.signal, this);
     // The seat's own wiring, first of the listeners: the close's log, health and pauses; the next claim.
     this.on("run:closed", (r) => this.finished(r));
@@ -99,10 +99,8 @@ export class Daemon extends SeatEventsOut {
     this.on("board:event", (e) => this.launcher.boardEvent(e.board, e.taskId, e.kind));
     this.on("scan", (r) => {
       if (r.ok) this.health.boardAnswered(r.board);
-      else {
-        this.health.noteError(`scan ${r.board}: ${r.error}`);
-        d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
-      }
+      else this.health.noteError(`scan ${r.board}: ${r.error}`);
+      if (!r.ok && !d.conditions?.isCorrupt(r.board)) d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
       this.checkIdle();
     });
     this.on("watch:down", (e) => {
@@ -118,6 +116,7 @@ export class Daemon extends SeatEventsOut {
       scanBackoff: d.once ? { baseMs: d.retry.minDelayMs, maxMs: d.retry.maxDelayMs } : { baseMs: 1000, maxMs: 60_000 }, // a pass: a call's waits
       capacity: () => c.concurrency - this.launcher.inflight.size,
       paused: () => this.seat.paused(),
+      boardPaused: (board) => d.conditions?.isCorrupt(board) === true,
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
       author: c.author,
       claim: (board, taskId) => this.tryClaim(board, taskId),
@@ -128,6 +127,7 @@ export class Daemon extends SeatEventsOut {
         void this.stop();
       },
     });
+    if (d.conditions) wireConditions(d.conditions, { ...d, health: this.health, scheduler: this.scheduler, seat: this });
   }
 
   /** Runs (and claims under way) in flight now. */

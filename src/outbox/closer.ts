@@ -7,7 +7,7 @@
 import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import { withRetry } from "../board/retry.js";
-import { LeaseLost } from "../errors/board.js";
+import { BoardCorrupt, LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type CloseOutcome, type FencedBoard, fencedView } from "../lease/fenced.js";
 import type { Lease, LeaseRecord } from "../lease/lease.js";
@@ -18,7 +18,8 @@ import { contractRefusal } from "../result/contract.js";
 import { isDefinitiveRefusal, refusedCloseBlock } from "./refused.js";
 import type { AlertPayload } from "./webhook.js";
 
-export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead";
+/** `held`: the board's database is corrupt — the entry stays pending in the outbox until the board answers again. */
+export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead" | "held";
 
 /** Where alerts go: queued for the background sender (`canDeliver` false: no webhook configured). */
 export interface AlertSink {
@@ -89,6 +90,7 @@ export class Closer implements RunCloser {
       outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
+      if (err instanceof BoardCorrupt) return { result: this.held(entry, err), landed: entry };
       const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
       const instead = isDefinitiveRefusal(err)
         ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain, {
@@ -107,6 +109,23 @@ export class Closer implements RunCloser {
     }
     this.d.outbox.mark(entry.id, "done");
     return { result: outcome, landed: entry };
+  }
+
+  /**
+   * The board's database is corrupt: nothing was decided about this close. It stays pending in the outbox
+   * (its error says why) and is applied when the board answers again (the seat's board pause, daemon/
+   * board-health.ts, alerts once for the board — not once per close).
+   */
+  private held(entry: OutboxEntry, err: BoardCorrupt): CloseResult {
+    const error = this.d.redactor.redact(err.message);
+    this.d.outbox.mark(entry.id, "pending", { error });
+    this.d.log?.("warn", "the board's database is corrupt: the close is kept in the outbox until the board answers again", {
+      task_id: entry.taskId,
+      run_id: entry.runId,
+      trace_id: entry.traceId,
+      repair: err.repair,
+    });
+    return "held";
   }
 
   /** The task's completion contract and the board's last word on it, when they explain a refusal. */

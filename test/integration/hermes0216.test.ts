@@ -1,0 +1,68 @@
+// The bridge on Hermes 0.21.6 — the emulator's 0.21.6 mode (HERMES_EMULATOR_COMPAT=0.21.6, src/emulator/
+// verbs/line0216.ts after NousResearch/hermes-agent's kanban parser at ee272988) — and what a board does to
+// a task around the bridge: a corrupt board database (the seat pauses the board, alerts once naming the
+// repair, holds its closes and resumes when the board answers), a done task reopened, a running task
+// pulled into review by someone else, a complete that would land on a blocked task (upstream #101785).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { runBridge, SEAT } from "../helpers/bridge.js";
+import { Emu } from "../helpers/emulator.js";
+import { WebhookServer } from "../helpers/webhook.js";
+
+const COMPAT = { HERMES_EMULATOR_COMPAT: "0.21.6" };
+
+let emu: Emu | undefined;
+let hook: WebhookServer | undefined;
+afterEach(async () => {
+  emu?.cleanup();
+  emu = undefined;
+  await hook?.close();
+  hook = undefined;
+});
+const board = async () => {
+  emu = await Emu.create("bridge", { env: COMPAT });
+  return emu;
+};
+const workspaceOf = async (e: Emu, id: string) => (await e.show(id)).task.workspace_path ?? "";
+
+describe("Hermes 0.21.6 (emulator): a corrupt board", () => {
+  it("pauses the board at once with one alert naming the repair, holds the finished run's close, and resumes after `repair`", async () => {
+    const e = await board();
+    hook = await WebhookServer.start();
+    const a = await e.createTask("finishes while the board is corrupt", { assignee: SEAT, body: "MODE:wait-file" });
+    const b = await runBridge(e, {
+      once: false,
+      base: { concurrency: 1, webhook: { url: hook.url }, discovery: { watch: false, debounceMs: 20, sweepSeconds: 1 } },
+    });
+    let next = "";
+    try {
+      await b.monitor.phase(a, "working");
+      // Waits behind the seat's one slot.
+      next = await e.createTask("claimed once the board answers", { assignee: SEAT, body: "MODE:complete" });
+      const ws = await workspaceOf(e, a);
+      const db = join(e.home, "kanban", "boards", "bridge", "kanban.db");
+      writeFileSync(`${db}.emulator-corrupt`, JSON.stringify({ kind: "index" }));
+      const paused = await b.monitor.next("board:paused", (p) => p.board === "bridge");
+      expect(paused.repair).toBe("hermes kanban --board bridge repair");
+      writeFileSync(join(ws, "go"), "");
+      const closed = await b.monitor.closed(a);
+      expect(closed.close).toBe("held");
+      await hook.waitFor(1);
+      // The operator repairs the board; the seat finds out on its next probe.
+      expect((await e.kanban(["repair"])).code).toBe(0);
+      const resumed = await b.monitor.next("board:resumed", (r) => r.board === "bridge");
+      expect(resumed.replayed).toBe(1);
+      await b.monitor.closed(next);
+    } finally {
+      await b.daemon.stop();
+    }
+    expect((await e.show(a)).task.status).toBe("done");
+    expect((await e.show(a)).runs.at(-1)?.summary).toContain("finished after the bridge restarted");
+    expect((await e.show(next)).task.status).toBe("done");
+    const alerts = hook.received.map((r) => r.json);
+    expect(alerts.map((x) => x.event)).toEqual(["board_corrupt"]);
+    expect(String(alerts[0]?.error)).toContain("`hermes kanban --board bridge repair`");
+    expect(b.built.outbox.open()).toEqual([]);
+  });
+});
