@@ -66,3 +66,51 @@ describe("Hermes 0.21.6 (emulator): a corrupt board", () => {
     expect(b.built.outbox.open()).toEqual([]);
   });
 });
+
+describe("Hermes 0.21.6 (emulator): a done task reopened", () => {
+  it("is claimed again as a new run whose prompt leads with the reopen reason and kind, resumes the earlier session, keeps the earlier deliverables and counts as a reopen", async () => {
+    const e = await board();
+    const id = await e.createTask("report, reopened", { assignee: SEAT, body: "MODE:reopen" });
+    const first = await runBridge(e);
+    await first.daemon.done;
+    const done = await e.show(id);
+    expect(done.task.status).toBe("done");
+    const firstRun = done.runs.at(-1);
+    const attached = (await e.kanban(["attachments", id, "--json"])).stdout;
+    expect(attached).toContain("report.md");
+    // An operator undoes the completion, back into the pool with a reason and a kind.
+    const r = await e.kanban(["reopen", id, "--landing", "blocked", "--kind", "needs_input", "--reason", "the report misses the totals"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await e.kanban(["unblock", id])).code).toBe(0);
+    const again = await runBridge(e);
+    await again.daemon.done;
+    const d = await e.show(id);
+    expect(d.task.status).toBe("done");
+    const last = d.runs.at(-1);
+    expect(last?.id).not.toBe(firstRun?.id);
+    expect(last?.summary).toBe(`re-worked in sess-${id}`);
+    const note = String((last?.metadata as { note?: string } | undefined)?.note);
+    expect(note).toMatch(/^This task was completed before and has been reopened on the board with REOPENED \(needs_input\): the report misses the totals\n/);
+    expect(note).toContain(`The earlier result (run ${firstRun?.id}) was: first result: report written`);
+    expect(note).toContain("Its deliverables stay attached to the task: ");
+    expect(last?.metadata).toMatchObject({
+      bridge: {
+        session: { id: `sess-${id}`, resumed: true },
+        reopen: { of_run: firstRun?.id, reason: "the report misses the totals", kind: "needs_input" },
+      },
+    });
+    // The earlier deliverable is still on the task.
+    expect((await e.kanban(["attachments", id, "--json"])).stdout).toContain("report.md");
+    // `usage`: two runs, one of them a reopen — not a second first success.
+    const { collectRuns, usageReport } = await import("../../src/observe/usage-report.js");
+    const report = usageReport(await collectRuns([e.board()]), { since: 0, by: "task", boards: ["bridge"] });
+    expect(report.total).toMatchObject({ runs: 2, reopens: 1 });
+    // Reopened straight to `ready` (the default landing): claimed again at once.
+    expect((await e.kanban(["reopen", id, "--reason", "totals are wrong"])).code).toBe(0);
+    await (await runBridge(e)).daemon.done;
+    const third = await e.show(id);
+    expect(third.task.status).toBe("done");
+    expect(third.runs).toHaveLength(3);
+    expect(String((third.runs.at(-1)?.metadata as { note?: string }).note)).toMatch(/^This task was completed before and has been reopened on the board with REOPENED: totals are wrong\n/);
+  });
+});
