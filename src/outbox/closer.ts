@@ -75,7 +75,37 @@ export class Closer implements RunCloser {
       reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
     });
     await this.leaseLost(entry, err, { comment: false });
+    // Pulled into review by someone else (`request-review --force`): the card says who moved it — the one
+    // write after the loss, a comment; nothing of the run is applied.
+    const moved = await this.movedToReview(entry, err);
+    if (moved)
+      await this.say(
+        entry,
+        `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} was ${moved} while its agent was working; the agent was stopped and nothing of this run was applied (its work so far stays in ${entry.workspace}).`,
+      );
     return entry;
+  }
+
+  /** Who moved the task to review, from the board's own record (the review event, the run's closer), or null when it is not in review. */
+  private async movedToReview(entry: OutboxEntry, err: LeaseLost): Promise<string | null> {
+    if (err.currentStatus !== "review") return null;
+    const d = await this.d
+      .board(entry.board)
+      .show(entry.taskId)
+      .catch(() => null);
+    const run = d?.runs.find((r) => r.id === entry.runId);
+    const to = d?.events.findLast((e) => e.kind === "review_requested")?.review?.reviewer;
+    const by = run?.closedBy ? `by ${run.closedBy.slice(0, 100)}` : "by another actor (the board records no name; not this seat)";
+    return `moved to review ${by} with \`request-review --force\`${to ? `, handed to reviewer ${to.slice(0, 100)}` : ""}`;
+  }
+
+  /** A comment on the entry's task (unfenced: the task is not the run's any more); a failure is only logged. */
+  private async say(entry: OutboxEntry, note: string): Promise<void> {
+    try {
+      await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
+    } catch (cerr) {
+      this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
+    }
   }
 
   /** Applies an already journaled entry again (`outbox replay`), fenced on the lease its entry records. */
@@ -167,14 +197,11 @@ export class Closer implements RunCloser {
       return "lease_lost";
     }
     this.d.log?.("warn", "lease lost at close: result not applied", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId });
+    const moved = await this.movedToReview(entry, err);
     const note =
-      `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}; ` +
+      `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}${moved ? ` (it was ${moved})` : ""}; ` +
       `its result was NOT applied to the board. It is kept in the outbox of seat ${this.d.seat} (entry ${entry.id}, trace ${entry.traceId}: \`hermes-bridge outbox list\`).`;
-    try {
-      await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
-    } catch (cerr) {
-      this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
-    }
+    await this.say(entry, note);
     this.alert("lease_lost", entry, error);
     return "lease_lost";
   }

@@ -27,7 +27,12 @@ export function reopenOf(detail: TaskDetail): Reopen | null {
   const reason = ev.reason ?? (comment ? comment.body.slice(MARK.length).trim() : null);
   const done = detail.runs.findLast((r) => r.outcome === "completed" && (r.endedAt ?? 0) <= ev.createdAt);
   const artifacts = done?.metadata?.artifacts;
-  const deliverables = Array.isArray(artifacts) ? artifacts.map(deliverableName).filter((a): a is string => a !== null).slice(0, 20) : [];
+  const deliverables = Array.isArray(artifacts)
+    ? artifacts
+        .map(deliverableName)
+        .filter((a): a is string => a !== null)
+        .slice(0, 20)
+    : [];
   return {
     at: ev.createdAt,
     reason: reason || null,

@@ -111,6 +111,35 @@ describe("Hermes 0.21.6 (emulator): a done task reopened", () => {
     const third = await e.show(id);
     expect(third.task.status).toBe("done");
     expect(third.runs).toHaveLength(3);
-    expect(String((third.runs.at(-1)?.metadata as { note?: string }).note)).toMatch(/^This task was completed before and has been reopened on the board with REOPENED: totals are wrong\n/);
+    expect(String((third.runs.at(-1)?.metadata as { note?: string } | undefined)?.note)).toMatch(
+      /^This task was completed before and has been reopened on the board with REOPENED: totals are wrong\n/,
+    );
+  });
+});
+
+describe("Hermes 0.21.6 (emulator): a running task pulled into review by someone else", () => {
+  it("stops the run like a reclaim — the lease is lost, nothing of the run lands — and the card says who moved it", async () => {
+    const e = await board();
+    const id = await e.createTask("pulled into review", { assignee: SEAT, body: "MODE:wait-file" });
+    const b = await runBridge(e, { once: false });
+    try {
+      const closed = b.monitor.closed(id);
+      await b.monitor.phase(id, "working");
+      const r = await e.kanban(["request-review", id, "--force", "--reviewer", "alice", "--summary", "the operator takes it to review"]);
+      expect(r.code, r.stderr).toBe(0);
+      const report = await closed;
+      expect(report).toMatchObject({ decision: "lost", close: "lease_lost" });
+    } finally {
+      await b.daemon.stop();
+    }
+    const d = await e.show(id);
+    expect(d.task).toMatchObject({ status: "review", assignee: "alice" });
+    // The forced move closed the seat's run; nothing after it but the bridge's one comment.
+    expect(d.runs.map((x) => x.outcome)).toEqual(["review_requested"]);
+    const moved = d.events.findIndex((x) => x.kind === "review_requested");
+    expect(d.events.slice(moved + 1).map((x) => x.kind)).toEqual(["commented"]);
+    expect(d.comments.at(-1)?.body).toMatch(
+      /^hermes-kanban-bridge \(seat test-seat\): run \d+ was moved to review by another actor \(the board records no name; not this seat\) with `request-review --force`, handed to reviewer alice while its agent was working; the agent was stopped and nothing of this run was applied/,
+    );
   });
 });
