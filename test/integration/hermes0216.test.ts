@@ -9,6 +9,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { WebhookServer } from "../helpers/webhook.js";
+import { LeaseLost } from "../../src/errors/board.js";
+import { fencedView } from "../../src/lease/fenced.js";
+import { systemClock } from "../../src/time/clock.js";
 
 const COMPAT = { HERMES_EMULATOR_COMPAT: "0.21.6" };
 
@@ -141,5 +144,60 @@ describe("Hermes 0.21.6 (emulator): a running task pulled into review by someone
     expect(d.comments.at(-1)?.body).toMatch(
       /^hermes-kanban-bridge \(seat test-seat\): run \d+ was moved to review by another actor \(the board records no name; not this seat\) with `request-review --force`, handed to reviewer alice while its agent was working; the agent was stopped and nothing of this run was applied/,
     );
+  });
+});
+
+describe("Hermes 0.21.6 (emulator): never complete a blocked task (upstream #101785)", () => {
+  it("a close that comes after an operator's block lands nowhere: the fence refuses it, the task stays blocked and its child is not promoted", async () => {
+    const e = await board();
+    const id = await e.createTask("blocked under the agent", { assignee: SEAT, body: "MODE:wait-file" });
+    const child = await e.createTask("waits for it", { assignee: "someone-else", parent: id });
+    // A 10-minute heartbeat on an hour's claim: after the first beat the run does not look again before its close.
+    const b = await runBridge(e, { once: false, base: { claim: { ttlSeconds: 3600 }, heartbeat: { intervalSeconds: 600 } } });
+    try {
+      const closed = b.monitor.closed(id);
+      await b.monitor.phase(id, "working");
+      await b.monitor.next("heartbeat", (h) => h.taskId === id);
+      const ws = await workspaceOf(e, id);
+      // The operator blocks the task (no run of theirs: an unfenced block); on 0.21.6 an unfenced complete would now land.
+      expect((await e.kanban(["block", id, "operator: hold it", "--kind", "needs_input"])).code).toBe(0);
+      writeFileSync(join(ws, "go"), "");
+      const report = await closed;
+      // Refused by the fence at the close, or found lost by the read before it (the workspace's finish): either way, lost.
+      expect(report.close).toBe("lease_lost");
+    } finally {
+      await b.daemon.stop();
+    }
+    const d = await e.show(id);
+    expect(d.task.status).toBe("blocked");
+    expect(d.runs.map((r) => r.outcome)).toEqual(["blocked"]);
+    expect(d.events.filter((x) => x.kind === "completed")).toEqual([]);
+    expect((await e.show(child)).task.status).toBe("todo");
+  });
+
+  it("the fence itself: the run's complete after the operator's block is a lost lease, not a landing", async () => {
+    const e = await board();
+    const id = await e.createTask("blocked under the run", { assignee: SEAT });
+    const child = await e.createTask("waits for it", { assignee: "someone-else", parent: id });
+    const hb = e.board();
+    const receipt = await hb.claim(id, 600);
+    const runId = (await hb.show(id)).runs.at(-1)?.id ?? null;
+    expect(runId).not.toBeNull();
+    const lease = {
+      board: "bridge",
+      taskId: id,
+      runId,
+      lock: null,
+      workspace: receipt.workspace,
+      claimedAt: Date.now(),
+      expiresAt: Date.now() + 600_000,
+      ttlSeconds: 600,
+    };
+    expect((await e.kanban(["block", id, "operator: hold it"])).code).toBe(0);
+    const fenced = fencedView(hb, lease, { retry: { retries: 2, minDelayMs: 10, maxDelayMs: 20, deadlineMs: 5000 }, clock: systemClock, author: "test" });
+    await expect(fenced.complete({ summary: "late", metadata: {} })).rejects.toBeInstanceOf(LeaseLost);
+    expect((await e.show(id)).task.status).toBe("blocked");
+    expect((await e.show(id)).events.filter((x) => x.kind === "completed")).toEqual([]);
+    expect((await e.show(child)).task.status).toBe("todo");
   });
 });
