@@ -86,3 +86,21 @@ describe("doctor's version row", () => {
     expect(versionCheck(null)).toMatchObject({ ok: true, warn: true });
   });
 });
+
+describe("0.21.6's capabilities", () => {
+  it("are read from its --help, not its version line: 0.21.3's, without authorize-existing-pr", async () => {
+    const { testBoard } = await import("../helpers/in-process-board.js");
+    const [v0216, v021] = [
+      await testBoard("b", { env: { HERMES_EMULATOR_COMPAT: "0.21.6" } }),
+      await testBoard("b", { env: { HERMES_EMULATOR_COMPAT: "0.21" } }),
+    ];
+    try {
+      const [a, b] = [await v0216.board.capabilities(), await v021.board.capabilities()];
+      expect(a.version).toBe("0.21.6");
+      expect({ ...a, version: null }).toEqual({ ...b, version: null, authorizeExistingPr: false });
+    } finally {
+      v0216.emu.cleanup();
+      v021.emu.cleanup();
+    }
+  });
+});
