@@ -104,3 +104,29 @@ describe("0.21.6's capabilities", () => {
     }
   });
 });
+
+describe("the seat's metrics", () => {
+  it("count a reopened task completed again as a reopen, not in hkb_completes_total", async () => {
+    const { Metrics } = await import("../../src/observe/metrics.js");
+    const { account } = await import("../../src/daemon/accounting.js");
+    const { loadConfig } = await import("../../src/agents/kinds.js");
+    const metrics = new Metrics();
+    const config = loadConfig({ env: {}, base: { boards: ["b"], assignee: "seat", agent: { kind: "command", command: ["true"] }, stateDir: "/tmp/unused" } });
+    const run = {
+      taskId: "t_1",
+      agent: "command",
+      runId: 1,
+      traceId: "x",
+      decision: "complete" as const,
+      close: "applied" as const,
+      resumed: false,
+      usage: null,
+      durationMs: 1,
+    };
+    account({ config, clock: { now: () => 0 }, metrics }, "b", run);
+    account({ config, clock: { now: () => 0 }, metrics }, "b", { ...run, runId: 2, reopen: true });
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^hkb_completes_total\{board="b"\} 1$/m);
+    expect(text).toMatch(/^hkb_reopen_completes_total\{board="b"\} 1$/m);
+  });
+});
