@@ -105,7 +105,7 @@ export class Daemon extends SeatEventsOut {
     });
     this.on("watch:down", (e) => {
       this.health.noteError(`watch ${e.board}: ${e.error}`);
-      d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
+      if (!d.conditions?.isCorrupt(e.board)) d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
