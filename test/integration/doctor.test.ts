@@ -43,7 +43,7 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/^heartbeat.intervalSeconds\s+120\s+derived from the TTL$/m);
     expect(r.stdout).toMatch(/^board bridge\s+ok/m);
     // The emulator plays 0.20.0: a warning naming the advisory, and no failure.
-    expect(r.stdout).toMatch(/^hermes version\s+WARN\s+Hermes 0\.20\.0 is below 0\.21\.6: it has Tenable TRA-2026-65 /m);
+    expect(r.stdout).toMatch(/^hermes version\s+warn\s+Hermes 0\.20\.0 is below 0\.21\.6: it has Tenable TRA-2026-65 /m);
     expect(r.stdout).toMatch(/^webhook\s+ok\s+test alert delivered/m);
     expect(r.exitCode).toBe(0);
     expect(hook.received[0]?.json.event).toBe("test");
