@@ -61,7 +61,8 @@ export class Daemon extends SeatEventsOut {
   private settle!: { resolve: () => void; reject: (e: Error) => void };
   readonly done: Promise<void>;
   private stopPromise: Promise<void> | undefined;
-  private readonly releasers = new Releasers(); // what the start took, given back at the stop
+  /** What the start took, given back at the stop (releasers.ts). */
+  private readonly releasers = new Releasers();
   private teardownPromise: Promise<void> | undefined;
 
   constructor(private readonly d: DaemonDeps) {
@@ -87,7 +88,9 @@ export class Daemon extends SeatEventsOut {
       maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
       reachPauseMs: c.seat.unreachablePauseSeconds * 1000,
     });
-    this.done = new Promise<void>((resolve, reject) => void (this.settle = { resolve, reject }));
+    this.done = new Promise<void>((resolve, reject) => {
+      this.settle = { resolve, reject };
+    });
     this.launcher = new RunLauncher(d, this.runsAc.signal, this);
     // The seat's own wiring, first of the listeners: the close's log, health and pauses; the next claim.
     this.on("run:closed", (r) => this.finished(r));
