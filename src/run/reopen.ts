@@ -23,7 +23,9 @@ const MARK = "REOPEN:";
 export function reopenOf(detail: TaskDetail): Reopen | null {
   const ev = detail.events.findLast((e) => e.kind === "reopened");
   if (!ev || detail.events.some((e) => e.kind === "completed" && e.createdAt > ev.createdAt)) return null;
-  const comment = detail.comments.findLast((c) => c.body.startsWith(MARK) && c.createdAt <= ev.createdAt);
+  // The CLI's comment of this reopen: written just before its event, after the completion it undid.
+  const doneAt = detail.events.findLast((e) => e.kind === "completed" && e.createdAt <= ev.createdAt)?.createdAt ?? 0;
+  const comment = detail.comments.findLast((c) => c.body.startsWith(MARK) && c.createdAt <= ev.createdAt && c.createdAt >= doneAt);
   const reason = ev.reason ?? (comment ? comment.body.slice(MARK.length).trim() : null);
   const done = detail.runs.findLast((r) => r.outcome === "completed" && (r.endedAt ?? 0) <= ev.createdAt);
   const artifacts = done?.metadata?.artifacts;

@@ -8,6 +8,8 @@ import { BoardCorrupt, Rejected, Transient } from "../../src/errors/board.js";
 import { isPermanent } from "../../src/errors/index.js";
 import { isDefinitiveRefusal } from "../../src/outbox/refused.js";
 import type { RunResult } from "../../src/process/runner.js";
+import type { TaskEvent, TaskRunRecord } from "../../src/board/port.js";
+import { detailOf } from "../helpers/fakes.js";
 
 const failed = (stderr: string): RunResult => ({
   argv: ["hermes"],
@@ -128,5 +130,54 @@ describe("the seat's metrics", () => {
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/^hkb_completes_total\{board="b"\} 1$/m);
     expect(text).toMatch(/^hkb_reopen_completes_total\{board="b"\} 1$/m);
+  });
+});
+
+describe("a reopen, as the board recorded it (run/reopen.ts)", () => {
+  const ev = (kind: string, createdAt: number, o: Partial<TaskEvent> = {}): TaskEvent => ({
+    kind,
+    createdAt,
+    runId: null,
+    readyMaking: false,
+    reason: null,
+    claim: null,
+    ...o,
+  });
+  const run = (id: number, endedAt: number): TaskRunRecord => ({
+    id,
+    profile: null,
+    status: "done",
+    outcome: "completed",
+    summary: `result ${id}`,
+    error: null,
+    metadata: { artifacts: [{ path: "a.md", attachment: { filename: "a.md" } }, "/abs/b.txt"] },
+    startedAt: endedAt - 5,
+    endedAt,
+  });
+  const detail = (events: TaskEvent[], comments: { author: string; body: string; createdAt: number }[], runs: TaskRunRecord[]) => ({
+    ...detailOf("t_1"),
+    events,
+    comments,
+    runs,
+  });
+
+  it("takes the event's reason and kind, else this reopen's REOPEN comment — never one of an earlier reopen", async () => {
+    const { reopenOf, reopenBrief } = await import("../../src/run/reopen.js");
+    const d = detail(
+      [ev("completed", 10), ev("reopened", 20, { reason: "old" }), ev("completed", 30), ev("reopened", 40, { reopen: { landing: "ready", kind: null } })],
+      [
+        { author: "op", body: "REOPEN: old", createdAt: 20 },
+        { author: "op", body: "REOPEN: totals are wrong", createdAt: 40 },
+      ],
+      [run(1, 10), run(2, 30)],
+    );
+    expect(reopenOf(d)).toMatchObject({ at: 40, reason: "totals are wrong", previous: { runId: 2, deliverables: ["a.md", "/abs/b.txt"] } });
+    // A reopen without a reason of its own does not borrow the earlier one's.
+    const bare = detail(d.events, [{ author: "op", body: "REOPEN: old", createdAt: 20 }], d.runs);
+    expect(reopenOf(bare)?.reason).toBeNull();
+    expect(reopenBrief(bare)).toMatch(/^This task was completed before and has been reopened on the board with REOPENED: \(no reason given\)\n/);
+    // Completed again since: no reopen to speak of.
+    expect(reopenOf(detail([...d.events, ev("completed", 50)], d.comments, d.runs))).toBeNull();
+    expect(reopenBrief(detail([ev("completed", 10)], [], [run(1, 10)]))).toBe("");
   });
 });
