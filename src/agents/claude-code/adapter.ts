@@ -127,29 +127,37 @@ export class ClaudeCodeAgent implements AgentAdapter {
     // A fresh run's session id is the bridge's choice, journaled before the CLI starts (restart recovery resumes it).
     const chosen = input.resume ? null : randomUUID();
     let session: string | null = chosen;
+    let state = initialClaudeState("task");
     const translate = statefulTranslator(
-      initialClaudeState("task"),
+      state,
       (s, line) => {
         const r = translateClaudeLine(s, line, this.o.clock.now());
         session = r.state.sessionId ?? session;
+        state = r.state;
         return r;
       },
       atRest,
     );
+    // A turn's failure (its turn cap) that another turn follows — a note taken while it worked (2.1.205+ runs it at
+    // the cap) — is that turn's, not the run's: held until the run ends, dropped when a later result comes.
+    let held: AgentEvent[] = [];
     const run = runCliAgent({
       argv: claudeArgv(this.o, mcp, input.resume ? { resume: input.resume.session } : { id: chosen ?? randomUUID() }, input.pins),
       env,
       input,
       jailNeeds: seatJailNeeds(this.o.command, [mcp]),
       before: home.before,
-      after: () => home.after([session, input.resume?.session]),
+      after: async () => [...held, ...(await home.after([session, input.resume?.session]))],
       o: this.o,
       stdin: channel,
       translate: (line) => {
         channel.seen(line);
         const t = translate(line);
+        if (!state.atResult) return { events: t.events, terminal: false };
         // A result ends the run only when every message sent was taken: a note sent late is the next turn.
-        return { events: t.events, terminal: t.terminal && channel.settled() };
+        const more = !channel.settled() || state.queued > 0;
+        held = more ? t.events.filter((e) => e.type === "failed") : [];
+        return { events: more ? t.events.filter((e) => e.type !== "failed") : t.events, terminal: t.terminal && !more };
       },
     });
     return chosen ? sessionFirst(chosen, run) : run;

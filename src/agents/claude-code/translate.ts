@@ -25,6 +25,8 @@ export interface ClaudeState {
   background: string[];
   /** The last line was a result: the agent is at rest unless something runs in the background. */
   atResult: boolean;
+  /** Turns the CLI has queued behind the last result (2.1.33x `queued_turn_count`: a note taken while it worked). */
+  queued: number;
 }
 
 /** The run reached its end: a result, and nothing of it left running in the background. */
@@ -43,6 +45,7 @@ export function initialClaudeState(requireServer: string | null = "task"): Claud
     authReported: false,
     background: [],
     atResult: false,
+    queued: 0,
   };
 }
 
@@ -88,6 +91,7 @@ export function translateClaudeLine(state: ClaudeState, raw: string, now: number
   const type = str(line.type);
   const subtype = str(line.subtype);
   s.atResult = type === "result";
+  if (s.atResult) s.queued = num(line.queued_turn_count) ?? 0;
   if (type === "system" && subtype === "background_tasks_changed")
     s.background = arr(line.tasks).map((t) => str(obj(t).description) ?? str(obj(t).task_id) ?? "a background task");
   else if (type === "system" && (subtype === "task_updated" || subtype === "task_notification")) {
