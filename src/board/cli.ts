@@ -3,7 +3,7 @@
 // typed error (classify.ts), the call record for metrics, and the retry policy (retry.ts). The only
 // code that starts the hermes command.
 import { diesWithParent, hostSetpriv } from "../process/parent-death.js";
-import { Transient } from "../errors/board.js";
+import { type BoardError, Transient } from "../errors/board.js";
 import type { RunResult } from "../process/runner.js";
 import { ServerTransport } from "./call-server.js";
 import { type VerbCall, buildArgv } from "./argv.js";
@@ -25,6 +25,8 @@ export interface CliCallRecord {
   durationMs: number;
   ok: boolean;
   transport: TransportMode;
+  /** What the call failed with (typed), or null. */
+  error: BoardError | null;
 }
 
 export interface HermesCliOptions {
@@ -111,6 +113,7 @@ export class HermesCli {
       durationMs: r.durationMs,
       ok: err === null,
       transport: this.transport.mode,
+      error: err,
     });
     if (err) throw err;
     return r;

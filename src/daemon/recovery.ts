@@ -48,8 +48,13 @@ export interface RecoveryReport {
   orphans: { board: string; taskId: string }[];
 }
 
+/** How long the session of a completed task is kept for a reopen (continuity/journal.ts `prune`). */
+const DONE_SESSION_DAYS = 30;
+
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   const report: RecoveryReport = { adopted: [], continued: [], orphans: [] };
+  const pruned = await d.journal.prune(d.clock.now(), DONE_SESSION_DAYS * 86_400_000).catch(() => 0);
+  if (pruned) d.log.info({ pruned }, `sessions of tasks completed over ${DONE_SESSION_DAYS} days ago dropped`);
   const known = new Set<string>();
   const c = d.config;
   for (const r of await d.active.list()) {
