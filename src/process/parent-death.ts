@@ -18,11 +18,9 @@ export function diesWithParent(setpriv: string, parent: number, argv: readonly s
 let found: string | null | undefined;
 /** The host's setpriv (absolute), or null where it has none: looked up once, in the host's own tool folders. */
 export function hostSetpriv(): string | null {
-  if (found === undefined)
-    // sync-io: the host's own tool folders (root's), read once per process
-    found =
-      HOST_TOOL_PATH.split(":")
-        .map((d) => join(d, "setpriv"))
-        .find((p) => existsSync(p) && existsSync("/bin/sh")) ?? null;
+  if (found !== undefined) return found;
+  const shell = existsSync("/bin/sh"); // sync-io: the host's own tool folders (root's), read once per process
+  const at = HOST_TOOL_PATH.split(":").map((d) => join(d, "setpriv"));
+  found = (shell && at.find((p) => existsSync(p))) || null; // sync-io: as above
   return found;
 }
