@@ -74,6 +74,7 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
   if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
   if (e.kind === "review_requested") ev.review = { implementer: strOrNull(p?.implementer), reviewer: strOrNull(p?.reviewer) };
   if (e.kind === "reopened") ev.reopen = { landing: strOrNull(p?.landing), kind: strOrNull(p?.kind) };
+  if (e.kind === "reclaimed") ev.reclaim = { manual: p?.manual === true };
   if (e.kind === "existing_pr_authorized") {
     const floor = p?.run_id_floor;
     ev.prGrant = {

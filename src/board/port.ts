@@ -67,6 +67,8 @@ export interface TaskEvent {
   review?: { implementer: string | null; reviewer: string | null };
   /** A `reopened` event's landing and block kind (0.21.6 `reopen`); absent for other kinds. */
   reopen?: { landing: string | null; kind: string | null };
+  /** A `reclaimed` event: by hand (`reclaim`, a person or a tool) or the claim's end (the dispatcher's stale-lock sweep). */
+  reclaim?: { manual: boolean };
 }
 
 /** An operator's single-use grant to amend a task's existing PR (hermes_cli/kanban_pr_authorization.py). */

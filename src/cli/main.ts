@@ -67,6 +67,15 @@ export async function main(argv: string[]): Promise<number> {
       code = await (await import("./outbox.js")).outboxReplay(common(opts));
     },
   );
+  for (const [verb, how, what] of [
+    ["ack", "acknowledged", "a person dealt with this entry (applied it by hand, or decided): it is no longer open"],
+    ["drop", "dropped", "discard this entry: it is no longer open, nothing is applied"],
+  ] as const)
+    withFlags(outbox.command(`${verb} <id>`).description(`${what}; journaled with the reason`), STATE)
+      .option("--reason <text>", "why (required): kept with the entry")
+      .action(async (id: string, opts: Record<string, unknown>) => {
+        code = await (await import("./outbox.js")).outboxSettle({ ...common(opts), id, how, reason: opts.reason as string | undefined });
+      });
   withFlags(program.command("status").description("the seat, runs in flight, outbox backlog, last errors"), [...STATE, "http-port"])
     .option("--json", "JSON output")
     .action(async (opts: Record<string, unknown>) => {

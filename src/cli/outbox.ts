@@ -1,5 +1,6 @@
-// `hermes-bridge outbox list|replay`: the closes that did not land, and a way to retry them. Needs no
-// agent settings. Text is shown with control characters escaped.
+// `hermes-bridge outbox list|replay|ack|drop`: the closes that did not land, a way to retry them, and a way to say
+// a person dealt with one. Needs no agent settings. Text is shown with control characters escaped.
+import { userInfo } from "node:os";
 import { systemClock } from "../time/clock.js";
 import { buildOps } from "../daemon/build.js";
 import { createLogger } from "../log/logger.js";
@@ -74,4 +75,27 @@ export async function outboxReplay(
     .open()
     .filter((e) => items.some((i) => i.entry.id === e.id) && (e.state === "dead" || e.state === "failed" || (e.state === "lease_lost" && !e.alerted)));
   return still.length > 0 ? 1 : 0;
+}
+
+/** `outbox ack|drop <id> --reason <text>`: a person settles an entry by hand (journaled, no longer open). */
+export async function outboxSettle(
+  o: OutboxOptions & { id: string; how: "acknowledged" | "dropped"; reason: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+  print: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
+  const verb = o.how === "acknowledged" ? "ack" : "drop";
+  const reason = o.reason?.trim() ?? "";
+  if (!reason) {
+    print(`outbox ${verb}: --reason is required (what was done about entry ${o.id}, for the next person who reads the outbox)\n`);
+    return 2;
+  }
+  const b = await setup(o, env);
+  const r = b.outbox.settle(o.id, o.how, termSafe(reason, 500), userInfo().username);
+  if ("refused" in r) {
+    print(`outbox ${verb}: ${r.refused}\n`);
+    return 2;
+  }
+  const e = r.settled;
+  print(`${o.how} ${e.id} (${e.board}/${e.taskId} run ${e.runId ?? "-"} ${e.intent.type}, was ${e.state}): ${termSafe(reason, 200)}\n`);
+  return 0;
 }

@@ -34,7 +34,8 @@ export function account(b: Books, board: string, r: RunReport): void {
   const m = b.metrics;
   if (!m) return;
   m.runDuration.observe({ board, decision: r.decision }, r.durationMs / 1000);
-  if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board });
+  if (r.onBoard) m.boardStops.inc({ board, action: r.onBoard });
+  else if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board });
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
   else if (r.decision === "complete") (r.reopen ? m.reopens : m.completes).inc({ board });
   else if (r.handedOff) m.limitHandoffs.inc({ board, mode: r.handedOff });

@@ -86,7 +86,8 @@ export class SeatEventsOut extends Events<SeatEvents> {
  * What a run's close did, as the log names it: a usage-limit cut handed back to the lane (or parked for
  * this seat) is no block, though the run decided to stop; a lost lease applied nothing.
  */
-export function outcomeOf(r: Pick<RunReport, "decision" | "close" | "handedOff" | "stopped">): { decision: string; words: string } {
+export function outcomeOf(r: Pick<RunReport, "decision" | "close" | "handedOff" | "stopped" | "onBoard">): { decision: string; words: string } {
+  if (r.onBoard) return { decision: "stopped_on_board", words: `stopped from the board (${r.onBoard}): nothing applied, as asked` };
   if (r.stopped === "kept") return { decision: "kept", words: "claim kept: this seat continues the run when it is back" };
   if (r.stopped === "handed_back") return { decision: "handed_back", words: "handed back to the lane (the bridge stopped)" };
   if (r.handedOff === "handoff") return { decision: "handed_back", words: "handed back to the lane (usage limit)" };

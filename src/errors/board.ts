@@ -69,11 +69,23 @@ export class TaskNotFound extends PermanentBoardError {
   }
 }
 
+/**
+ * A run stopped from the board by hand — an operator's (or a tool's) `reclaim`, `block` or `request-review --force`
+ * of the running task — as the board recorded it: an expected event, not a loss to alert on.
+ */
+export interface BoardStop {
+  action: "reclaim" | "block" | "review";
+  /** Who did it, where the board names them. */
+  by: string | null;
+}
+
 export class LeaseLost extends PermanentBoardError {
   readonly runId: number | null;
   readonly currentStatus: string | null;
   readonly currentRunId: number | null;
-  constructor(d: BoardErrorData, info: { runId: number | null; currentStatus: string | null; currentRunId: number | null }) {
+  /** The board says a person (or a tool) stopped the run by hand; absent: the claim ended or another took it. */
+  readonly stoppedBy: BoardStop | undefined;
+  constructor(d: BoardErrorData, info: { runId: number | null; currentStatus: string | null; currentRunId: number | null; stoppedBy?: BoardStop | undefined }) {
     super(
       "lease_lost",
       "lease lost",
@@ -83,6 +95,7 @@ export class LeaseLost extends PermanentBoardError {
     this.runId = info.runId;
     this.currentStatus = info.currentStatus;
     this.currentRunId = info.currentRunId;
+    this.stoppedBy = info.stoppedBy;
   }
 }
 

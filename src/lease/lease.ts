@@ -3,7 +3,7 @@
 // Every lease-bound call is fenced on the run id (fenced.ts), so Hermes itself refuses a write after a loss.
 import { randomBytes } from "node:crypto";
 import type { ClaimReceipt, TaskDetail } from "../board/port.js";
-import { LeaseLost } from "../errors/board.js";
+import { type BoardStop, LeaseLost } from "../errors/board.js";
 import type { Lease } from "./types.js";
 
 export type { Lease } from "./types.js";
@@ -118,8 +118,24 @@ export function judge(lease: Lease, detail: TaskDetail, closedOutcome: ClosedOut
   if (lease.runId !== null && (status !== "running" || open.runId !== lease.runId)) {
     return new LeaseLost(
       { verb: "show", board: lease.board, taskId: lease.taskId, stderrTail: mine?.error ?? undefined },
-      { runId: lease.runId, currentStatus: status, currentRunId: open.runId },
+      { runId: lease.runId, currentStatus: status, currentRunId: open.runId, stoppedBy: stoppedOnBoard(detail, lease.runId) },
     );
   }
   return "owned";
+}
+
+/**
+ * Whether the board shows the run stopped by hand while it ran: moved to review (`request-review --force`), reclaimed
+ * with `reclaim` (not the dispatcher's sweep of an ended claim), or blocked — a run of ours never blocks while it works
+ * (its block is its close, judged before this) — after our claim.
+ */
+export function stoppedOnBoard(detail: TaskDetail, runId: number | null): BoardStop | undefined {
+  const mine = detail.runs.find((r) => r.id === runId);
+  const by = mine?.closedBy ? mine.closedBy.slice(0, 100) : null;
+  if (detail.task.status === "review") return { action: "review", by };
+  const claimed = detail.events.findLastIndex((e) => e.kind === "claimed" && (e.claim?.runId ?? e.runId) === runId);
+  const after = claimed < 0 ? [] : detail.events.slice(claimed + 1);
+  if (after.some((e) => e.kind === "reclaimed" && e.reclaim?.manual === true)) return { action: "reclaim", by };
+  if (detail.task.status === "blocked" && after.some((e) => e.kind === "blocked")) return { action: "block", by };
+  return undefined;
 }

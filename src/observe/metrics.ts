@@ -20,6 +20,12 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
+  readonly boardStops = new Counter({
+    name: "hkb_board_stops_total",
+    help: "Runs stopped from the board by hand (an operator's reclaim or block, a forced review): expected, no lost lease",
+    labelNames: ["board", "action"],
+    registers: [this.registry],
+  });
   readonly heartbeatFailures = new Counter({
     name: "hkb_heartbeat_failures_total",
     help: "Heartbeats that failed (before re-check)",

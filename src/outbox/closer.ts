@@ -43,7 +43,8 @@ export interface CloserDeps {
 /** What a TaskRun needs of the closer (tests inject their own): a run closes through its own fenced view. */
 export interface RunCloser {
   close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }>;
-  recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry>;
+  /** The lease was lost while the agent ran: journaled and alerted — or null, for a stop made on the board by hand. */
+  recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry | null>;
 }
 
 export class Closer implements RunCloser {
@@ -65,29 +66,37 @@ export class Closer implements RunCloser {
   }
 
   /**
-   * The lease was lost while the agent ran (an operator's reclaim or block, an expired claim): nothing
-   * is closed and nothing more is written to the task — it belongs to someone else now, and its own
-   * events say why. Recorded in the outbox and alerted.
+   * The lease was lost while the agent ran: nothing is closed and nothing more is written to the task — it belongs
+   * to someone else now, and its own events say why. A stop made on the board by hand (an operator's reclaim or
+   * block, a forced review: LeaseLost.stoppedBy) is the board's own record and an expected event — logged, no outbox
+   * entry, no alert (a forced review still gets the comment naming who moved it). Any other loss (the claim ended,
+   * another took the task) is recorded in the outbox and alerted.
    */
-  async recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry> {
-    const entry = this.journal(lease, traceId, {
-      type: "block",
-      reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
-    });
-    await this.leaseLost(entry, err, { comment: false });
-    // Pulled into review by someone else (`request-review --force`): the card says who moved it — the one
-    // write after the loss, a comment; nothing of the run is applied.
-    const moved = await this.movedToReview(entry, err);
+  async recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry | null> {
+    const s = err.stoppedBy;
+    if (!s) {
+      const entry = this.journal(lease, traceId, {
+        type: "block",
+        reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
+      });
+      await this.leaseLost(entry, err, { comment: false });
+      return entry;
+    }
+    const ids = { task_id: lease.taskId, run_id: lease.runId, trace_id: traceId, action: s.action, by: s.by };
+    this.d.log?.("info", "stopped from the board by hand: the agent was stopped and nothing of the run was applied", ids);
+    // Pulled into review by someone else (`request-review --force`): the card says who moved it — the one write
+    // after the loss, a comment. A reclaim or block is on the card already: the board's own record of it.
+    const moved = s.action === "review" ? await this.movedToReview(lease, err) : null;
     if (moved)
       await this.say(
-        entry,
-        `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} was ${moved} while its agent was working; the agent was stopped and nothing of this run was applied (its work so far stays in ${entry.workspace}).`,
+        lease,
+        `hermes-kanban-bridge (seat ${this.d.seat}): run ${lease.runId ?? "?"} was ${moved} while its agent was working; the agent was stopped and nothing of this run was applied (its work so far stays in ${lease.workspace}).`,
       );
-    return entry;
+    return null;
   }
 
   /** Who moved the task to review, from the board's own record (the review event, the run's closer), or null when it is not in review. */
-  private async movedToReview(entry: OutboxEntry, err: LeaseLost): Promise<string | null> {
+  private async movedToReview(entry: Pick<OutboxEntry, "board" | "taskId" | "runId">, err: LeaseLost): Promise<string | null> {
     if (err.currentStatus !== "review") return null;
     const d = await this.d
       .board(entry.board)
@@ -100,7 +109,7 @@ export class Closer implements RunCloser {
   }
 
   /** A comment on the entry's task (unfenced: the task is not the run's any more); a failure is only logged. */
-  private async say(entry: OutboxEntry, note: string): Promise<void> {
+  private async say(entry: Pick<OutboxEntry, "board" | "taskId">, note: string): Promise<void> {
     try {
       await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
     } catch (cerr) {

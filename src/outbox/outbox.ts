@@ -2,6 +2,7 @@
 // crash, a lost lease or a dead webhook never loses a result. States:
 //   pending → done | lease_lost | failed (close did not land; alert queued or delivered) | dead (alert not delivered)
 //           | refused (the board refused this close for good: a templated block was journaled in its place)
+//   an open entry → acknowledged (a person dealt with it) | dropped (a person discarded it): `outbox ack|drop <id> --reason`
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { Journal } from "./journal.js";
@@ -23,7 +24,9 @@ const CloseIntentSchema = z.discriminatedUnion("type", [
 ]);
 export type CloseIntent = z.output<typeof CloseIntentSchema>;
 
-const STATES = ["pending", "done", "lease_lost", "failed", "dead", "refused"] as const;
+const STATES = ["pending", "done", "lease_lost", "failed", "dead", "refused", "acknowledged", "dropped"] as const;
+/** What a person settled by hand (`outbox ack` / `outbox drop`): no longer open, kept with its reason. */
+const SETTLED: ReadonlySet<OutboxState> = new Set(["acknowledged", "dropped"]);
 export type OutboxState = (typeof STATES)[number];
 
 const EntrySchema = z.object({
@@ -42,6 +45,8 @@ const EntrySchema = z.object({
   alerted: z.boolean(),
   error: z.string().nullable(),
   updatedAt: z.string(),
+  /** Who settled it by hand and why (acknowledged, dropped). */
+  note: z.string().nullable().optional(),
 });
 export type OutboxEntry = z.output<typeof EntrySchema>;
 
@@ -53,6 +58,7 @@ const RecordSchema = z.discriminatedUnion("op", [
     state: z.enum(STATES),
     alerted: z.boolean().optional(),
     error: z.string().nullable().optional(),
+    note: z.string().optional(),
     at: z.string(),
   }),
 ]);
@@ -78,7 +84,7 @@ export class Outbox {
     return entry;
   }
 
-  mark(id: string, state: OutboxState, extra: { alerted?: boolean; error?: string | null } = {}): void {
+  mark(id: string, state: OutboxState, extra: { alerted?: boolean; error?: string | null; note?: string } = {}): void {
     this.journal.append({ op: "state", id, state, ...extra, at: this.now().toISOString() });
   }
 
@@ -92,6 +98,7 @@ export class Outbox {
         e.state = r.state;
         if (r.alerted !== undefined) e.alerted = r.alerted;
         if (r.error !== undefined) e.error = r.error;
+        if (r.note !== undefined) e.note = r.note;
         e.updatedAt = r.at;
       }
     }
@@ -102,16 +109,33 @@ export class Outbox {
     return this.entries().find((e) => e.id === id);
   }
 
-  /** Entries that still need someone: not applied, or applied nowhere and not yet alerted. */
+  /** Entries that still need someone: not applied, or applied nowhere and not yet alerted, and not settled by hand. */
   open(): OutboxEntry[] {
-    return this.entries().filter((e) => e.state !== "done" && e.state !== "refused" && !(e.state === "lease_lost" && e.alerted));
+    return this.entries().filter((e) => e.state !== "done" && e.state !== "refused" && !SETTLED.has(e.state) && !(e.state === "lease_lost" && e.alerted));
+  }
+
+  /**
+   * A person settles an entry by hand (`outbox ack` — dealt with; `outbox drop` — discarded), with a reason: journaled,
+   * no longer open (no replay, no alert, out of the backlog). An entry still pending is a close in flight: refused.
+   * `id` may be a unique prefix. Returns the entry as it was, or why it was refused (no such entry, ambiguous, not open).
+   */
+  settle(id: string, how: "acknowledged" | "dropped", reason: string, by: string): { settled: OutboxEntry } | { refused: string } {
+    const all = this.entries();
+    const hits = all.filter((e) => e.id === id || (id.length >= 4 && e.id.startsWith(id)));
+    if (hits.length === 0) return { refused: `no outbox entry ${JSON.stringify(id)} (hermes-bridge outbox list shows the open ones)` };
+    if (hits.length > 1) return { refused: `${JSON.stringify(id)} names ${hits.length} entries: give more of the id` };
+    const e = hits[0] as OutboxEntry;
+    if (e.state === "pending") return { refused: `entry ${e.id} is pending: its close may be in flight — stop the seat (or let it finish), then settle it` };
+    if (e.state === "done" || e.state === "refused" || SETTLED.has(e.state)) return { refused: `entry ${e.id} is ${e.state}: nothing to settle` };
+    this.mark(e.id, how, { note: `${how} by ${by}: ${reason}` });
+    return { settled: e };
   }
 
   backlog(): number {
     return this.open().length;
   }
 
-  /** Drops finished entries from the journal (kept: everything still open, and lease losses). */
+  /** Drops finished entries from the journal (kept: everything still open, lease losses, and what a person settled, with its reason). */
   compact(): void {
     const keep = this.entries().filter((e) => e.state !== "done" && e.state !== "refused");
     this.journal.rewrite(keep.map((entry) => ({ op: "intent" as const, entry })));

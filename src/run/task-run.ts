@@ -10,7 +10,7 @@ import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { settleClaim } from "./claims.js";
 import type { TaskDetail } from "../board/port.js";
 import type { CutReason } from "../continuity/journal.js";
-import { LeaseLost, Transient } from "../errors/board.js";
+import { type BoardStop, LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
@@ -52,6 +52,7 @@ export interface RunReport {
   handedOff?: "handoff" | "wait";
   /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
   stopped?: "kept" | "handed_back";
+  /** Stopped from the board by hand (a reclaim, a block, a forced review): an expected event, not a lost lease. */ onBoard?: BoardStop["action"];
   resumed: boolean;
   /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
   reopen?: boolean;
@@ -64,10 +65,9 @@ const REVIEW_FIRST = "the work was not committed or pushed: the run left its rep
 export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
   private stopped: RunReport["stopped"];
-  /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */
-  private refusedInstead = false;
-  /** The cause the block that landed instead names (outbox/refusal-text.ts: a refusal of its own kind). */
-  private refusedCause = "human decision needed";
+  /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */ private refusedInstead = false;
+  /** The cause the block that landed instead names (outbox/refusal-text.ts: a refusal of its own kind). */ private refusedCause = "human decision needed";
+  private onBoard: BoardStop["action"] | undefined;
   /** The close was a review hand-off that landed: the session stays for requested changes. */
   private handedForReview = false;
   readonly record: RunRecord;
@@ -164,6 +164,7 @@ export class TaskRun {
     if (record.facts.claimCheck) report.claimCheck = record.facts.claimCheck;
     if (this.handedOff && (close === "applied" || close === "already_applied")) report.handedOff = this.handedOff;
     if (this.stopped && close !== "lease_lost") report.stopped = this.stopped;
+    if (this.onBoard) report.onBoard = this.onBoard;
     return report;
   }
 
@@ -249,7 +250,7 @@ export class TaskRun {
           (held instanceof LeaseLost
             ? held
             : new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }));
-        await this.d.closer.recordLost(lease, this.d.traceId, lost);
+        if (!(await this.d.closer.recordLost(lease, this.d.traceId, lost))) this.onBoard = lost.stoppedBy?.action;
         this.setPhase("lost");
         return "lease_lost";
       }

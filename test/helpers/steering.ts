@@ -87,6 +87,10 @@ export async function operatorStops(emu: Emu, action: "reclaim" | "block"): Prom
     const report = await b.monitor.closed(id);
     const stopMs = Date.now() - t0;
     expect(report.decision).toBe("lost");
+    // a stop made on the board by hand is an expected event: no outbox entry, no alert, no backlog (issue 49 row 1)
+    expect(report.onBoard).toBe(action);
+    expect(b.built.outbox.entries()).toEqual([]);
+    expect(b.built.outbox.backlog()).toBe(0);
     expect(alive(pid)).toBe(false);
     // No heartbeat ran after the first (the next is 120 s out): the board event stopped it.
     expect(beats()).toBe(1);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LeaseLost } from "../../src/errors/board.js";
 import { acquire } from "../../src/lease/acquire.js";
+import { judge } from "../../src/lease/lease.js";
 import { Closer } from "../../src/outbox/closer.js";
 import { Outbox } from "../../src/outbox/outbox.js";
 import type { AlertPayload } from "../../src/outbox/webhook.js";
@@ -36,7 +37,7 @@ let t: TestBoard;
 afterEach(() => t.cleanup());
 
 describe("closer on a lost lease", () => {
-  it("lost while the agent ran: recorded and alerted, nothing written to the task", async () => {
+  it("lost while the agent ran (a claim that ended, no stop by hand): recorded and alerted, nothing written to the task", async () => {
     t = await testBoard();
     const board = t.board;
     const id = await t.seed("t");
@@ -50,8 +51,26 @@ describe("closer on a lost lease", () => {
       new LeaseLost({ verb: "heartbeat", board: "b", taskId: id }, { runId: lease.runId, currentStatus: "ready", currentRunId: null }),
     );
     expect(t.transport.calls.slice(before)).toEqual([]);
-    expect(outbox.entries().find((e) => e.id === entry.id)?.state).toBe("lease_lost");
+    expect(outbox.entries().find((e) => e.id === entry?.id)?.state).toBe("lease_lost");
     expect(alerts.map((a) => a.event)).toEqual(["lease_lost"]);
+  });
+
+  it("stopped from the board by hand (an operator's reclaim, read off the board): no outbox entry, no alert, nothing written", async () => {
+    t = await testBoard();
+    const board = t.board;
+    const id = await t.seed("t");
+    const { lease } = await acquire(board, id, 600);
+    await board.release(id, "operator takes it back");
+    const { closer, outbox, alerts } = closerOn(board);
+    const lost = judge(lease, await board.show(id), null);
+    expect(lost).toBeInstanceOf(LeaseLost);
+    expect((lost as LeaseLost).stoppedBy).toEqual({ action: "reclaim", by: null });
+    const before = t.transport.calls.length;
+    expect(await closer.recordLost(lease, "tr", lost as LeaseLost)).toBeNull();
+    expect(t.transport.calls.slice(before)).toEqual([]);
+    expect(outbox.entries()).toEqual([]);
+    expect(outbox.backlog()).toBe(0);
+    expect(alerts).toEqual([]);
   });
 
   it("lost at close with a result: the task says the result was not applied and where it is kept", async () => {
