@@ -59,7 +59,9 @@ export async function statusCommand(
   if (!running) print(`NOT RUNNING: the daemon that wrote this status (pid ${s.pid ?? "?"}) is gone; what follows is its last snapshot.\n`);
   // An auth pause has no end time: it lasts "until an operator fixes it".
   const until = s.seat.pausedUntil && /^\d/.test(s.seat.pausedUntil) ? `until ${s.seat.pausedUntil}` : (s.seat.pausedUntil ?? "");
-  const pause = s.seat.paused ? `PAUSED ${until} (${termSafe(s.seat.reason ?? "", 300)})` : "claiming";
+  // What the seat is doing: paused; working on its runs in flight; or waiting for ready tasks to claim.
+  const busy = s.runs.length > 0 ? `working on ${s.runs.length} run${s.runs.length === 1 ? "" : "s"}` : "idle, claiming ready tasks";
+  const pause = s.seat.paused ? `PAUSED ${until} (${termSafe(s.seat.reason ?? "", 300)})` : busy;
   const who = s.seat.name && s.seat.name !== s.seat.assignee ? `seat ${s.seat.name} (lane ${s.seat.assignee}, ${s.seat.agent})` : `seat ${s.seat.assignee}`;
   print(`${who} on ${s.boards.join(", ")} — ${pause}${s.stopping ? ", stopping" : ""}; healthy: ${s.healthy && running ? "yes" : "no"}\n`);
   if (s.seat.fix) print(`fix: ${termSafe(s.seat.fix, 2000)}\n`);

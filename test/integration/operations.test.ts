@@ -5,6 +5,7 @@ import { HttpServer } from "../../src/observe/http.js";
 import type { RunReport } from "../../src/run/task-run.js";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
+import { untilHost } from "../helpers/steering.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -155,8 +156,29 @@ describe("auth failure and status", () => {
       },
     );
     expect(code).toBe(0);
-    expect(out).toMatch(/^seat test-seat on bridge — claiming/m);
+    expect(out).toMatch(/^seat test-seat on bridge — idle, claiming ready tasks/m);
     expect(out).toContain("no runs in flight");
     expect(out).toMatch(/outbox backlog: 0/);
+  });
+
+  it("`status` over a run in flight says the seat is working on it (not 'claiming')", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("long", { assignee: SEAT, body: "MODE:hang" });
+    const b = await runBridge(emu, { once: false, base: { http: { port: 0 } } });
+    try {
+      await b.monitor.phase(id, "working");
+      const { statusCommand } = await import("../../src/cli/status.js");
+      const flags = { board: "bridge", assignee: SEAT, "state-dir": b.config.stateDir, "agent-command": "true" };
+      // the status the seat writes next (every few seconds) carries the run
+      const out = await untilHost("a status with the run", async () => {
+        let text = "";
+        expect(await statusCommand({ json: false, flags }, {}, (s) => (text += s))).toBe(0);
+        return text.includes(`bridge/${id}`) ? text : null;
+      });
+      expect(out).toMatch(/^seat test-seat on bridge — working on 1 run;/m);
+    } finally {
+      await b.daemon.stop();
+      await b.daemon.done.catch(() => undefined);
+    }
   });
 });

@@ -88,7 +88,7 @@ describe("the commands that read a seat's state need only --state-dir", () => {
     expect([replay.exitCode, replay.stdout]).toEqual([0, "nothing to replay\n"]);
     const status = await cli(["status", ...only]);
     expect(status.exitCode).toBe(0);
-    expect(status.stdout).toMatch(/\(lane ops-seat, command\) on bridge — claiming/);
+    expect(status.stdout).toMatch(/\(lane ops-seat, command\) on bridge — idle, claiming ready tasks/);
     // usage reads the board: the seat's hermes command, home and boards come from its recorded settings
     const usage = await cli(["usage", ...only, "--json", "--since", "1h"]);
     expect(usage.exitCode).toBe(0);

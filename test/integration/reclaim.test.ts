@@ -5,6 +5,7 @@
 import { afterEach, expect, it } from "vitest";
 import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
+import { untilHost } from "../helpers/steering.js";
 
 let emu: Emu | undefined;
 afterEach(() => {
@@ -37,11 +38,15 @@ const seat = (e: Emu, name: string, extra: { faults?: string; retryDelayMs?: num
 
 it("a reclaim whose answer was lost is read back, never retried onto the next seat's run", async () => {
   emu = await Emu.create();
-  const b = await seat(emu, "seat-b");
-  // seat A: its first reclaim takes effect and its answer is lost; a blind retry would come 2 s later
-  const a = await seat(emu, "seat-a", { faults: "reclaim:crash-after:1", retryDelayMs: 2000 });
+  // seat A claims first (alone on the lane): its reclaim takes effect and its answer is lost; a blind retry
+  // would come 5 s later. Seat B starts once that reclaim is on the board and claims the task meanwhile.
+  const a = await seat(emu, "seat-a", { faults: "reclaim:crash-after:1", retryDelayMs: 5000 });
+  let b: Bridge | undefined;
   try {
     const id = await emu.createTask("sized", { assignee: SEAT, body: "MODE:complete", maxRuntime: "2h" });
+    const e = emu;
+    await untilHost("seat A's reclaim on the board", async () => (await e.show(id)).events.some((x) => x.kind === "reclaimed"), 60_000);
+    b = await seat(emu, "seat-b");
     const done = (r: { taskId: string; decision: string }) => r.taskId === id && r.decision === "complete";
     await Promise.any([a, b].map((s) => s.monitor.next("run:closed", done, { ms: 60_000 })));
     const d = await emu.show(id);
@@ -51,6 +56,6 @@ it("a reclaim whose answer was lost is read back, never retried onto the next se
     expect(d.events.find((e) => e.kind === "reclaimed")?.payload?.reason).toMatch(/claiming again with the task's max runtime/);
   } finally {
     await a.daemon.stop();
-    await b.daemon.stop();
+    await b?.daemon.stop();
   }
 }, 90_000);
