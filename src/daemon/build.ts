@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
 import { imagesAtStart } from "./isolation.js";
+import { handbacksDir, recoverHandbacks } from "../jail/live.js";
 import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard, defaultShareDir } from "../board/index.js";
@@ -228,6 +229,9 @@ export async function build(
     onImageCopied: (image, bytes, ms) => log.info({ image, mib: Math.round(bytes / 2 ** 20), ms }, "copied the CLI's image execute-only (once per version)"),
   });
   await imagesAtStart(jail, seatImages(c, env, kinds));
+  // A workspace a run of this seat's last process handed over and never gave back (it died mid-run) comes back now.
+  const recovered = await recoverHandbacks(handbacksDir(jail.policy), jail.mode === "user" ? jail.policy.user.uid : null);
+  if (recovered) log.warn({ workspaces: recovered }, "gave back workspaces the seat's last process left handed to the agent's user");
   // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
   if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
   const egress = egressPlan({

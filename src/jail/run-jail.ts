@@ -7,9 +7,9 @@
 import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { jailProcesses, jailTree, workingIn } from "../process/terminate.js";
-import { realPathOf } from "../sandbox/contain.js";
+import { jailProcesses, jailTree } from "../process/terminate.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
+import { claimWorkspace, handbacksDir, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
 import { JAIL_RELAY } from "./relay.js";
@@ -76,6 +76,15 @@ export class RunJailOf implements RunJail {
     return this.jail.mode;
   }
 
+  /**
+   * The workspace claimed for the run (jail/live.ts: refused when it nests with a live run's) and handed to
+   * the agent's user: what the hand-over kept as it was (hard links out of it) is on the handback.
+   */
+  async claim(): Promise<Handback | null> {
+    this.ready ??= this.prepare();
+    return (await this.ready).back;
+  }
+
   /** The run's caps, as this host enforces them. */
   get limits() {
     return this.jail.policy.limits;
@@ -132,9 +141,28 @@ export class RunJailOf implements RunJail {
     }
   }
 
+  /** Where the hand-overs not given back yet are kept (the seat's jail dir). */
+  private get records(): string {
+    return handbacksDir(this.jail.policy);
+  }
+
+  /** Without namespaces (isolation user) the agent's processes are its uid's; a jail's are found by its marker. */
+  private get agentUid(): number | null {
+    return this.jail.mode === "user" ? this.jail.policy.user.uid : null;
+  }
+
   private async handOver(): Promise<Handback | null> {
+    if (this.jail.mode === "none") return null;
     const { user } = this.jail.policy;
-    if (this.jail.mode === "none" || user.same) return null;
+    const to = { uid: user.uid, gid: user.gid };
+    if (!user.same) await this.handOverRun();
+    const hand = user.same ? null : () => handOver(this.run.workspace, to);
+    return claimWorkspace(this.run.workspace, this, { hand, records: this.records, uid: this.agentUid });
+  }
+
+  /** What is the run's own (its sockets, its run dir): the agent's for good (the run dir is removed after the run). */
+  private async handOverRun(): Promise<void> {
+    const { user } = this.jail.policy;
     const to = { uid: user.uid, gid: user.gid };
     // The task-tool and egress sockets: their private dirs passable (never listable), the sockets the agent's to connect to.
     const sockets = [this.run.socket, this.run.egress?.socket].filter((s): s is string => s !== undefined);
@@ -152,7 +180,6 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode === "user") await mkdir(join(this.run.runDir, RUN_HOST_HOME, "tmp"), { recursive: true, mode: 0o700 });
     // The run dir is the bridge's, made for this run: it is handed over for good (it is removed after the run).
     await handOver(this.run.runDir, to);
-    return handOver(this.run.workspace, to);
   }
 
   /** The processes of the run's jail: its group's (bounded by its pids cap), else those its marker names. */
@@ -232,8 +259,6 @@ export class RunJailOf implements RunJail {
     await ready?.group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
-    const { user } = this.jail.policy;
-    if (ready?.back && workingIn(realPathOf(this.run.workspace), user.uid).length > 0) return;
-    await ready?.back?.restore();
+    if (ready) await releaseWorkspace(this, this.agentUid, this.records);
   }
 }

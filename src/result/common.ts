@@ -78,7 +78,13 @@ export interface BridgeInfo {
   /** The agent's resumable session and whether this run continued it. */
   session?: { id: string; resumed: boolean };
   /** The workspace mode and where it ran (board, mapped, checkout); `note`: what became of the work (the branch it was pushed to). */
-  workspace?: { mode: string; path: string; note?: string };
+  workspace?: {
+    mode: string;
+    path: string;
+    note?: string;
+    /** What its hand-over to the agent's user left as it was (hard links out of it, other filesystems), with a few names. */
+    kept?: { links: number; other_filesystems: number; devices: number; odd_names: number; sample: string[] };
+  };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {
     blocked: { host: string; port: number; count: number; why: string }[];
