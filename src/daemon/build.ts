@@ -1,8 +1,8 @@
 // Composition root: config → the seat's settings, boards (redacting), agent (loaded on demand), outbox, alerts, closer, workspaces, git, journal, factories.
 import { Jail } from "../jail/jail.js";
-import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
+import { cannotReach, forbiddenRoots, hostTool, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
-import { resolveLimits } from "../jail/limits.js";
+import { explicitCaps, resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";
 import { shareOf } from "./share.js";
@@ -222,7 +222,8 @@ export async function build(
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
     own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
   });
-  const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
+  const explicit = explicitCaps(c.provenance?.given);
+  const limits = await resolveLimits(c.agent.limits, env, { explicit, prlimit: hostTool("prlimit", env.PATH) }).catch((err: unknown) => {
     throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
   });
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {

@@ -245,6 +245,7 @@ export class Daemon extends SeatEventsOut {
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
       isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
+      limits: this.d.jail?.policy.limits ? { mode: this.d.jail.policy.limits.mode, why: this.d.jail.policy.limits.why } : undefined,
       network: seatNetwork(this.d.jail, this.health.egress),
     });
   }

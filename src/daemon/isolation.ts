@@ -41,6 +41,7 @@ export function announceIsolation(d: {
   const p = d.jail?.policy;
   if (!p) return;
   d.metrics?.isolation.set({ mode: p.mode }, 1);
+  if (p.limits) d.metrics?.limits.set({ mode: p.limits.mode }, 1);
   const network = p.mode === "bwrap" ? p.network : "host";
   d.metrics?.network.set({ mode: network }, 1);
   if (p.mode === "bwrap" && network !== "host") return;

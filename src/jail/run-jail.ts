@@ -102,7 +102,16 @@ export class RunJailOf implements RunJail {
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
     const setpriv = this.jail.policy.setpriv;
     const dieWith = setpriv && this.jail.mode !== "none" ? { setpriv, parent: process.pid } : null;
-    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith, setpriv });
+    const w = capped(jc.argv, {
+      policy: this.jail.policy.limits,
+      group,
+      unit: this.unit,
+      as,
+      binds: jc.stage?.binds,
+      dieWith,
+      setpriv,
+      jailed: this.jail.mode === "bwrap",
+    });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
   }
@@ -203,7 +212,8 @@ export class RunJailOf implements RunJail {
     // descriptor and its child exec'd — holds the stream for a moment, before any of the run's code runs
     // (on a busy machine, past the first look): a holder running it is let be at the look that first sees
     // it, within the first two looks (the launch: 0.5 and 2.5 s), and named at any later one.
-    const bwrap = await stat(this.jail.policy.bwrap).catch(() => null);
+    // (prlimit, agent.limits.mode rlimit, is the first program inside it and likewise holds it for a moment.)
+    const launch = await Promise.all([this.jail.policy.bwrap, this.jail.policy.limits?.prlimit].map((p) => (p ? stat(p).catch(() => null) : null)));
     const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {
       try {
@@ -220,7 +230,7 @@ export class RunJailOf implements RunJail {
         if (!holds.some(Boolean)) continue;
         const exe = await stat(`/proc/${pid}/exe`);
         if ([...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) continue;
-        if (same(bwrap, exe) && !this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
+        if (launch.some((l) => same(l, exe)) && !this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
         return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
       } catch {
         // gone meanwhile, or not ours to look into

@@ -94,6 +94,8 @@ export interface BridgeInfo {
   };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };
+  /** Set only when no cgroup capped the run (agent.limits rlimit: per process, weaker; or none). */
+  limits?: { mode: string; why: string };
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

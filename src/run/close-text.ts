@@ -30,6 +30,8 @@ export interface RunStory {
   workspaceNote: string | null;
   /** How the agent was confined when it was not jailed (every card and block says so). */
   isolation?: { mode: string; why: string } | undefined;
+  /** How its caps were enforced when no cgroup did (agent.limits rlimit or none: every card and block says so). */
+  limits?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
   /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
@@ -62,6 +64,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   }
   if (s.session) info.session = s.session;
   if (s.isolation) info.isolation = s.isolation;
+  if (s.limits) info.limits = s.limits;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   if (info.workspace && s.kept) info.workspace = { ...info.workspace, kept: keptOf(s.kept) };
@@ -137,6 +140,10 @@ export const egressLine = (e: EgressCounts): string => {
 export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
+/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none). */
+export const limitsLine = (l: { mode: string; why: string }): string =>
+  `limits: ${l.mode} — ${l.mode === "rlimit" ? "the run was capped per process only" : "the run was not capped"} (${l.why.slice(0, 400)})`;
+
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
@@ -157,6 +164,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
   if (s.isolation) lines.push(isolationLine(s.isolation));
+  if (s.limits) lines.push(limitsLine(s.limits));
   if (s.kept) lines.push(keptLine(s.kept));
   if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).

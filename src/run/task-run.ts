@@ -83,6 +83,9 @@ export class TaskRun {
     // A run whose agent had no jail of its own says so on its card and in every block.
     const policy = d.jail?.policy;
     if (policy && policy.mode !== "bwrap") this.record.story.isolation = { mode: policy.mode, why: policy.why };
+    // …and one whose caps are per process only, or none at all (agent.limits), too.
+    const limits = policy?.limits;
+    if (limits && (limits.mode === "rlimit" || limits.mode === "none")) this.record.story.limits = { mode: limits.mode, why: limits.why };
   }
 
   async run(): Promise<RunReport> {
