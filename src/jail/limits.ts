@@ -88,7 +88,7 @@ export async function resolveLimits(
   }
   const prlimit = o.prlimit ?? null;
   const weaker =
-    `per-process limits only (prlimit in the jail's first process): at most ${c.pids} processes and threads in the jail, ` +
+    `per-process limits only (prlimit in the jail's first process): at most ${c.pids} processes and threads in the jail (without a jail of its own: of the agent's uid on the whole host), ` +
     `${c.memoryMiB} MiB of memory per process (RLIMIT_DATA: not the run's total), no file over ${c.tmpMiB} MiB; /tmp ${c.tmpMiB} MiB in the jail — ` +
     "weaker than a cgroup: a run of many processes can use a multiple of the memory cap, and a cap met is not measured";
   if (prlimit)

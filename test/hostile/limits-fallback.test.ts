@@ -111,6 +111,14 @@ describe.skipIf(!ROOT || userCgroups() || (!BWRAP && !process.env.HKB_REQUIRE_BW
     });
     try {
       await untilHost("the task closed", async () => ["done", "blocked"].includes((await e.show(id)).task.status), 90_000);
+      const d = await e.show(id);
+      expect(d.task.status, blockedWhy(d)).toBe("done");
+      const seen = d.runs.at(-1)?.summary ?? "";
+      const forked = Number(/FORKED (\d+)/.exec(seen)?.[1]);
+      expect(forked).toBeLessThan(64);
+      expect(forked).toBeGreaterThan(0);
+      expect(seen).toContain("MEM-REFUSED");
+      expect(d.runs.at(-1)?.metadata).toMatchObject({ bridge: { limits: { mode: "rlimit" } } });
       // status.json, written every few seconds while the seat runs: the limits as the seat decided them
       const status = await untilHost("status.json with the seat's limits", () => {
         try {
@@ -129,14 +137,6 @@ describe.skipIf(!ROOT || userCgroups() || (!BWRAP && !process.env.HKB_REQUIRE_BW
     }
     const started = lines.find((l) => l.limits === "rlimit");
     expect(started?.msg).toMatch(/RUNS ARE CAPPED PER PROCESS ONLY/);
-    const d = await e.show(id);
-    expect(d.task.status, blockedWhy(d)).toBe("done");
-    const seen = d.runs.at(-1)?.summary ?? "";
-    const forked = Number(/FORKED (\d+)/.exec(seen)?.[1]);
-    expect(forked).toBeLessThan(64);
-    expect(forked).toBeGreaterThan(0);
-    expect(seen).toContain("MEM-REFUSED");
-    expect(d.runs.at(-1)?.metadata).toMatchObject({ bridge: { limits: { mode: "rlimit" } } });
     // doctor, as the same plain user: the limits line says rlimit, and weaker
     const doctor = await runProcess({ argv: [process.execPath, CLI_BIN, "doctor", "--config", cfg], env, ...USER, timeoutMs: 60_000 });
     expect(doctor.stdout).toMatch(/limits\s.*rlimit — weaker: per-process limits only/);
