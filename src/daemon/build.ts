@@ -1,8 +1,7 @@
 // Composition root: config → the seat's settings, boards (redacting), agent (loaded on demand), outbox, alerts, closer, workspaces, git, journal, factories.
 import { Jail } from "../jail/jail.js";
-import { cannotReach, forbiddenRoots, hostTool, imageCacheOf, resolvePolicy } from "../jail/policy.js";
+import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
-import { explicitCaps, resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";
 import { shareOf } from "./share.js";
@@ -14,8 +13,7 @@ import { appendFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
-import { imagesAtStart } from "./isolation.js";
-import { handbacksDir, recoverHandbacks } from "../jail/live.js";
+import { handbacksAtStart, imagesAtStart, seatLimits } from "./isolation.js";
 import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard, defaultShareDir } from "../board/index.js";
@@ -222,17 +220,12 @@ export async function build(
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
     own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
   });
-  const explicit = explicitCaps(c.provenance?.given);
-  const limits = await resolveLimits(c.agent.limits, env, { explicit, prlimit: hostTool("prlimit", env.PATH) }).catch((err: unknown) => {
-    throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
-  });
+  const limits = await seatLimits(c, env);
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {
     onImageCopied: (image, bytes, ms) => log.info({ image, mib: Math.round(bytes / 2 ** 20), ms }, "copied the CLI's image execute-only (once per version)"),
   });
   await imagesAtStart(jail, seatImages(c, env, kinds));
-  // A workspace a run of this seat's last process handed over and never gave back (it died mid-run) comes back now.
-  const recovered = await recoverHandbacks(handbacksDir(jail.policy), jail.mode === "user" ? jail.policy.user.uid : null);
-  if (recovered) log.warn({ workspaces: recovered }, "gave back workspaces the seat's last process left handed to the agent's user");
+  await handbacksAtStart(jail, log);
   // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
   if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
   const egress = egressPlan({

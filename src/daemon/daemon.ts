@@ -21,7 +21,7 @@ import { DEFAULT_PROTOCOL, timingFor } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { recover } from "./recovery.js";
-import { announceIsolation, seatNetwork } from "./isolation.js";
+import { announceIsolation, confinementOf, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 export type { SeatEvents } from "./events.js";
@@ -244,8 +244,7 @@ export class Daemon extends SeatEventsOut {
       redact: (t) => this.d.redactor.redact(t),
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
-      isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
-      limits: this.d.jail?.policy.limits ? { mode: this.d.jail.policy.limits.mode, why: this.d.jail.policy.limits.why } : undefined,
+      ...confinementOf(this.d.jail),
       network: seatNetwork(this.d.jail, this.health.egress),
     });
   }

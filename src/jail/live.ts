@@ -6,8 +6,7 @@
 // user), the agent uid's processes, by their cwd's inode. The give-back of a workspace waits for its last
 // user; what a hand-over changed is kept on disk (the seat's jail dir) until it is given back, so a bridge
 // that died mid-run gives it back at its next start (recoverHandbacks) or the workspace's next hand-over.
-import { readlinkSync } from "node:fs";
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { allJails, processesOf } from "../process/terminate.js";
@@ -64,13 +63,7 @@ async function lineOf(p: string): Promise<string[]> {
   return out;
 }
 
-const cwdOf = (pid: number) => {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return `(pid ${pid})`;
-  }
-};
+const cwdOf = (pid: number) => readlink(`/proc/${pid}/cwd`).catch(() => `(pid ${pid})`);
 
 /** A live workspace elsewhere on the host that nests with `line` (its path and how), or null. */
 async function nestedOnHost(line: string[], uid: number | null): Promise<{ other: string; how: "inside" | "contains" } | null> {
@@ -84,8 +77,8 @@ async function nestedOnHost(line: string[], uid: number | null): Promise<{ other
   for (const pid of pids) {
     const other = await lineOf(`/proc/${pid}/cwd`);
     if (!other[0] || other[0] === key) continue;
-    if (line.includes(other[0])) return { other: cwdOf(pid), how: "inside" };
-    if (key && other.includes(key)) return { other: cwdOf(pid), how: "contains" };
+    if (line.includes(other[0])) return { other: await cwdOf(pid), how: "inside" };
+    if (key && other.includes(key)) return { other: await cwdOf(pid), how: "contains" };
   }
   return null;
 }
