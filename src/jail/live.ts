@@ -83,9 +83,9 @@ async function nestedOnHost(line: string[], uid: number | null): Promise<{ other
   return null;
 }
 
-/** Is the workspace `key` in use by a run of another process (its jail started there)? */
+/** Is the workspace `key` in use by a run of another process (its jail started there; an agent's process working in it)? */
 async function usedElsewhere(key: string, uid: number | null): Promise<boolean> {
-  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) if ((await lineOf(`/proc/${pid}/cwd`))[0] === key) return true;
+  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
   return false;
 }
 
@@ -136,9 +136,11 @@ export function claimWorkspace(
     // A hand-over a dead bridge never gave back comes back first (its agents are gone with it).
     const pending = recordFile(o.records, key);
     if ((await stat(pending).catch(() => null)) && !(await settle(pending, o.uid))) throw new WorkspaceNested(workspace, workspace, "held");
+    // Another bridge's run works there: the tree is that run's to give back — it is not walked while alive.
+    const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
     const e: Live = { key, line, path: workspace, users: new Set([user]), ready: Promise.resolve(null), record: null };
     e.ready = (async () => {
-      const back = o.hand ? await o.hand() : null;
+      const back = hand ? await hand() : null;
       if (back && back.changed > 0) e.record = await keep(o.records, key, back.record);
       return back;
     })();

@@ -99,7 +99,12 @@ export const keptLine = (k: Kept): string => {
     k.devices ? `${k.devices} device nodes` : "",
     k.odd ? `${k.odd} whose names are not UTF-8` : "",
   ].filter(Boolean);
-  const eg = k.sample.length ? ` — e.g. ${k.sample.slice(0, 3).join(", ")}` : "";
+  const eg = k.sample.length
+    ? ` — e.g. ${k.sample
+        .slice(0, 3)
+        .map((p) => JSON.stringify(p.slice(0, 160)))
+        .join(", ")}`
+    : "";
   return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${eg}. A step that rewrites one of them in place fails; copy it first.`;
 };
 

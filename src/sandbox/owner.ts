@@ -14,7 +14,7 @@ import { type BigIntStats, constants } from "node:fs";
 import { lchown, lstat, open, rename } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { type AclName, aclsReadable, putAcls, readAcls } from "./acl.js";
-import { LinkCount, TreeTooLarge, type TreeEntry, inodeKey, walkTree } from "./walk.js";
+import { LinkCount, MAX_DEPTH, TreeTooLarge, type TreeEntry, inodeKey, walkTree } from "./walk.js";
 
 export { TreeTooLarge };
 
@@ -116,14 +116,15 @@ export async function handOver(root: string, to: Owner, o: { limit?: number } = 
       else keep("links", e.rel);
     });
   const record: HandbackRecord = { root, owner, to, others, acls };
-  return { root, changed, kept, record, restore: () => (changed === 0 && same(owner, to) ? Promise.resolve(nothing()) : giveBack(record, { limit })) };
+  return { root, changed, kept, record, restore: () => (changed === 0 && same(owner, to) ? Promise.resolve(nothing()) : giveBack(record)) };
 }
 
 const nothing = (): Restored => ({ restored: 0, acls: 0, leftAgent: [], failed: [] });
 
 /** Gives back what `record` handed over (a run's end, or a start after a bridge that died mid-run). */
-export async function giveBack(record: HandbackRecord, o: { limit?: number } = {}): Promise<Restored> {
-  const limit = o.limit ?? DEFAULT_LIMIT;
+export async function giveBack(record: HandbackRecord): Promise<Restored> {
+  // No limit on the way back: the agent chose how much it made, and all of it goes back.
+  const limit = Number.POSITIVE_INFINITY;
   await aclsReadable();
   const { to } = record;
   const others = new Map(record.others.map(([k, uid, gid]) => [k, { uid, gid }]));
@@ -143,31 +144,44 @@ export async function giveBack(record: HandbackRecord, o: { limit?: number } = {
   };
   // What the agent made with more than one link goes to the tree's owner only if every name of it is inside.
   const links = new LinkCount();
-  await walkTree(record.root, limit, async (e) => {
-    // Only what the agent's user owns now goes back (what it made, what was handed over): an entry of anyone
-    // else — a kept hard link, a file of another filesystem — is left as it is.
-    if (e.foreign || Number(e.st.uid) !== to.uid) return;
-    const key = inodeKey(e.st);
-    try {
-      const was = others.get(key);
-      if (was) await chown(e, was);
-      else if (!links.note(e.st)) await chown(e, record.owner);
-      await safeMode(e);
-      if (e.st.isDirectory() || e.st.isFile()) if ((await withStringPath(e, (p) => putAcls(p, acls.get(key) ?? NO_ACLS))).length) out.acls += 1;
-    } catch (err) {
-      fail(e, err);
-    }
-  });
+  const deep = (rel: string) => {
+    if (out.failed.length < 5) out.failed.push(`${rel}: more than ${MAX_DEPTH} folders deep, not entered`);
+  };
+  await walkTree(
+    record.root,
+    limit,
+    async (e) => {
+      // Only what the agent's user owns now goes back (what it made, what was handed over): an entry of anyone
+      // else — a kept hard link, a file of another filesystem — is left as it is.
+      if (e.foreign || Number(e.st.uid) !== to.uid) return;
+      const key = inodeKey(e.st);
+      try {
+        const was = others.get(key);
+        if (was) await chown(e, was);
+        else if (!links.note(e.st)) await chown(e, record.owner);
+        await safeMode(e);
+        if (e.st.isDirectory() || e.st.isFile()) if ((await withStringPath(e, (p) => putAcls(p, acls.get(key) ?? NO_ACLS))).length) out.acls += 1;
+      } catch (err) {
+        fail(e, err);
+      }
+    },
+    deep,
+  );
   if (links.size > 0) {
     const inside = links.allInside();
-    await walkTree(record.root, limit, async (e) => {
-      if (e.foreign || Number(e.st.uid) !== to.uid || others.has(inodeKey(e.st)) || !links.has(e.st)) return;
-      if (!inside.has(inodeKey(e.st))) {
-        if (out.leftAgent.length < 5) out.leftAgent.push(e.rel);
-        return;
-      }
-      await chown(e, record.owner).catch((err: unknown) => fail(e, err));
-    });
+    await walkTree(
+      record.root,
+      limit,
+      async (e) => {
+        if (e.foreign || Number(e.st.uid) !== to.uid || others.has(inodeKey(e.st)) || !links.has(e.st)) return;
+        if (!inside.has(inodeKey(e.st))) {
+          if (out.leftAgent.length < 5) out.leftAgent.push(e.rel);
+          return;
+        }
+        await chown(e, record.owner).catch((err: unknown) => fail(e, err));
+      },
+      deep,
+    );
   }
   return out;
 }

@@ -44,16 +44,26 @@ const BATCH = 32;
 
 const isUtf8 = (b: Buffer) => Buffer.from(b.toString("utf8"), "utf8").equals(b);
 
+/** Directories deeper than this are not entered (each level holds a descriptor): `tooDeep` names them. */
+export const MAX_DEPTH = 256;
+
 /**
  * Visits every entry of `root` (the root first, then each directory's entries before its subdirectories'),
- * never through a link and never onto another filesystem. `limit`: entries at most (TreeTooLarge).
+ * never through a link and never onto another filesystem. `limit`: entries at most (TreeTooLarge);
+ * `tooDeep`: told of each directory MAX_DEPTH levels down, which is not entered.
  */
-export async function walkTree(root: string, limit: number, visit: (e: TreeEntry) => Promise<void>): Promise<void> {
+export async function walkTree(
+  root: string,
+  limit: number,
+  visit: (e: TreeEntry) => Promise<void>,
+  tooDeep: (rel: string) => void = () => undefined,
+): Promise<void> {
   const top = await lstat(root, { bigint: true });
   let n = 1;
   await visit({ at: Buffer.from(root), rel: ".", name: Buffer.from("."), utf8: true, st: top, foreign: false, dir: null });
   if (!top.isDirectory()) return;
-  const list = async (path: Buffer, rel: string, st: BigIntStats): Promise<void> => {
+  const list = async (path: Buffer, rel: string, st: BigIntStats, depth: number): Promise<void> => {
+    if (depth > MAX_DEPTH) return tooDeep(rel);
     let h: FileHandle;
     try {
       h = await open(path, OPEN_DIR);
@@ -83,12 +93,12 @@ export async function walkTree(root: string, limit: number, visit: (e: TreeEntry
         await Promise.all(found.map(visit));
         for (const e of found) if (e.st.isDirectory() && !e.foreign) subdirs.push(e);
       }
-      for (const e of subdirs) await list(e.at, e.rel, e.st);
+      for (const e of subdirs) await list(e.at, e.rel, e.st, depth + 1);
     } finally {
       await h.close();
     }
   };
-  await list(Buffer.from(root), ".", top);
+  await list(Buffer.from(root), ".", top, 0);
 }
 
 /** Counts the names each inode with more than one link has in a walk: one whose link count is higher has a name outside it. */

@@ -124,4 +124,16 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     await back.restore();
     expect(statSync(join(outside, "secret")).uid).toBe(65534);
   });
+
+  it("a tree too deep to walk is said, never given back in silence; what is above it is given back", async () => {
+    const ws = scratchDir("hkb-handback-deep-");
+    const back = await handOver(ws, AGENT);
+    const deep = join(ws, ...Array.from({ length: 258 }, () => "a"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(ws, "top.txt"), "t");
+    chownSync(join(ws, "top.txt"), 65534, 65534);
+    const r = await back.restore();
+    expect(r.failed.join("\n")).toMatch(/more than 256 folders deep, not entered/);
+    expect(statSync(join(ws, "top.txt")).uid).toBe(0);
+  });
 });
