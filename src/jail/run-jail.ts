@@ -60,6 +60,7 @@ export class Sightings {
 
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
+  private runReady: Promise<void> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
   /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
@@ -97,6 +98,9 @@ export class RunJailOf implements RunJail {
   async command(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds = {}): Promise<JailedCommand> {
     this.ready ??= this.prepare();
     const { group } = await this.ready;
+    // What the run made for its agent before its first command (its CLI home, sockets) is handed over with the run dir then.
+    this.runReady ??= this.handOverRun();
+    await this.runReady;
     const jc = this.jail.command(argv, env, this.run, needs, await this.execOnly(argv, env, needs));
     if (jc.stage) this.stages.push(jc.stage.dir);
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
@@ -164,7 +168,6 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode === "none") return null;
     const { user } = this.jail.policy;
     const to = { uid: user.uid, gid: user.gid };
-    if (!user.same) await this.handOverRun();
     const hand = user.same ? null : () => handOver(this.run.workspace, to);
     return claimWorkspace(this.run.workspace, this, { hand, records: this.records, uid: this.agentUid });
   }
@@ -172,6 +175,7 @@ export class RunJailOf implements RunJail {
   /** What is the run's own (its sockets, its run dir): the agent's for good (the run dir is removed after the run). */
   private async handOverRun(): Promise<void> {
     const { user } = this.jail.policy;
+    if (this.jail.mode === "none" || user.same) return;
     const to = { uid: user.uid, gid: user.gid };
     // The task-tool and egress sockets: their private dirs passable (never listable), the sockets the agent's to connect to.
     const sockets = [this.run.socket, this.run.egress?.socket].filter((s): s is string => s !== undefined);
@@ -265,7 +269,9 @@ export class RunJailOf implements RunJail {
 
   async release(): Promise<void> {
     const ready = await this.ready?.catch(() => null);
+    await this.runReady?.catch(() => undefined);
     this.ready = null;
+    this.runReady = null;
     await ready?.group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
