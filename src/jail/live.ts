@@ -10,7 +10,7 @@ import { mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from 
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { allJails, processesOf } from "../process/terminate.js";
-import { type Handback, type HandbackRecord, giveBack } from "../sandbox/owner.js";
+import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
 export class WorkspaceNested extends PermanentError {
@@ -102,6 +102,8 @@ async function keep(dir: string, key: string, record: HandbackRecord): Promise<s
   return file;
 }
 
+const readRecord = async (file: string) => (JSON.parse(await readFile(file, "utf8")) as { key: string; record: HandbackRecord }).record;
+
 /** Gives back a kept record when its workspace is still that inode and no run uses it; true when it is settled. */
 async function settle(file: string, uid: number | null): Promise<boolean> {
   const kept = JSON.parse(await readFile(file, "utf8")) as { key: string; record: HandbackRecord };
@@ -133,9 +135,15 @@ export function claimWorkspace(
       was.users.add(user);
       return was;
     }
-    // A hand-over a dead bridge never gave back comes back first (its agents are gone with it).
+    // A hand-over a dead bridge never gave back comes back first (its agents are gone with it) — or, where its
+    // agent survived it and works there still (a run this seat adopts), that record is the run's to give back.
     const pending = recordFile(o.records, key);
-    if ((await stat(pending).catch(() => null)) && !(await settle(pending, o.uid))) throw new WorkspaceNested(workspace, workspace, "held");
+    const adopted = (await stat(pending).catch(() => null)) && !(await settle(pending, o.uid)) ? await readRecord(pending) : null;
+    if (adopted) {
+      const e: Live = { key, line, path: workspace, users: new Set([user]), ready: Promise.resolve(fromRecord(adopted)), record: pending };
+      live.set(key, e);
+      return e;
+    }
     // Another bridge's run works there: the tree is that run's to give back — it is not walked while alive.
     const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
     const e: Live = { key, line, path: workspace, users: new Set([user]), ready: Promise.resolve(null), record: null };

@@ -61,6 +61,8 @@ export class Sightings {
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   private runReady: Promise<void> | null = null;
+  /** The workspace's claim (before the agent: confine.ts), apart from the caps' group (made at the first command). */
+  private claimed: Promise<Handback | null> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
   /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
@@ -81,9 +83,9 @@ export class RunJailOf implements RunJail {
    * The workspace claimed for the run (jail/live.ts: refused when it nests with a live run's) and handed to
    * the agent's user: what the hand-over kept as it was (hard links out of it) is on the handback.
    */
-  async claim(): Promise<Handback | null> {
-    this.ready ??= this.prepare();
-    return (await this.ready).back;
+  claim(): Promise<Handback | null> {
+    this.claimed ??= this.handOver();
+    return this.claimed;
   }
 
   /** The run's caps, as this host enforces them. */
@@ -144,14 +146,10 @@ export class RunJailOf implements RunJail {
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {
+    const back = await this.claim();
     const limits = this.jail.policy.limits;
     const group = limits?.mode === "cgroup" && limits.roots ? await RunCgroup.create(limits.roots, this.unit, limits.caps) : null;
-    try {
-      return { group, back: await this.handOver() };
-    } catch (err) {
-      await group?.remove();
-      throw err;
-    }
+    return { group, back };
   }
 
   /** Where the hand-overs not given back yet are kept (the seat's jail dir). */
@@ -270,11 +268,13 @@ export class RunJailOf implements RunJail {
   async release(): Promise<void> {
     const ready = await this.ready?.catch(() => null);
     await this.runReady?.catch(() => undefined);
+    const claimed = this.claimed ? await this.claimed.then(() => true).catch(() => false) : false;
     this.ready = null;
     this.runReady = null;
+    this.claimed = null;
     await ready?.group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
-    if (ready) await releaseWorkspace(this, this.agentUid, this.records);
+    if (claimed) await releaseWorkspace(this, this.agentUid, this.records);
   }
 }

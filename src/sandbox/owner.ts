@@ -119,6 +119,15 @@ export async function handOver(root: string, to: Owner, o: { limit?: number } = 
   return { root, changed, kept, record, restore: () => (changed === 0 && same(owner, to) ? Promise.resolve(nothing()) : giveBack(record)) };
 }
 
+/** A handback from a kept record (a run adopted after its bridge died): what it restores is what the record says. */
+export const fromRecord = (record: HandbackRecord): Handback => ({
+  root: record.root,
+  changed: record.others.length,
+  kept: { links: 0, foreign: 0, devices: 0, odd: 0, sample: [] },
+  record,
+  restore: () => giveBack(record),
+});
+
 const nothing = (): Restored => ({ restored: 0, acls: 0, leftAgent: [], failed: [] });
 
 /** Gives back what `record` handed over (a run's end, or a start after a bridge that died mid-run). */
