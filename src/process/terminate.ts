@@ -32,6 +32,8 @@ interface ProcStat {
   pid: number;
   ppid: number;
   pgid: number;
+  /** Its program's name (the kernel's comm: 15 bytes at most). */
+  comm: string;
 }
 
 /** Every live (non-zombie) process, from /proc: pid, parent, process group. */
@@ -50,7 +52,7 @@ function processes(): ProcStat[] {
       // Fields after the comm (which may hold spaces and parentheses): state ppid pgrp …
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (rest[0] === "Z" || rest[0] === "X") continue;
-      out.push({ pid: Number(name), ppid: Number(rest[1]), pgid: Number(rest[2]) });
+      out.push({ pid: Number(name), ppid: Number(rest[1]), pgid: Number(rest[2]), comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) });
     } catch {
       // the process ended while we looked
     }
@@ -101,7 +103,9 @@ function withDescendants(all: readonly ProcStat[], roots: readonly number[]): Se
  */
 export function allJails(): number[] {
   const needle = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0`, "utf8");
+  // Only bubblewrap's command line is read (a process's cmdline is slow to read on a busy host).
   return processes()
+    .filter((p) => p.comm === "bwrap")
     .filter((p) => {
       try {
         return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(needle) !== -1;

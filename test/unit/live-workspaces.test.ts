@@ -16,8 +16,9 @@ describe("the live workspaces of this host", () => {
     mkdirSync(join(theirs, "src"), { recursive: true });
     mkdirSync(join(base, "projects", "team", "c"), { recursive: true });
     symlinkSync(join(base, "projects", "team"), join(base, "alias"));
-    // a jail of another bridge: its command line names a marker, its cwd is its workspace
-    const jail = spawn("/bin/sh", ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/x"], { cwd: theirs, stdio: "ignore" });
+    // a jail of another bridge: bubblewrap (by name), its command line names a marker, its cwd is its workspace
+    symlinkSync("/bin/sh", join(base, "bwrap"));
+    const jail = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/x"], { cwd: theirs, stdio: "ignore" });
     try {
       await untilHost("the jail started", () => jail.pid !== undefined);
       const records = join(base, "records");
