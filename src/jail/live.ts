@@ -17,13 +17,11 @@ export class WorkspaceNested extends PermanentError {
   constructor(
     readonly workspace: string,
     readonly other: string,
-    readonly how: "inside" | "contains" | "held",
+    readonly how: "inside" | "contains",
   ) {
     super(
       "workspace_nested",
-      how === "held"
-        ? `the task's workspace ${workspace} is still the agent's user's from a run that did not give it back, and a run of another bridge works there now: it is given back when that run ends`
-        : `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${other}, the workspace of a run alive on this host: its agent would see and change that run's files`,
+      `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${other}, the workspace of a run alive on this host: its agent would see and change that run's files`,
     );
   }
 }
