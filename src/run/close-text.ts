@@ -36,6 +36,8 @@ export interface RunStory {
   egress?: EgressCounts | undefined;
   /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
   kept?: Kept | undefined;
+  /** The board's reopen of a done task this run re-works (run/reopen.ts). */
+  reopen?: BridgeInfo["reopen"] | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -63,6 +65,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.reopen) info.reopen = s.reopen;
   if (s.isolation) info.isolation = s.isolation;
   if (s.limits) info.limits = s.limits;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
@@ -144,6 +147,17 @@ export const egressLine = (e: EgressCounts): string => {
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
 export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
+
+/** The story's confinement: how the agent was jailed (unless bubblewrap) and capped (unless a scope or cgroup). */
+export function confinementStory(
+  p: { mode: string; why: string; limits?: { mode: string; why: string } | undefined } | undefined,
+): Pick<RunStory, "isolation" | "limits"> {
+  const l = p?.limits;
+  return {
+    ...(p && p.mode !== "bwrap" ? { isolation: { mode: p.mode, why: p.why } } : {}),
+    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.why } } : {}),
+  };
+}
 
 /** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none). */
 export const limitsLine = (l: { mode: string; why: string }): string =>

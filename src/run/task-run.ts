@@ -18,7 +18,7 @@ import type { Decision } from "../result/decision.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
-import { cutReasonOf } from "./close-text.js";
+import { confinementStory, cutReasonOf } from "./close-text.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import { closeIntentOf } from "./close-intent.js";
 import { rememberRun } from "./session-end.js";
@@ -53,6 +53,8 @@ export interface RunReport {
   /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
   stopped?: "kept" | "handed_back";
   resumed: boolean;
+  /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
+  reopen?: boolean;
   usage: Usage | null;
   durationMs: number;
 }
@@ -80,12 +82,8 @@ export class TaskRun {
       model: d.agent.model,
       startedAt: d.clock.now(),
     });
-    // A run whose agent had no jail of its own says so on its card and in every block.
-    const policy = d.jail?.policy;
-    if (policy && policy.mode !== "bwrap") this.record.story.isolation = { mode: policy.mode, why: policy.why };
-    // …and one whose caps are per process only, or none at all (agent.limits), too.
-    const limits = policy?.limits;
-    if (limits && (limits.mode === "rlimit" || limits.mode === "none")) this.record.story.limits = { mode: limits.mode, why: limits.why };
+    // A run whose agent had no jail of its own, or no cgroup capping it, says so on its card and in every block.
+    Object.assign(this.record.story, confinementStory(d.jail?.policy));
   }
 
   async run(): Promise<RunReport> {
@@ -156,6 +154,7 @@ export class TaskRun {
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
+    if (record.story.reopen) report.reopen = true;
     if (decision.type === "block") report.cause = decision.template.cause;
     if (this.refusedInstead) report.cause = this.refusedCause;
     if (record.facts.limit) report.limit = record.facts.limit;
