@@ -21,6 +21,7 @@ import { stateDirProblem } from "../state/dir.js";
 import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Check } from "./check.js";
 import { agentChecks } from "./doctor-agent.js";
+import { limitsCheck } from "./doctor-limits.js";
 import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
 import { boardFix, versionCheck } from "./doctor-hermes.js";
@@ -85,7 +86,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
   checks.push(...(await agentChecks(c, env)));
   checks.push(stateDirCheck(c));
   const isolation = await isolationCheck(c, env);
-  checks.push(isolation, await imagesCheck(c, env, isolation.ok), networkCheck(c, env, isolation.ok));
+  checks.push(isolation, await imagesCheck(c, env, isolation.ok), networkCheck(c, env, isolation.ok), await limitsCheck(c, env));
   checks.push(await socketCheck(env));
   checks.push(...(await workspaceChecks(c, env, boards, gitRunner(c, env))));
   checks.push(await webhookCheck(c, env, o.sendTestAlert === true));

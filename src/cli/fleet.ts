@@ -20,7 +20,7 @@ export interface FleetOptions {
 }
 
 export function renderFleet(seats: readonly FleetSeat[], now: number): string {
-  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "JAIL / NETWORK", "EGRESS REFUSED", "LAST ERROR"];
+  const head = ["SEAT", "AGENT", "STATE", "RUNS", "TODAY", "LAST 5H", "OUTBOX", "JAIL / NETWORK", "EGRESS REFUSED", "LIMITS", "LAST ERROR"];
   const rows = seats.map((s) => [
     s.seat,
     s.agent ?? "-",
@@ -31,6 +31,7 @@ export function renderFleet(seats: readonly FleetSeat[], now: number): string {
     s.outboxBacklog === null ? "-" : String(s.outboxBacklog),
     s.isolation ? `${s.isolation} / ${s.network ?? "host"}` : "-",
     s.egressBlocked.length ? s.egressBlocked.join(", ") : "-",
+    s.limits ?? "-",
     s.lastError ?? "",
   ]);
   const widths = head.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => termSafe(r[i] ?? "", 60).length))));

@@ -87,6 +87,14 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
         { isolation: "none", why: b.jail?.policy.why },
         "AGENTS ARE NOT ISOLATED: they run as the bridge's user and can read its HOME, its config and its state dir (install bubblewrap, or see `hermes-bridge doctor`)",
       );
+    const lim = b.jail?.policy.limits;
+    if (lim?.mode === "systemd" || lim?.mode === "cgroup") log.info({ limits: lim.mode, why: lim.why }, "runs are capped");
+    else if (lim?.mode === "rlimit")
+      log.warn(
+        { limits: "rlimit", why: lim.why },
+        "RUNS ARE CAPPED PER PROCESS ONLY (no cgroup here): a run of many processes can use a multiple of the memory cap",
+      );
+    else log.warn({ limits: "none", why: lim?.why }, "RUNS ARE NOT CAPPED (agent.limits): a run may take the host's memory and processes");
     if (http && config.http.port !== undefined) {
       const port = await http.listen(config.http.port, config.http.host).catch((err: unknown) => {
         throw listenError(err, config);

@@ -61,11 +61,12 @@ export const isolation = z.preprocess(
 /**
  * Per-run caps: memory (swap included), processes and the jail's /tmp. `auto` — systemd-run scopes where a
  * service manager runs the bridge, else a cgroup of the run's own (v2 delegated, or v1's memory and pids),
- * else uncapped and said loudly; `systemd`, `cgroup` — that one or the seat does not start; `none`.
+ * else per-process limits (prlimit: weaker, said everywhere), else uncapped and said loudly — or, with caps
+ * the operator set, the seat does not start; `systemd`, `cgroup`, `rlimit` — that one or the seat does not start; `none`.
  */
 export const limits = z
   .strictObject({
-    mode: z.enum(["auto", "systemd", "cgroup", "none"]).default("auto"),
+    mode: z.enum(["auto", "systemd", "cgroup", "rlimit", "none"]).default("auto"),
     memoryMiB: z.number().int().min(64).default(8192),
     pids: z.number().int().min(16).default(4096),
     tmpMiB: z.number().int().min(16).default(2048),

@@ -2,7 +2,6 @@
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
 import type { AgentUser } from "../jail/identity.js";
-import { resolveLimits } from "../jail/limits.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";
 import { shareOf } from "./share.js";
@@ -14,7 +13,7 @@ import { appendFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
-import { imagesAtStart } from "./isolation.js";
+import { handbacksAtStart, imagesAtStart, seatLimits } from "./isolation.js";
 import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard, defaultShareDir } from "../board/index.js";
@@ -221,13 +220,12 @@ export async function build(
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
     own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
   });
-  const limits = await resolveLimits(c.agent.limits, env).catch((err: unknown) => {
-    throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
-  });
+  const limits = await seatLimits(c, env);
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {
     onImageCopied: (image, bytes, ms) => log.info({ image, mib: Math.round(bytes / 2 ** 20), ms }, "copied the CLI's image execute-only (once per version)"),
   });
   await imagesAtStart(jail, seatImages(c, env, kinds));
+  await handbacksAtStart(jail, log);
   // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
   if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
   const egress = egressPlan({

@@ -22,7 +22,7 @@ import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
 import { preflightAtStart } from "./preflight.js";
 import { recover } from "./recovery.js";
-import { announceIsolation, seatNetwork } from "./isolation.js";
+import { announceIsolation, confinementOf, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
 import { type BoardConditions, wireConditions } from "./board-health.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
@@ -241,7 +241,7 @@ export class Daemon extends SeatEventsOut {
       redact: (t) => this.d.redactor.redact(t),
       transports: this.d.transports ?? new Map(),
       spend: this.launcher.spend(),
-      isolation: this.d.jail ? { mode: this.d.jail.mode, why: this.d.jail.policy.why } : undefined,
+      ...confinementOf(this.d.jail),
       network: seatNetwork(this.d.jail, this.health.egress),
     });
   }

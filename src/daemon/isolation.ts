@@ -7,6 +7,10 @@
 import { ConfigError } from "../errors/index.js";
 import { mib, probeImageCache } from "../jail/image-cache.js";
 import type { Jail } from "../jail/jail.js";
+import { handbacksDir, recoverHandbacks } from "../jail/live.js";
+import { type LimitsPolicy, explicitCaps, resolveLimits } from "../jail/limits.js";
+import { hostTool } from "../jail/policy.js";
+import type { Config } from "../config/schema.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { AlertPayload } from "../outbox/webhook.js";
 import type { Clock } from "../time/clock.js";
@@ -30,6 +34,27 @@ export async function imagesAtStart(jail: Jail, images: readonly string[]): Prom
   for (const i of probe.images) if (!i.cached) void jail.images.copyOf(i.image).catch(() => undefined);
 }
 
+/** The seat's caps (agent.limits, with the caps the operator set and the host's prlimit), or a ConfigError naming the mode. */
+export async function seatLimits(c: Pick<Config, "agent" | "provenance">, env: NodeJS.ProcessEnv): Promise<LimitsPolicy> {
+  try {
+    return await resolveLimits(c.agent.limits, env, { explicit: explicitCaps(c.provenance?.given), prlimit: hostTool("prlimit", env.PATH) });
+  } catch (err) {
+    throw new ConfigError([{ path: "agent.limits.mode", message: (err as Error).message }], { cause: err });
+  }
+}
+
+/** How the seat's agents are confined and their runs capped, as its status says. */
+export const confinementOf = (jail: Jail | undefined) => ({
+  isolation: jail ? { mode: jail.mode, why: jail.policy.why } : undefined,
+  limits: jail?.policy.limits ? { mode: jail.policy.limits.mode, why: jail.policy.limits.why } : undefined,
+});
+
+/** At start: the workspaces a run of this seat's last process handed over and never gave back (it died mid-run), given back. */
+export async function handbacksAtStart(jail: Jail, log: { warn(o: object, msg: string): void }): Promise<void> {
+  const n = await recoverHandbacks(handbacksDir(jail.policy), jail.mode === "user" ? jail.policy.user.uid : null);
+  if (n) log.warn({ workspaces: n }, "gave back workspaces the seat's last process left handed to the agent's user");
+}
+
 export function announceIsolation(d: {
   jail?: Jail | undefined;
   metrics?: Metrics | undefined;
@@ -41,6 +66,7 @@ export function announceIsolation(d: {
   const p = d.jail?.policy;
   if (!p) return;
   d.metrics?.isolation.set({ mode: p.mode }, 1);
+  if (p.limits) d.metrics?.limits.set({ mode: p.limits.mode }, 1);
   const network = p.mode === "bwrap" ? p.network : "host";
   d.metrics?.network.set({ mode: network }, 1);
   if (p.mode === "bwrap" && network !== "host") return;

@@ -18,7 +18,7 @@ import type { AgentUser } from "./identity.js";
 import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { stageFor } from "./stage.js";
-import type { LimitsPolicy } from "./limits.js";
+import { type LimitsPolicy, rlimitArgv } from "./limits.js";
 import { type ForbiddenRoots, forbiddenWhy } from "./roots.js";
 
 export type JailMode = "bwrap" | "user" | "none";
@@ -229,7 +229,8 @@ export class Jail {
     // The relay runs first (pid 2 under bubblewrap's init), then the program as its child: it holds the lifeline
     // and ends the jail when the bridge is gone; with the run's proxy it carries the jail's own network to it.
     const egress = this.policy.network === "proxy" ? run.egress : undefined;
-    const relayMounts = this.checked(JAIL_RELAY.filter((p) => p.startsWith("/")));
+    // The relay (and prlimit before it, agent.limits.mode rlimit) are the jail's first programs.
+    const relayMounts = this.checked([...JAIL_RELAY, ...rlimitArgv(this.policy.limits).slice(0, 1)].filter((p) => p.startsWith("/")));
     const mounts: JailMounts = {
       readOnly: unique([...readOnly, ...relayMounts, ...this.policy.readOnly].filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
@@ -258,7 +259,7 @@ export class Jail {
     const lifelineFd = 3 + files.length + (streamFd === undefined ? 0 : 1);
     const network = egress ? [String(egress.port), egress.at, ...(egress.forwards ?? []).flatMap((f) => ["--forward", f])] : ["--no-network"];
     const stream = streamFd === undefined ? [] : ["--stream", String(streamFd)];
-    const started = [...JAIL_RELAY, ...network, ...stream, "--lifeline", String(lifelineFd), "--", abs ?? program, ...rest];
+    const started = [...rlimitArgv(this.policy.limits), ...JAIL_RELAY, ...network, ...stream, "--lifeline", String(lifelineFd), "--", abs ?? program, ...rest];
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,

@@ -3,9 +3,15 @@
 // process of the run in a transient scope (systemd-run --scope, MemoryMax = MemorySwapMax, TasksMax) where
 // a service manager runs the bridge; `cgroup` gives it a group of its own below the bridge's (cgroup v2
 // where it is delegated, v1's memory and pids controllers where that is what the host has); /tmp is a
-// tmpfs of the cap's size (bubblewrap's --size). `auto` picks the first that works here and says which;
-// `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins its group
-// itself before it execs the jail (a wrapper: nothing it forks escapes), then drops to the agent's uid.
+// tmpfs of the cap's size (bubblewrap's --size). Where neither can be had (no systemd, no cgroup this user
+// may make: most containers, a user without delegation) `rlimit` is the weaker fallback — per-process limits
+// set by prlimit in the jail's first process inside its namespaces: the jail's processes (RLIMIT_NPROC,
+// counted in the jail's own user namespace), each process's memory (RLIMIT_DATA: its heap and anonymous
+// memory — the address space, RLIMIT_AS, would stop Node, which reserves far more than it uses, from
+// starting under a GiB) and the largest file it may write (RLIMIT_FSIZE, the /tmp cap's size). `auto`
+// picks the first that works here and says which; caps the operator set that `auto` cannot honour at all
+// stop the seat; `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins
+// its group itself before it execs the jail (a wrapper: nothing it forks escapes), then drops to the agent's uid.
 import { diesWithParent } from "../process/parent-death.js";
 import { existsSync } from "node:fs";
 import { PermanentError } from "../errors/index.js";
@@ -13,17 +19,19 @@ import { runProcess } from "../process/runner.js";
 import { type CgroupRoots, type Caps, RunCgroup, cannotMakeGroups, hostRoots } from "./cgroups.js";
 
 export interface LimitsConfig {
-  mode: "auto" | "systemd" | "cgroup" | "none";
+  mode: "auto" | "systemd" | "cgroup" | "rlimit" | "none";
   memoryMiB: number;
   pids: number;
   tmpMiB: number;
 }
 
-export type LimitsMode = "systemd" | "cgroup" | "none";
+export type LimitsMode = "systemd" | "cgroup" | "rlimit" | "none";
 
 export interface LimitsPolicy {
   mode: LimitsMode;
   why: string;
+  /** prlimit (absolute), for mode rlimit. */
+  prlimit?: string;
   caps: Caps;
   /** The jail's /tmp, bytes (bubblewrap --size; also without a cgroup). */
   tmpBytes: number;
@@ -45,8 +53,22 @@ async function systemdWorks(env: NodeJS.ProcessEnv): Promise<string | null> {
   return r.exitCode === 0 ? null : `systemd-run --scope failed: ${(r.stderr || r.spawnError?.message || "").trim().split("\n").pop() ?? ""}`;
 }
 
-/** Which caps this seat's runs get: the mode resolved with a probe; an explicit mode that cannot work is an error (thrown). */
-export async function resolveLimits(c: LimitsConfig, env: NodeJS.ProcessEnv): Promise<LimitsPolicy> {
+/** The caps the operator set (the keys given: file, variable or flag), which `auto` must honour somehow. */
+export type ExplicitCaps = readonly ("memoryMiB" | "pids" | "tmpMiB")[];
+
+/** The caps set in the config file, a variable or a flag (config provenance: `given`). */
+export const explicitCaps = (given: Readonly<Record<string, string>> | undefined): ExplicitCaps =>
+  (["memoryMiB", "pids", "tmpMiB"] as const).filter((k) => given?.[`agent.limits.${k}`] !== undefined);
+
+/**
+ * Which caps this seat's runs get: the mode resolved with a probe; an explicit mode that cannot work is an
+ * error (thrown), and so is `auto` with caps the operator set when nothing here can honour them.
+ */
+export async function resolveLimits(
+  c: LimitsConfig,
+  env: NodeJS.ProcessEnv,
+  o: { explicit?: ExplicitCaps; prlimit?: string | null } = {},
+): Promise<LimitsPolicy> {
   const caps: Caps = { memoryBytes: c.memoryMiB * MiB, pids: c.pids };
   const base = { caps, tmpBytes: c.tmpMiB * MiB, config: c };
   const desc = `memory ${c.memoryMiB} MiB, ${c.pids} processes, /tmp ${c.tmpMiB} MiB`;
@@ -58,12 +80,37 @@ export async function resolveLimits(c: LimitsConfig, env: NodeJS.ProcessEnv): Pr
     if (c.mode === "systemd") throw new Error(`agent.limits.mode is systemd, but ${why}`);
     reasons.push(why);
   }
-  const roots = hostRoots();
-  const why = roots ? await cannotMakeGroups(roots) : "no usable cgroup hierarchy (neither a delegated cgroup v2 nor v1's memory and pids)";
-  if (roots && !why) return { ...base, mode: "cgroup", roots, why: `cgroup ${roots.flavour} below ${roots.memory} (${desc})` };
-  if (c.mode === "cgroup") throw new Error(`agent.limits.mode is cgroup, but ${why}`);
-  reasons.push(why ?? "");
-  return { ...base, mode: "none", why: `agent.limits.mode is auto and nothing here can cap a run: ${reasons.join("; ")} (only /tmp is capped, in the jail)` };
+  if (c.mode === "cgroup" || c.mode === "auto") {
+    const roots = hostRoots();
+    const why = roots ? await cannotMakeGroups(roots) : "no usable cgroup hierarchy (neither a delegated cgroup v2 nor v1's memory and pids)";
+    if (roots && !why) return { ...base, mode: "cgroup", roots, why: `cgroup ${roots.flavour} below ${roots.memory} (${desc})` };
+    if (c.mode === "cgroup") throw new Error(`agent.limits.mode is cgroup, but ${why}`);
+    reasons.push(why ?? "");
+  }
+  const prlimit = o.prlimit ?? null;
+  const weaker =
+    `per-process limits only (prlimit in the jail's first process): at most ${c.pids} processes and threads in the jail (without a jail of its own: of the agent's uid on the whole host), ` +
+    `${c.memoryMiB} MiB of memory per process (RLIMIT_DATA: not the run's total), no file over ${c.tmpMiB} MiB; /tmp ${c.tmpMiB} MiB in the jail — ` +
+    "weaker than a cgroup: a run of many processes can use a multiple of the memory cap, and a cap met is not measured";
+  if (prlimit)
+    return { ...base, mode: "rlimit", prlimit, why: c.mode === "rlimit" ? `agent.limits.mode is rlimit: ${weaker}` : `${weaker} (${reasons.join("; ")})` };
+  if (c.mode === "rlimit") throw new Error(`agent.limits.mode is rlimit, but prlimit (util-linux) is not installed`);
+  reasons.push("prlimit (util-linux) is not installed");
+  const none = `agent.limits.mode is auto and nothing here can cap a run: ${reasons.join("; ")}`;
+  if (o.explicit?.length)
+    throw new Error(`${none}, yet agent.limits sets ${o.explicit.map((k) => `${k}: ${c[k]}`).join(", ")}: the seat does not start uncapped`);
+  return { ...base, mode: "none", why: `${none} (only /tmp is capped, in the jail)` };
+}
+
+/**
+ * prlimit's argv before a command (agent.limits.mode rlimit: the jail's first process inside its namespaces,
+ * so RLIMIT_NPROC counts the jail's own processes — set outside, it would count every process of the uid on
+ * the host); [] in any other mode. Soft and hard limits alike: the agent cannot raise them.
+ */
+export function rlimitArgv(p: LimitsPolicy | undefined): string[] {
+  if (p?.mode !== "rlimit" || !p.prlimit) return [];
+  const c = p.config;
+  return [p.prlimit, `--nproc=${c.pids}`, `--data=${c.memoryMiB * MiB}`, `--fsize=${c.tmpMiB * MiB}`, "--"];
 }
 
 /**
@@ -108,8 +155,11 @@ export function capped(
     dieWith?: { setpriv: string; parent: number } | null | undefined;
     /** setpriv's absolute path (policy.ts), for a uid switch after a join; null where the host has none. */
     setpriv?: string | null | undefined;
+    /** `argv` is a bubblewrap jail's, which sets the per-process limits inside itself (jail.ts); else they are set here. */
+    jailed?: boolean;
   },
 ): Wrapped {
+  const cmd = [...(o.jailed ? [] : rlimitArgv(o.policy)), ...argv];
   const binds = o.binds ?? [];
   const files = o.policy?.mode === "cgroup" && o.group ? o.group.procsFiles : [];
   const scope = o.policy?.mode === "systemd";
@@ -118,15 +168,15 @@ export function capped(
     // The uid switch and the parent-death signal in one setpriv (in that order: a switch clears the signal).
     const ids = o.as ? [`--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all"] : [];
     // The last step before the jail: the parent-death signal armed after any uid switch (process/parent-death.ts).
-    const armed = diesWithParent(die.setpriv, die.parent, argv, ids);
+    const armed = diesWithParent(die.setpriv, die.parent, cmd, ids);
     if (binds.length === 0 && files.length === 0 && !scope) return { argv: armed, switched: o.as !== null };
     return wrap(armed, { ...o, binds, files, scope, drop: [] });
   }
   // Nothing to do before the jail but the uid switch: the process runner does that itself.
-  if (binds.length === 0 && files.length === 0 && !scope) return { argv: [...argv], switched: false };
+  if (binds.length === 0 && files.length === 0 && !scope) return { argv: cmd, switched: false };
   if (o.as && !o.setpriv) throw new SetprivMissing();
   const drop = o.as && o.setpriv ? [o.setpriv, `--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all", "--"] : [];
-  return wrap(argv, { ...o, binds, files, scope, drop });
+  return wrap(cmd, { ...o, binds, files, scope, drop });
 }
 
 function wrap(

@@ -7,9 +7,9 @@
 import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { jailProcesses, jailTree, workingIn } from "../process/terminate.js";
-import { realPathOf } from "../sandbox/contain.js";
+import { jailProcesses, jailTree } from "../process/terminate.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
+import { claimWorkspace, handbacksDir, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
 import { JAIL_RELAY } from "./relay.js";
@@ -60,6 +60,9 @@ export class Sightings {
 
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
+  private runReady: Promise<void> | null = null;
+  /** The workspace's claim (before the agent: confine.ts), apart from the caps' group (made at the first command). */
+  private claimed: Promise<Handback | null> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
   /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
@@ -76,6 +79,15 @@ export class RunJailOf implements RunJail {
     return this.jail.mode;
   }
 
+  /**
+   * The workspace claimed for the run (jail/live.ts: refused when it nests with a live run's) and handed to
+   * the agent's user: what the hand-over kept as it was (hard links out of it) is on the handback.
+   */
+  claim(): Promise<Handback | null> {
+    this.claimed ??= this.handOver();
+    return this.claimed;
+  }
+
   /** The run's caps, as this host enforces them. */
   get limits() {
     return this.jail.policy.limits;
@@ -88,12 +100,24 @@ export class RunJailOf implements RunJail {
   async command(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds = {}): Promise<JailedCommand> {
     this.ready ??= this.prepare();
     const { group } = await this.ready;
+    // What the run made for its agent before its first command (its CLI home, sockets) is handed over with the run dir then.
+    this.runReady ??= this.handOverRun();
+    await this.runReady;
     const jc = this.jail.command(argv, env, this.run, needs, await this.execOnly(argv, env, needs));
     if (jc.stage) this.stages.push(jc.stage.dir);
     const as = jc.uid !== undefined && jc.gid !== undefined ? { uid: jc.uid, gid: jc.gid } : null;
     const setpriv = this.jail.policy.setpriv;
     const dieWith = setpriv && this.jail.mode !== "none" ? { setpriv, parent: process.pid } : null;
-    const w = capped(jc.argv, { policy: this.jail.policy.limits, group, unit: this.unit, as, binds: jc.stage?.binds, dieWith, setpriv });
+    const w = capped(jc.argv, {
+      policy: this.jail.policy.limits,
+      group,
+      unit: this.unit,
+      as,
+      binds: jc.stage?.binds,
+      dieWith,
+      setpriv,
+      jailed: this.jail.mode === "bwrap",
+    });
     const { uid: _uid, gid: _gid, ...rest } = jc;
     return w.switched ? { ...rest, argv: w.argv } : { ...jc, argv: w.argv };
   }
@@ -122,19 +146,34 @@ export class RunJailOf implements RunJail {
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {
+    const back = await this.claim();
     const limits = this.jail.policy.limits;
     const group = limits?.mode === "cgroup" && limits.roots ? await RunCgroup.create(limits.roots, this.unit, limits.caps) : null;
-    try {
-      return { group, back: await this.handOver() };
-    } catch (err) {
-      await group?.remove();
-      throw err;
-    }
+    return { group, back };
+  }
+
+  /** Where the hand-overs not given back yet are kept (the seat's jail dir). */
+  private get records(): string {
+    return handbacksDir(this.jail.policy);
+  }
+
+  /** Without namespaces (isolation user) the agent's processes are its uid's; a jail's are found by its marker. */
+  private get agentUid(): number | null {
+    return this.jail.mode === "user" ? this.jail.policy.user.uid : null;
   }
 
   private async handOver(): Promise<Handback | null> {
+    if (this.jail.mode === "none") return null;
     const { user } = this.jail.policy;
-    if (this.jail.mode === "none" || user.same) return null;
+    const to = { uid: user.uid, gid: user.gid };
+    const hand = user.same ? null : () => handOver(this.run.workspace, to);
+    return claimWorkspace(this.run.workspace, this, { hand, records: this.records, uid: this.agentUid });
+  }
+
+  /** What is the run's own (its sockets, its run dir): the agent's for good (the run dir is removed after the run). */
+  private async handOverRun(): Promise<void> {
+    const { user } = this.jail.policy;
+    if (this.jail.mode === "none" || user.same) return;
     const to = { uid: user.uid, gid: user.gid };
     // The task-tool and egress sockets: their private dirs passable (never listable), the sockets the agent's to connect to.
     const sockets = [this.run.socket, this.run.egress?.socket].filter((s): s is string => s !== undefined);
@@ -152,7 +191,6 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode === "user") await mkdir(join(this.run.runDir, RUN_HOST_HOME, "tmp"), { recursive: true, mode: 0o700 });
     // The run dir is the bridge's, made for this run: it is handed over for good (it is removed after the run).
     await handOver(this.run.runDir, to);
-    return handOver(this.run.workspace, to);
   }
 
   /** The processes of the run's jail: its group's (bounded by its pids cap), else those its marker names. */
@@ -176,7 +214,8 @@ export class RunJailOf implements RunJail {
     // descriptor and its child exec'd — holds the stream for a moment, before any of the run's code runs
     // (on a busy machine, past the first look): a holder running it is let be at the look that first sees
     // it, within the first two looks (the launch: 0.5 and 2.5 s), and named at any later one.
-    const bwrap = await stat(this.jail.policy.bwrap).catch(() => null);
+    // (prlimit, agent.limits.mode rlimit, is the first program inside it and likewise holds it for a moment.)
+    const launch = await Promise.all([this.jail.policy.bwrap, this.jail.policy.limits?.prlimit].map((p) => (p ? stat(p).catch(() => null) : null)));
     const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {
       try {
@@ -193,7 +232,7 @@ export class RunJailOf implements RunJail {
         if (!holds.some(Boolean)) continue;
         const exe = await stat(`/proc/${pid}/exe`);
         if ([...this.copies.values()].some((c) => c.dev === exe.dev && c.ino === exe.ino)) continue;
-        if (same(bwrap, exe) && !this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
+        if (launch.some((l) => same(l, exe)) && !this.launching.seenBefore(`${pid}:${exe.ino}`)) continue;
         return `${readlinkSync(`/proc/${pid}/exe`)} (pid ${pid})`;
       } catch {
         // gone meanwhile, or not ours to look into
@@ -228,12 +267,14 @@ export class RunJailOf implements RunJail {
 
   async release(): Promise<void> {
     const ready = await this.ready?.catch(() => null);
+    await this.runReady?.catch(() => undefined);
+    const claimed = this.claimed ? await this.claimed.then(() => true).catch(() => false) : false;
     this.ready = null;
+    this.runReady = null;
+    this.claimed = null;
     await ready?.group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
-    const { user } = this.jail.policy;
-    if (ready?.back && workingIn(realPathOf(this.run.workspace), user.uid).length > 0) return;
-    await ready?.back?.restore();
+    if (claimed) await releaseWorkspace(this, this.agentUid, this.records);
   }
 }

@@ -57,7 +57,7 @@ const spendCell = (cls: string, s: Spend | null) => {
 function seatRow(s: FleetSeat, now: number, o: PageOptions): string {
   const runs = s.runs.length ? s.runs.map((r) => runCell(r, now)).join("") : "<small>none</small>";
   return `<tr data-seat="${esc(s.seat)}" data-state="${esc(s.state)}">
-<td class="seat"><b>${esc(s.seat)}</b><br><small>${esc(s.assignee ?? "")} · ${shortSource(s.source, o)}${s.isolation ? ` · isolation: ${esc(s.isolation)}` : ""}${s.network ? ` · network: ${esc(s.network)}` : ""}${s.egressBlocked.length ? `<br>egress refused: ${esc(s.egressBlocked.join(", "))}` : ""}</small></td>
+<td class="seat"><b>${esc(s.seat)}</b><br><small>${esc(s.assignee ?? "")} · ${shortSource(s.source, o)}${s.isolation ? ` · isolation: ${esc(s.isolation)}` : ""}${s.network ? ` · network: ${esc(s.network)}` : ""}${s.limits ? ` · limits: ${esc(s.limits)}` : ""}${s.egressBlocked.length ? `<br>egress refused: ${esc(s.egressBlocked.join(", "))}` : ""}</small></td>
 <td class="agent">${esc(s.agent ?? "-")}</td>
 ${stateCell(s, now)}
 <td class="runs">${runs}</td>

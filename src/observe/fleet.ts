@@ -36,6 +36,8 @@ export interface FleetSeat {
   fix: string | null;
   /** How the seat's agent is confined (bwrap | none), when the seat says. */
   isolation: string | null;
+  /** How the seat's runs are capped (systemd · cgroup · rlimit · none, the last two with why), when the seat says. */
+  limits: string | null;
   /** The agents' network (proxy · host · none) and the hosts refused since the seat started (host:port ×count). */
   network: string | null;
   egressBlocked: string[];
@@ -66,6 +68,7 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
     reason: seat?.reason ?? seat?.budget ?? null,
     fix: seat?.fix ?? null,
     isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode !== "bwrap" ? ` (${seat.isolation.why})` : ""}` : null,
+    limits: seat?.limits ? `${seat.limits.mode}${seat.limits.mode === "rlimit" || seat.limits.mode === "none" ? ` (${seat.limits.why})` : ""}` : null,
     network: seat?.network?.mode ?? null,
     egressBlocked: (seat?.network?.blocked ?? []).slice(0, 5).map((b) => `${b.host}:${b.port} ×${b.count}`),
     runs: (s.runs ?? []).map((r) => ({
@@ -95,6 +98,7 @@ const broken = (source: string, state: string, why: string): FleetSeat => ({
   reason: null,
   fix: null,
   isolation: null,
+  limits: null,
   network: null,
   egressBlocked: [],
   runs: [],

@@ -52,6 +52,12 @@ export class Metrics {
     labelNames: ["mode"],
     registers: [this.registry],
   });
+  readonly limits = new Gauge({
+    name: "hkb_agent_limits",
+    help: "1 for how this seat's runs are capped (mode: systemd, cgroup, rlimit — per process only, none)",
+    labelNames: ["mode"],
+    registers: [this.registry],
+  });
   private readonly egressHosts = new Set<string>();
   /** A refused host counted under its name — the first 100 names; any later one as "other" (bounded series). */
   egressRefused(host: string): void {

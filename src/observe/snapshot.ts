@@ -25,6 +25,8 @@ export interface StatusSnapshot {
     budget: string | null;
     /** How the agent is confined (agent.isolation): bwrap, or none (and why). */
     isolation?: { mode: string; why: string };
+    /** How the agent's runs are capped (agent.limits): systemd, cgroup, rlimit (per process, weaker) or none (and why). */
+    limits?: { mode: string; why: string };
     /** The agents' network (proxy · host · none) and the hosts their proxies refused since start, most recent first. */
     network?: { mode: string; blocked: { host: string; port: number; count: number; last: string }[] };
   };
@@ -80,6 +82,7 @@ export const FleetSnapshotSchema = z.object({
       fix: text(2000).nullable().optional(),
       budget: text(2000).nullable().optional(),
       isolation: z.object({ mode: text(20), why: text(500) }).optional(),
+      limits: z.object({ mode: text(20), why: text(800) }).optional(),
       network: z
         .object({
           mode: text(20),

@@ -63,6 +63,8 @@ export interface SnapshotInput {
   spend: { today: Spend; window5h: Spend; budget: string | null; hours?: Hours | null };
   /** How the agent is confined (agent.isolation). */
   isolation?: { mode: string; why: string } | undefined;
+  /** How the agent's runs are capped (agent.limits): systemd, cgroup, rlimit (per process, weaker) or none. */
+  limits?: { mode: string; why: string } | undefined;
   /** The agents' network (agent.isolation.network, as the jail has it) and the hosts refused since start. */
   network?: StatusSnapshot["seat"]["network"] | undefined;
   /** Agent text (the last note) is shown redacted, as on the board. */
@@ -101,6 +103,7 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       fix: paused && i.seat.authFailed() ? i.seat.fix : null,
       budget: i.spend.budget,
       ...(i.isolation ? { isolation: i.isolation } : {}),
+      ...(i.limits ? { limits: i.limits } : {}),
       ...(i.network ? { network: i.network } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },

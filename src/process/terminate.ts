@@ -1,6 +1,6 @@
 // The one SIGTERM → grace → SIGKILL ladder, for a whole process group: the process runner (timeouts,
 // aborts, leftovers after an exit), adopted agents and restart recovery all stop processes with it.
-import { readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { sleep } from "../time/clock.js";
 
 /** Signals the process group `pgid` (falls back to the single process). False when nothing was there. */
@@ -32,6 +32,8 @@ interface ProcStat {
   pid: number;
   ppid: number;
   pgid: number;
+  /** Its program's name (the kernel's comm: 15 bytes at most). */
+  comm: string;
 }
 
 /** Every live (non-zombie) process, from /proc: pid, parent, process group. */
@@ -50,7 +52,7 @@ function processes(): ProcStat[] {
       // Fields after the comm (which may hold spaces and parentheses): state ppid pgrp …
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       if (rest[0] === "Z" || rest[0] === "X") continue;
-      out.push({ pid: Number(name), ppid: Number(rest[1]), pgid: Number(rest[2]) });
+      out.push({ pid: Number(name), ppid: Number(rest[1]), pgid: Number(rest[2]), comm: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) });
     } catch {
       // the process ended while we looked
     }
@@ -95,18 +97,31 @@ function withDescendants(all: readonly ProcStat[], roots: readonly number[]): Se
 }
 
 /**
- * Live processes of `uid` working in `dir` (their cwd there or below): another run's agent or check in a
- * workspace two runs share. (As seen from the host: a jail's processes show their host cwd here.)
+ * Every jail's first process on this host (any bridge's, any seat's: its command line holds a marker,
+ * `--setenv HKB_JAIL <marker>`): the bridge started it in the run's workspace, so its cwd is that
+ * workspace (jail/live.ts compares it by inode).
  */
-export function workingIn(dir: string, uid: number): number[] {
-  const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+export function allJails(): number[] {
+  const needle = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0`, "utf8");
+  // Only bubblewrap's command line is read (a process's cmdline is slow to read on a busy host).
+  return processes()
+    .filter((p) => p.comm === "bwrap")
+    .filter((p) => {
+      try {
+        return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(needle) !== -1;
+      } catch {
+        return false; // ended while we looked
+      }
+    })
+    .map((p) => p.pid);
+}
+
+/** Live processes of `uid` (a jail without namespaces, agent.isolation: user, is its uid's processes). */
+export function processesOf(uid: number): number[] {
   return processes()
     .filter((p) => {
       try {
-        const st = statSync(`/proc/${p.pid}`);
-        if (st.uid !== uid) return false;
-        const cwd = readlinkSync(`/proc/${p.pid}/cwd`);
-        return cwd === dir || cwd.startsWith(prefix);
+        return statSync(`/proc/${p.pid}`).uid === uid;
       } catch {
         return false; // ended, or not ours to look at
       }

@@ -80,7 +80,13 @@ export interface BridgeInfo {
   /** The run re-works a task reopened after it was done (0.21.6 `reopen`): the completed run it undid, why, when. */
   reopen?: { of_run: number | null; reason: string | null; kind: string | null; at: string };
   /** The workspace mode and where it ran (board, mapped, checkout); `note`: what became of the work (the branch it was pushed to). */
-  workspace?: { mode: string; path: string; note?: string };
+  workspace?: {
+    mode: string;
+    path: string;
+    note?: string;
+    /** What its hand-over to the agent's user left as it was (hard links out of it, other filesystems), with a few names. */
+    kept?: { links: number; other_filesystems: number; devices: number; odd_names: number; sample: string[] };
+  };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {
     blocked: { host: string; port: number; count: number; why: string }[];
@@ -90,6 +96,8 @@ export interface BridgeInfo {
   };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };
+  /** Set only when no cgroup capped the run (agent.limits rlimit: per process, weaker; or none). */
+  limits?: { mode: string; why: string };
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

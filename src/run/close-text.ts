@@ -9,6 +9,7 @@ import type { Decision } from "../result/decision.js";
 import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
 import type { EgressCounts } from "../egress/proxy.js";
+import type { Kept } from "../sandbox/owner.js";
 import type { RunFacts } from "./decide.js";
 
 export interface RunStory {
@@ -29,8 +30,12 @@ export interface RunStory {
   workspaceNote: string | null;
   /** How the agent was confined when it was not jailed (every card and block says so). */
   isolation?: { mode: string; why: string } | undefined;
+  /** How its caps were enforced when no cgroup did (agent.limits rlimit or none: every card and block says so). */
+  limits?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
+  /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
+  kept?: Kept | undefined;
   /** The board's reopen of a done task this run re-works (run/reopen.ts). */
   reopen?: BridgeInfo["reopen"] | undefined;
 }
@@ -62,8 +67,10 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   if (s.session) info.session = s.session;
   if (s.reopen) info.reopen = s.reopen;
   if (s.isolation) info.isolation = s.isolation;
+  if (s.limits) info.limits = s.limits;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
+  if (info.workspace && s.kept) info.workspace = { ...info.workspace, kept: keptOf(s.kept) };
   return info;
 }
 
@@ -79,6 +86,31 @@ function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
   };
 }
 
+const keptOf = (k: Kept) => ({
+  links: k.links,
+  other_filesystems: k.foreign,
+  devices: k.devices,
+  odd_names: k.odd,
+  sample: k.sample.map((p) => p.slice(0, 200)),
+});
+
+/** What the hand-over left as it was: on every card of the run (the agent could read but not change it). */
+export const keptLine = (k: Kept): string => {
+  const parts = [
+    k.links ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store)` : "",
+    k.foreign ? `${k.foreign} of another filesystem mounted inside it` : "",
+    k.devices ? `${k.devices} device nodes` : "",
+    k.odd ? `${k.odd} whose names are not UTF-8` : "",
+  ].filter(Boolean);
+  const eg = k.sample.length
+    ? ` — e.g. ${k.sample
+        .slice(0, 3)
+        .map((p) => JSON.stringify(p.slice(0, 160)))
+        .join(", ")}`
+    : "";
+  return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${eg}. A step that rewrites one of them in place fails; copy it first.`;
+};
+
 /**
  * A done card's summary: the agent's, then what a board user cannot see elsewhere — where the work went when
  * the board's path does not hold it (a checkout of this host's), and what the run's network refused.
@@ -87,6 +119,7 @@ export function completeSummary(summary: string, s: RunStory): string {
   const extra = [
     s.workspace?.mode === "checkout" && s.workspaceNote ? `Workspace: ${s.workspaceNote}` : "",
     s.egress?.blocked.length ? egressLine(s.egress) : "",
+    s.kept ? keptLine(s.kept) : "",
   ].filter(Boolean);
   return extra.length ? `${summary}\n\n${extra.join("\n\n")}` : summary;
 }
@@ -115,6 +148,21 @@ export const egressLine = (e: EgressCounts): string => {
 export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
+/** The story's confinement: how the agent was jailed (unless bubblewrap) and capped (unless a scope or cgroup). */
+export function confinementStory(
+  p: { mode: string; why: string; limits?: { mode: string; why: string } | undefined } | undefined,
+): Pick<RunStory, "isolation" | "limits"> {
+  const l = p?.limits;
+  return {
+    ...(p && p.mode !== "bwrap" ? { isolation: { mode: p.mode, why: p.why } } : {}),
+    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.why } } : {}),
+  };
+}
+
+/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none). */
+export const limitsLine = (l: { mode: string; why: string }): string =>
+  `limits: ${l.mode} — ${l.mode === "rlimit" ? "the run was capped per process only" : "the run was not capped"} (${l.why.slice(0, 400)})`;
+
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
 
@@ -135,6 +183,8 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       `session: ${s.session.id}${s.session.resumed ? " (resumed)" : ""} — unblock to continue; the next run of this seat resumes session ${s.session.id}`,
     );
   if (s.isolation) lines.push(isolationLine(s.isolation));
+  if (s.limits) lines.push(limitsLine(s.limits));
+  if (s.kept) lines.push(keptLine(s.kept));
   if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));

@@ -9,13 +9,14 @@ import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, ru
 import { guardRepository } from "../git/guard.js";
 import { capText } from "../jail/limits.js";
 import { JAIL_RELAY } from "../jail/relay.js";
+import { WorkspaceNested } from "../jail/live.js";
 import { type RunJailOf, forRun } from "../jail/run-jail.js";
 import type { Decision } from "../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Stop } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
-import { repositoryBlock } from "./failures.js";
+import { repositoryBlock, workspaceNestedBlock } from "./failures.js";
 
 /** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
 const CAP_POLL_MS = 2000;
@@ -25,6 +26,11 @@ export interface Confinement {
   runJail: RunJailOf | undefined;
   /** The CLI's API base inside the jail, when the run's proxy forwards its API. */
   egress: { apiBase: string } | undefined;
+  /**
+   * Before the agent: the workspace claimed and handed to the agent's user (what was kept as it was goes on the
+   * run's record), or the block that says why it cannot be (it nests with a live run's).
+   */
+  claim(): Promise<Decision | null>;
   /** Once the agent has ended: the caps it met, and what its network did (on the run's record). */
   afterAgent(): Promise<void>;
   /** After the gate: what the run left in its repository that runs code outweighs its result. */
@@ -122,6 +128,17 @@ export async function confine(
   return {
     runJail,
     egress: egressInput,
+    claim: async () => {
+      try {
+        const back = await runJail?.claim();
+        const k = back?.kept;
+        if (k && k.links + k.foreign + k.devices + k.odd > 0) record.story.kept = k;
+        return null;
+      } catch (err) {
+        if (err instanceof WorkspaceNested) return workspaceNestedBlock(err.message);
+        throw err;
+      }
+    },
     afterAgent: async () => {
       for (const c of checks) await c();
     },

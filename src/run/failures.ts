@@ -70,3 +70,17 @@ export function repositoryBlock(findings: readonly { what: string; detail: strin
     "A person reviews the workspace's changes (the repository's config is already restored), then unblocks or closes this task.",
   );
 }
+
+/** The task's workspace nests with a live run's (jail/live.ts): the agent was not started. */
+export function workspaceNestedBlock(why: string): Decision {
+  return blockDecision(
+    "human decision needed",
+    `The agent was not started: ${why}. A run's jail shows its whole workspace to its agent, so no run may work in a folder that holds, or lies inside, another live run's.`,
+    [
+      "give the task a workspace of its own (a folder beside the other run's, not above or below it) and unblock",
+      "wait for the other run to end, then unblock",
+    ],
+    "Point the task at a folder of its own: two tasks share a workspace only when it is the very same folder.",
+    "Change the task's --workspace (or wait for the other run), then unblock this task.",
+  );
+}

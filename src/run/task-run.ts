@@ -18,7 +18,7 @@ import type { Decision } from "../result/decision.js";
 import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
-import { cutReasonOf } from "./close-text.js";
+import { confinementStory, cutReasonOf } from "./close-text.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import { closeIntentOf } from "./close-intent.js";
 import { rememberRun } from "./session-end.js";
@@ -82,9 +82,8 @@ export class TaskRun {
       model: d.agent.model,
       startedAt: d.clock.now(),
     });
-    // A run whose agent had no jail of its own says so on its card and in every block.
-    const policy = d.jail?.policy;
-    if (policy && policy.mode !== "bwrap") this.record.story.isolation = { mode: policy.mode, why: policy.why };
+    // A run whose agent had no jail of its own, or no cgroup capping it, says so on its card and in every block.
+    Object.assign(this.record.story, confinementStory(d.jail?.policy));
   }
 
   async run(): Promise<RunReport> {

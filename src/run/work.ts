@@ -140,6 +140,9 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     });
     cleanup.push(...confined.cleanup);
     const runJail = confined.runJail;
+    // The workspace is claimed (and handed to the agent's user) before anything of the run starts in it.
+    const refused = await confined.claim();
+    if (refused) return refused;
     // A task (or seat) already over its budget does not start the agent at all.
     const over = budgetCheck(w);
     const before = over(null);

@@ -69,12 +69,21 @@ export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick
       "workspace.allowedRoots",
     );
   const roots = allowedRootsFor(s);
+  const root = roots.find((r) => lexicallyUnder(p, r));
+  if (root !== undefined) return rootItself(p, root);
   if (roots.some((r) => lexicallyUnder(r, p))) return null;
   return new WorkspaceRefused(
     `the task's workspace ${p} is outside the allowed roots (${roots.length ? roots.join(", ") : "none: workspace.allowedRoots is empty, so no dir:/worktree: path is allowed"}); a task may not move the agent there`,
     "workspace.allowedRoots",
   );
 }
+
+/** A workspace that is an allowed root (or holds one) would hold every other task's workspace in it: refused. */
+const rootItself = (p: string, root: string) =>
+  new WorkspaceRefused(
+    `the task's workspace ${p} ${normalize(p) === normalize(root).replace(/(.)\/+$/, "$1") ? "is" : "holds"} the allowed root ${root} itself: a task works in a folder inside an allowed root, never in the one that holds the other tasks' workspaces`,
+    "workspace.allowedRoots",
+  );
 
 /** Longest-prefix mapping of a board path to this host, or null. */
 export function mapPath(pathMap: Readonly<Record<string, string>>, boardPath: string): { local: string; from: string; to: string } | null {
@@ -170,7 +179,10 @@ function checkLocal(s: WorkspaceSettings, o: { local: string; boardPath: string;
   }
   const touch = forbiddenTouch(s, o.local, true);
   if (touch) throw new WorkspaceRefused(`${o.boardPath} resolves to ${real} on this host: ${touch}`, "workspace.allowedRoots");
-  if (!localRoots(s, o.mapped).some((r) => underReal(r, real)))
+  const locals = localRoots(s, o.mapped);
+  const root = locals.find((r) => underReal(real, r));
+  if (root !== undefined) throw rootItself(real, root);
+  if (!locals.some((r) => underReal(r, real)))
     throw new WorkspaceRefused(
       `${o.boardPath} resolves to ${real} on this host${o.mapped ? " (through workspace.pathMap)" : ""}, outside the allowed roots`,
       "workspace.allowedRoots",

@@ -12,6 +12,7 @@ const seat = (o: Partial<FleetSeat>): FleetSeat => ({
   reason: null,
   fix: null,
   isolation: null,
+  limits: null,
   network: "proxy",
   egressBlocked: [],
   runs: [],

@@ -13,6 +13,7 @@ const seat = (over: Partial<FleetSeat>): FleetSeat => ({
   reason: null,
   fix: null,
   isolation: "bwrap",
+  limits: "cgroup",
   network: "proxy",
   egressBlocked: [],
   runs: [],
@@ -29,7 +30,7 @@ it("shows each seat's jail and network, and says so where a seat runs unjailed o
   const text = renderFleet(
     [
       seat({}),
-      seat({ seat: "b", isolation: "none (bubblewrap is missing)", network: null, egressBlocked: [] }),
+      seat({ seat: "b", isolation: "none (bubblewrap is missing)", limits: "rlimit (per-process limits only)", network: null, egressBlocked: [] }),
       seat({ seat: "c", egressBlocked: ["evil.example:443 ×3"] }),
     ],
     Date.UTC(2026, 11, 2),
@@ -37,6 +38,7 @@ it("shows each seat's jail and network, and says so where a seat runs unjailed o
   const [, head, a, b, c] = text.split("\n");
   expect(head).toMatch(/JAIL \/ NETWORK\s+EGRESS REFUSED/);
   expect(a).toMatch(/^a\s.*bwrap \/ proxy/);
-  expect(b).toMatch(/^b\s.*none \(bubblewrap is missing\) \/ host/);
+  expect(b).toMatch(/^b\s.*none \(bubblewrap is missing\) \/ host\s+-\s+rlimit \(per-process limits only\)/);
+  expect(a).toMatch(/bwrap \/ proxy\s+-\s+cgroup/);
   expect(c).toMatch(/bwrap \/ proxy\s+evil\.example:443 ×3/);
 });

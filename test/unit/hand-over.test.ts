@@ -1,22 +1,42 @@
 // A workspace handed to the agent's uid for a run comes back to its owner (a root bridge: sandbox/owner.ts),
-// with nothing left that another local user could write or that runs as its owner.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// with nothing left that another local user could write or that runs as its owner; the boundary is by
+// inode: what also has a name outside the tree is never handed over, the give-back restores per inode and
+// takes off the ACLs the agent added.
+import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { getAttributeSync, setAttributeSync } from "@napi-rs/xattr";
+import { describe, expect, it } from "vitest";
 import { handOver } from "../../src/sandbox/owner.js";
+import { scratchDir } from "../helpers/tmp.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const AGENT = { uid: 65534, gid: 65534 };
+const ACCESS = "system.posix_acl_access";
+const DEFAULT = "system.posix_acl_default";
+
+/** A POSIX ACL as the kernel keeps it (version 2; tag, permissions, id): the owner, a named user, group, mask, other. */
+function acl(user: number, perms = 7): Buffer {
+  const entries: [number, number, number][] = [
+    [0x01, 7, 0xffffffff],
+    [0x02, perms, user],
+    [0x04, 5, 0xffffffff],
+    [0x10, 7, 0xffffffff],
+    [0x20, 5, 0xffffffff],
+  ];
+  const b = Buffer.alloc(4 + 8 * entries.length);
+  b.writeUInt32LE(2, 0);
+  entries.forEach(([tag, perm, id], i) => {
+    b.writeUInt16LE(tag, 4 + 8 * i);
+    b.writeUInt16LE(perm, 6 + 8 * i);
+    b.writeUInt32LE(id >>> 0, 8 + 8 * i);
+  });
+  return b;
+}
 
 describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
   it("gives back what the agent made, without o+w, setuid or a file's setgid; a shared dir's setgid stays", async () => {
-    const root = mkdtempSync(join(tmpdir(), "hkb-handback-"));
-    dirs.push(root);
+    const root = scratchDir("hkb-handback-");
     writeFileSync(join(root, "kept.txt"), "x");
-    const back = await handOver(root, { uid: 65534, gid: 65534 });
+    const back = await handOver(root, AGENT);
     // what the agent's uid leaves behind
     writeFileSync(join(root, "open.sh"), "#!/bin/sh\n");
     chownSync(join(root, "open.sh"), 65534, 65534);
@@ -30,5 +50,90 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     expect(mode("open.sh")).toBe(0o775);
     expect(mode("shared")).toBe(0o2775);
     expect(statSync(join(root, "kept.txt")).uid).toBe(0);
+  });
+
+  it("never hands over an inode with a name outside the tree (a store's file); hard links all inside are handed over", async () => {
+    const base = scratchDir("hkb-handback-links-");
+    const store = join(base, "store");
+    const ws = join(base, "ws");
+    mkdirSync(store);
+    mkdirSync(join(ws, "node_modules", "a"), { recursive: true });
+    writeFileSync(join(store, "index.js"), "module.exports = 1;\n", { mode: 0o444 });
+    linkSync(join(store, "index.js"), join(ws, "node_modules", "a", "index.js"));
+    writeFileSync(join(ws, "one"), "1");
+    linkSync(join(ws, "one"), join(ws, "two")); // both names inside
+    symlinkSync(join(store, "index.js"), join(ws, "link"));
+    const back = await handOver(ws, AGENT);
+    expect(back.kept).toMatchObject({ links: 1, sample: ["node_modules/a/index.js"] });
+    expect(statSync(join(store, "index.js")).uid).toBe(0);
+    expect(statSync(join(ws, "one")).uid).toBe(65534);
+    expect(statSync(join(ws, "node_modules", "a")).uid).toBe(65534);
+    await back.restore();
+    expect(statSync(join(ws, "one")).uid).toBe(0);
+    expect(statSync(join(store, "index.js")).mode & 0o777).toBe(0o444);
+  });
+
+  it("restores per inode: root's file hard-linked at another user's path goes back to root, never to that user", async () => {
+    const ws = scratchDir("hkb-handback-inode-");
+    writeFileSync(join(ws, "deploy.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    writeFileSync(join(ws, "theirs.txt"), "theirs");
+    chownSync(join(ws, "theirs.txt"), 1000, 1000);
+    const back = await handOver(ws, AGENT);
+    // the agent: theirs.txt removed, root's deploy.sh linked in its place (both are its own now)
+    unlinkSync(join(ws, "theirs.txt"));
+    linkSync(join(ws, "deploy.sh"), join(ws, "theirs.txt"));
+    unlinkSync(join(ws, "deploy.sh"));
+    await back.restore();
+    expect(statSync(join(ws, "theirs.txt")).uid).toBe(0);
+    expect(readFileSync(join(ws, "theirs.txt"), "utf8")).toBe("#!/bin/sh\n");
+  });
+
+  it("takes off the ACLs the agent added (access and default), puts back one the tree had", async () => {
+    const ws = scratchDir("hkb-handback-acl-");
+    writeFileSync(join(ws, "build.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    writeFileSync(join(ws, "team.txt"), "t", { mode: 0o640 });
+    mkdirSync(join(ws, "out"));
+    setAttributeSync(join(ws, "team.txt"), ACCESS, acl(1000, 6)); // the owner's own, before the run
+    const back = await handOver(ws, AGENT);
+    setAttributeSync(join(ws, "build.sh"), ACCESS, acl(65534));
+    setAttributeSync(join(ws, "out"), DEFAULT, acl(65534));
+    setAttributeSync(join(ws, "team.txt"), ACCESS, acl(65534));
+    // a name that is not UTF-8, with an ACL of its own
+    const odd = Buffer.concat([Buffer.from(`${ws}/`), Buffer.from([0xff, 0x2e, 0x73, 0x68])]);
+    writeFileSync(odd, "x");
+    chownSync(odd, 65534, 65534);
+    const r = await back.restore();
+    expect(getAttributeSync(join(ws, "build.sh"), ACCESS)).toBeNull();
+    expect(getAttributeSync(join(ws, "out"), DEFAULT)).toBeNull();
+    expect(getAttributeSync(join(ws, "team.txt"), ACCESS)).toEqual(acl(1000, 6));
+    expect(statSync(odd).uid).toBe(0);
+    expect(r.failed).toEqual([]);
+  });
+
+  it("a directory swapped for a link to another tree leads the give-back nowhere", async () => {
+    const base = scratchDir("hkb-handback-swap-");
+    const ws = join(base, "ws");
+    const outside = join(base, "outside");
+    mkdirSync(join(ws, "d"), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(outside, "secret"), "s");
+    chownSync(join(outside, "secret"), 65534, 65534);
+    const back = await handOver(ws, AGENT);
+    renameSync(join(ws, "d"), join(ws, "d-away"));
+    symlinkSync(outside, join(ws, "d"));
+    await back.restore();
+    expect(statSync(join(outside, "secret")).uid).toBe(65534);
+  });
+
+  it("a tree too deep to walk is said, never given back in silence; what is above it is given back", async () => {
+    const ws = scratchDir("hkb-handback-deep-");
+    const back = await handOver(ws, AGENT);
+    const deep = join(ws, ...Array.from({ length: 258 }, () => "a"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(ws, "top.txt"), "t");
+    chownSync(join(ws, "top.txt"), 65534, 65534);
+    const r = await back.restore();
+    expect(r.failed.join("\n")).toMatch(/more than 256 folders deep, not entered/);
+    expect(statSync(join(ws, "top.txt")).uid).toBe(0);
   });
 });

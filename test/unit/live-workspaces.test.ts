@@ -1,0 +1,43 @@
+// The live workspaces of a host (jail/live.ts), by inode: another bridge's jail is found by its marker and
+// its cwd, the workspace it was started in; a workspace around it or inside it is refused, the same one is
+// shared; a path string that merely names it (another mount's folder) is not it.
+import { spawn } from "node:child_process";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { WorkspaceNested, claimWorkspace, releaseWorkspace } from "../../src/jail/live.js";
+import { scratchDir } from "../helpers/tmp.js";
+import { untilHost } from "../helpers/steering.js";
+
+describe("the live workspaces of this host", () => {
+  it("another process's jail: its workspace shared, one around it or inside it refused (also through a link), a sibling fine", async () => {
+    const base = scratchDir("hkb-live-");
+    const theirs = join(base, "projects", "team", "b");
+    mkdirSync(join(theirs, "src"), { recursive: true });
+    mkdirSync(join(base, "projects", "team", "c"), { recursive: true });
+    symlinkSync(join(base, "projects", "team"), join(base, "alias"));
+    // a jail of another bridge: bubblewrap (by name), its command line names a marker, its cwd is its workspace
+    symlinkSync("/bin/sh", join(base, "bwrap"));
+    const jail = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/x"], { cwd: theirs, stdio: "ignore" });
+    try {
+      await untilHost("the jail started", () => jail.pid !== undefined);
+      const records = join(base, "records");
+      const claim = (ws: string, user: object) => claimWorkspace(ws, user, { hand: null, records, uid: null });
+      const around = claim(join(base, "projects", "team"), {});
+      await expect(around).rejects.toBeInstanceOf(WorkspaceNested);
+      await expect(around).rejects.toThrow(/contains .*projects\/team\/b, the workspace of a run alive on this host/);
+      await expect(claim(join(base, "alias"), {})).rejects.toThrow(/contains/);
+      await expect(claim(join(theirs, "src"), {})).rejects.toThrow(/is inside .*team\/b/);
+      const same = {};
+      await expect(claim(theirs, same)).resolves.toBeNull();
+      const sibling = {};
+      await expect(claim(join(base, "projects", "team", "c"), sibling)).resolves.toBeNull();
+      // this process's own live runs count too
+      await expect(claim(join(base, "projects"), {})).rejects.toThrow(/contains/);
+      await releaseWorkspace(same, null);
+      await releaseWorkspace(sibling, null);
+    } finally {
+      jail.kill("SIGKILL");
+    }
+  });
+});
