@@ -15,7 +15,7 @@ import { request as httpsRequest } from "node:https";
 import { type Socket, connect, isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AllowList, urlRule } from "./allow.js";
-import { type ApiRoute, KeyMask, apiHeaders, maskedHeaders } from "./api-route.js";
+import { type ApiRoute, KeyMask, apiHeaders, apiTailProblem, maskedHeaders } from "./api-route.js";
 import { type Resolver, pick, resolveHost, systemResolver } from "./address.js";
 
 export type { ApiRoute } from "./api-route.js";
@@ -207,6 +207,11 @@ export class EgressProxy {
     const up = new URL(route.upstream);
     const rule = urlRule(route.upstream, "the agent kind's API");
     const tail = slash === -1 ? "" : rest.slice(slash);
+    const bad = apiTailProblem(tail);
+    if (bad) {
+      end(res, 400, `refused: the path after ${API_PREFIX}${name} holds ${bad}\n`);
+      return;
+    }
     const h = apiHeaders({ ...req.headers, host: up.host }, route.secrets);
     if ("refused" in h) {
       end(res, 400, `${h.refused}\n`);
@@ -252,11 +257,16 @@ export class EgressProxy {
   }
 }
 
-/** The path of an absolute URL to the relay itself (the API, asked through the proxy), else null. */
+/**
+ * The path of an absolute URL to the relay itself (the API, asked through the proxy), else null: as the
+ * client sent it — URL() would resolve the dot segments the API route must see to refuse.
+ */
 function safePath(raw: string): string | null {
   try {
     const u = new URL(raw);
-    return u.hostname === "127.0.0.1" || u.hostname === "localhost" ? `${u.pathname}${u.search}` : null;
+    if (u.hostname !== "127.0.0.1" && u.hostname !== "localhost") return null;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/is.exec(raw);
+    return m ? m[1] || "/" : null;
   } catch {
     return null;
   }
