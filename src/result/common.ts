@@ -81,10 +81,23 @@ export interface BridgeInfo {
   workspace?: { mode: string; path: string; note?: string };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {
-    blocked: { host: string; port: number; count: number; why: string }[];
+    /** `housekeeping`: the CLI's own call its work does not need (an update check, metrics), never advised. */
+    blocked: { host: string; port: number; count: number; why: string; housekeeping?: boolean }[];
     blockedOther?: number;
     failed?: { host: string; port: number; count: number; why: string }[];
     allowed: { host: string; bytes: number }[];
+  };
+  /**
+   * The agent CLI's API through the run's proxy (the seat's key): requests, bytes each way and the tokens the
+   * answers reported; `beyond_report` when that is more than the agent reported (the card says so).
+   */
+  api?: {
+    requests: number;
+    bytes_out: number;
+    bytes_in: number;
+    tokens: { input: number; output: number; cache_read: number; cache_write: number };
+    unread?: number;
+    beyond_report?: true;
   };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };

@@ -10,6 +10,7 @@ import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
 import type { EgressCounts } from "../egress/proxy.js";
 import type { RunFacts } from "./decide.js";
+import { apiBeyondReport } from "./budget.js";
 
 export interface RunStory {
   traceId: string;
@@ -60,6 +61,18 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   if (s.session) info.session = s.session;
   if (s.isolation) info.isolation = s.isolation;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
+  const api = s.egress?.api;
+  if (api?.requests) {
+    const t = api.tokens;
+    info.api = {
+      requests: api.requests,
+      bytes_out: api.bytesOut,
+      bytes_in: api.bytesIn,
+      tokens: { input: t.input, output: t.output, cache_read: t.cacheRead, cache_write: t.cacheWrite },
+      ...(api.unread ? { unread: api.unread } : {}),
+      ...(apiBeyondReport(u, api) ? { beyond_report: true as const } : {}),
+    };
+  }
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   return info;
 }
@@ -67,7 +80,9 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
 /** The card's part of the run's network: refusals (host, port, how often) and the bytes per host let through, bounded. */
 function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
   return {
-    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160) })),
+    blocked: e.blocked
+      .slice(0, 20)
+      .map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160), ...(b.housekeeping ? { housekeeping: true } : {}) })),
     ...(e.blockedOther ? { blockedOther: e.blockedOther } : {}),
     ...(e.failed?.length
       ? { failed: e.failed.slice(0, 20).map((f) => ({ host: f.host.slice(0, 200), port: f.port, count: f.count, why: f.why.slice(0, 160) })) }
@@ -83,21 +98,34 @@ function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
 export function completeSummary(summary: string, s: RunStory): string {
   const extra = [
     s.workspace?.mode === "checkout" && s.workspaceNote ? `Workspace: ${s.workspaceNote}` : "",
-    s.egress?.blocked.length ? egressLine(s.egress) : "",
+    s.egress?.blocked.some((b) => !b.housekeeping) ? egressLine(s.egress, { housekeeping: false }) : "",
+    apiBeyondReport(s.usage, s.egress?.api) ?? "",
   ].filter(Boolean);
   return extra.length ? `${summary}\n\n${extra.join("\n\n")}` : summary;
 }
 
-/** A failed run's block says what its network refused (often why it failed). */
-export const egressLine = (e: EgressCounts): string => {
-  const refused = e.blocked.length
-    ? `egress refused: ${e.blocked
+/**
+ * What the run's network refused, each host with why (a failed run's block: often why it failed); the
+ * allowHosts entry that lets one through only where the bridge may suggest one (a public name: never an
+ * address, a local or a metadata name). The CLI's own housekeeping calls are counted apart, never advised.
+ */
+export const egressLine = (e: EgressCounts, o: { housekeeping?: boolean } = {}): string => {
+  const asked = e.blocked.filter((b) => !b.housekeeping);
+  const quiet = o.housekeeping === false ? [] : e.blocked.filter((b) => b.housekeeping);
+  const advice = [...new Set(asked.flatMap((b) => (b.advice ? [b.advice] : [])))].slice(0, 3);
+  const refused = asked.length
+    ? `egress refused: ${asked
         .slice(0, 8)
         .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
-        .join("; ")}${e.blocked.length > 8 || e.blockedOther ? "; and more" : ""} — an entry in agent.isolation.allowHosts lets one through (${e.blocked
-        .slice(0, 3)
-        .map((b) => `"${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}"`)
-        .join(", ")})`
+        .join("; ")}${asked.length > 8 || e.blockedOther ? "; and more" : ""}${
+        advice.length ? ` — an entry in agent.isolation.allowHosts lets one through (${advice.map((a) => `"${a}"`).join(", ")})` : ""
+      }`
+    : "";
+  const housekeeping = quiet.length
+    ? `the agent CLI's own housekeeping calls, refused (not needed): ${quiet
+        .slice(0, 5)
+        .map((b) => `${b.host}:${b.port} ×${b.count}`)
+        .join(", ")}`
     : "";
   const failed = e.failed?.length
     ? `egress failed: ${e.failed
@@ -105,7 +133,7 @@ export const egressLine = (e: EgressCounts): string => {
         .map((f) => f.why.slice(0, 120))
         .join("; ")}`
     : "";
-  return [refused, failed].filter(Boolean).join("\n");
+  return [refused, housekeeping, failed].filter(Boolean).join("\n");
 };
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
@@ -113,7 +141,10 @@ export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
-export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
+export const storyUsage = (s: RunStory): string => {
+  const api = s.egress?.api;
+  return usageLine(s.usage, s.model, s.seat, api ? { requests: api.requests, input: api.tokens.input, output: api.tokens.output } : undefined);
+};
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
 const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget", "cap"]);
@@ -133,6 +164,8 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
     );
   if (s.isolation) lines.push(isolationLine(s.isolation));
   if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
+  const beyond = apiBeyondReport(s.usage, s.egress?.api);
+  if (beyond) lines.push(beyond);
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

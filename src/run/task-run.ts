@@ -19,6 +19,7 @@ import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
 import { cutReasonOf } from "./close-text.js";
+import { spentUsage } from "./budget.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import { closeIntentOf } from "./close-intent.js";
 import { rememberRun } from "./session-end.js";
@@ -149,7 +150,8 @@ export class TaskRun {
       decision: this.refusedInstead ? "block" : decision.type,
       close,
       resumed: record.story.session?.resumed === true,
-      usage: record.story.usage,
+      // The seat's books count what the run spent: the agent's report, or the proxy's count where larger.
+      usage: spentUsage(record.story.usage, record.story.egress?.api),
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;

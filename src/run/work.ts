@@ -15,18 +15,21 @@ import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
 import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
-import { overrun, overrunText, priorSpend } from "./budget.js";
+import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
 
-/** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
+/**
+ * This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage
+ * given — or what the run's proxy counted on the API route, where that is larger (budget.ts spentUsage).
+ */
 function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
   const b = w.budget;
   if (!b || (!b.limits.task && !b.limits.seatDaily)) return () => null;
   const prior = priorSpend(w.detail.runs, w.record.lease.runId);
   return (u) => {
-    const o = overrun(b.limits, prior, b.seatToday(), u);
+    const o = overrun(b.limits, prior, b.seatToday(), spentUsage(u, w.record.story.egress?.api));
     return o ? overrunText(o) : null;
   };
 }
@@ -131,7 +134,13 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     }
     // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
     const reach = unreachableWatch({ ...w, stop });
+    const over = budgetCheck(w);
     const confined = await confine(w, {
+      // The proxy's count of the API moved (any process of the jail may spend the key): the budgets see it at once.
+      onApiUse: () => {
+        const crossed = facts.stop === null ? over(record.story.usage) : null;
+        if (crossed) stop("budget", crossed);
+      },
       socket: tools?.endpoint.path,
       stop,
       abort: (why) => agentAc.abort(why),
@@ -141,7 +150,6 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     cleanup.push(...confined.cleanup);
     const runJail = confined.runJail;
     // A task (or seat) already over its budget does not start the agent at all.
-    const over = budgetCheck(w);
     const before = over(null);
     if (before) {
       facts.stop = "budget";

@@ -31,7 +31,7 @@ describe("the egress proxy", () => {
       /^HTTP\/1\.1 403 .*\r\nX-Proxy-Error: blocked-by-allowlist[\s\S]*not on the seat's allow-list/,
     );
     expect(await tunnel(socket, "evil.example.test:443")).toMatch(/403/);
-    expect(p.counts().blocked).toEqual([{ host: "evil.example.test", port: 443, count: 2, why: "not on the seat's allow-list" }]);
+    expect(p.counts().blocked).toEqual([{ host: "evil.example.test", port: 443, count: 2, why: "not on the seat's allow-list", advice: "evil.example.test" }]);
   });
 
   it("a name resolving to loopback, a private or a metadata address is refused after resolution; only an exact host:port entry opens one", async () => {

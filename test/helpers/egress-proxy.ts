@@ -77,6 +77,9 @@ export function get(
       let body = "";
       res.on("data", (c) => (body += c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      // an answer cut half-way ends here too (with what came)
+      res.on("error", () => undefined);
+      res.on("close", () => resolve({ status: res.statusCode ?? 0, body }));
     });
     r.on("error", reject);
     r.end(o.body);
