@@ -99,6 +99,14 @@ export interface BridgeInfo {
     unread?: number;
     beyond_report?: true;
   };
+  /** What the run did with the task tools (agent.budget.tools), and what was refused past its budget. */
+  tools?: {
+    comments: number;
+    comment_bytes: number;
+    heartbeats: number;
+    attachments: number;
+    refused: { comments: number; heartbeats: number; attachments: number };
+  };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };
   exit: { code: number | null; signal: string | null; reason: string };

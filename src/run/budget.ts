@@ -6,6 +6,7 @@
 // (`spentUsage`: any process of the jail can spend the seat's key, the CLI reports only its own calls).
 import type { Usage } from "../agents/port.js";
 import type { ApiUse } from "../egress/api-usage.js";
+import type { ToolLimits } from "../tools/budget.js";
 import type { TaskRunRecord } from "../board/port.js";
 import { runCost } from "../board/card.js";
 import type { Spend } from "../state/ledger.js";
@@ -18,6 +19,8 @@ export interface BudgetLimits {
 export interface BudgetConfig {
   task?: BudgetLimits | undefined;
   seatDaily?: BudgetLimits | undefined;
+  /** The task tools' per-run budget (tools/budget.ts). */
+  tools?: ToolLimits | undefined;
 }
 
 export interface Overrun {

@@ -11,6 +11,7 @@ import { renderBlock } from "../result/template.js";
 import type { EgressCounts } from "../egress/proxy.js";
 import type { RunFacts } from "./decide.js";
 import { apiBeyondReport } from "./budget.js";
+import type { ToolBudget } from "../tools/budget.js";
 
 export interface RunStory {
   traceId: string;
@@ -32,6 +33,8 @@ export interface RunStory {
   isolation?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
+  /** What the run did with the task tools, against its budget (tools/budget.ts). */
+  tools?: Pick<ToolBudget, "counts" | "used" | "limits"> | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -61,6 +64,10 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   if (s.session) info.session = s.session;
   if (s.isolation) info.isolation = s.isolation;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
+  if (s.tools?.used()) {
+    const t = s.tools.counts();
+    info.tools = { comments: t.comments, comment_bytes: t.commentBytes, heartbeats: t.heartbeats, attachments: t.attachments, refused: t.refused };
+  }
   const api = s.egress?.api;
   if (api?.requests) {
     const t = api.tokens;
@@ -100,6 +107,7 @@ export function completeSummary(summary: string, s: RunStory): string {
     s.workspace?.mode === "checkout" && s.workspaceNote ? `Workspace: ${s.workspaceNote}` : "",
     s.egress?.blocked.some((b) => !b.housekeeping) ? egressLine(s.egress, { housekeeping: false }) : "",
     apiBeyondReport(s.usage, s.egress?.api) ?? "",
+    toolsLine(s),
   ].filter(Boolean);
   return extra.length ? `${summary}\n\n${extra.join("\n\n")}` : summary;
 }
@@ -136,6 +144,19 @@ export const egressLine = (e: EgressCounts, o: { housekeeping?: boolean } = {}):
   return [refused, housekeeping, failed].filter(Boolean).join("\n");
 };
 
+/** What the task tools refused past the run's budget (agent.budget.tools), or "". */
+export function toolsLine(s: RunStory): string {
+  const r = s.tools?.counts().refused;
+  if (!r || !s.tools || r.comments + r.heartbeats + r.attachments === 0) return "";
+  const l = s.tools.limits;
+  const parts = [
+    r.comments ? `${r.comments} comment(s) (comments: ${l.comments}, commentBytes: ${l.commentBytes})` : "",
+    r.heartbeats ? `${r.heartbeats} heartbeat(s) (heartbeatsPerMinute: ${l.heartbeatsPerMinute})` : "",
+    r.attachments ? `${r.attachments} attachment(s) (attachments: ${l.attachments})` : "",
+  ].filter(Boolean);
+  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")}`;
+}
+
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
 export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
@@ -166,6 +187,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
   const beyond = apiBeyondReport(s.usage, s.egress?.api);
   if (beyond) lines.push(beyond);
+  if (toolsLine(s)) lines.push(toolsLine(s));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

@@ -212,6 +212,7 @@ export class TaskRun {
         staging: stagingArea(ws, privateDir, { cliOnThisHost: this.d.cliOnThisHost, upload: this.d.upload !== undefined }),
         taskId: lease.taskId,
         signal: this.d.shutdown,
+        budget: this.record.tools,
       });
       if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
       else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };

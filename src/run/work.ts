@@ -13,6 +13,7 @@ import type { Decision } from "../result/decision.js";
 import { unreachableWatch } from "./reach.js";
 import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
+import { DEFAULT_TOOL_LIMITS, ToolBudget } from "../tools/budget.js";
 import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
@@ -117,8 +118,12 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     // Board events about this task reach the run while it works (an ownership check, new notes).
     record.live = { checkNow: () => held.checkNow() };
     cleanup.push(["board events", () => (record.live = null)]);
+    // The task tools' budget for this run (agent.budget.tools): the tools' calls and the close's attachments.
+    record.tools = new ToolBudget({ ...DEFAULT_TOOL_LIMITS, ...w.budget?.limits.tools }, () => w.clock.now());
+    record.story.tools = record.tools;
     if (w.agent.usesTools) {
       const host = new ToolHost({
+        budget: record.tools,
         fenced: held.fenced,
         redactor: w.redactor,
         onNote: (n) => {
