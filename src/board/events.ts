@@ -70,6 +70,8 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
     claim,
   };
   if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
+  if (e.kind === "commented") ev.comment = { author: strOrNull(p?.author), len: numOrNull(p?.len) };
+  if (e.kind === "changes_requested") ev.reviewer = strOrNull(p?.reviewer);
   if (e.kind === "existing_pr_authorized") {
     const floor = p?.run_id_floor;
     ev.prGrant = {

@@ -63,6 +63,10 @@ export interface TaskEvent {
   handoff?: boolean;
   /** An `existing_pr_authorized` event's grant (`authorize-existing-pr`, 0.21.4+); absent for other kinds. */
   prGrant?: PrGrant | null;
+  /** A `commented` event's author and the comment's length in characters (how a comment is told to be the one an event records). */
+  comment?: { author: string | null; len: number | null };
+  /** A `changes_requested` event's reviewer (the profile whose review run asked for changes; its reason is `reason`). */
+  reviewer?: string | null;
 }
 
 /** An operator's single-use grant to amend a task's existing PR (hermes_cli/kanban_pr_authorization.py). */

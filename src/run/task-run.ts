@@ -192,8 +192,8 @@ export class TaskRun {
   }
 
   private prepareInput(detail: TaskDetail, context: string, dir: string, privateDir: string): Parameters<typeof prepareRun>[0] {
-    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard } = this.d;
-    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard };
+    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering } = this.d;
+    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering };
     return { ...from, record: this.record, detail, context, dir, privateDir, signal: this.d.shutdown };
   }
 
