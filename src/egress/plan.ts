@@ -45,6 +45,8 @@ export function egressPlan(o: {
   allowHosts: readonly string[];
   denyHosts: readonly string[];
   env: Readonly<Record<string, string>>;
+  /** Whether the plan is the seat's network (network: proxy in a jail): only then is a deny of a needed host refused. */
+  enforced?: boolean;
 }): EgressPlan {
   const issues: { path: string; message: string }[] = [];
   const rules = (list: readonly string[], key: string): HostRule[] =>
@@ -65,7 +67,7 @@ export function egressPlan(o: {
   // A host the seat needs that a deny entry refuses: every run would fail — said now, by doctor and run alike.
   // (A kind's default host this seat does not use is not on the list: denying it changes nothing.)
   const needed = [...apiRule, ...kindRules].filter((r, i, all) => all.findIndex((o) => hostPort(o) === hostPort(r)) === i);
-  for (const r of needed) {
+  for (const r of o.enforced === false ? [] : needed) {
     const d = new AllowList([], deny).decide(r.host, r.port ?? 443);
     if (d.refusal === "denied")
       issues.push({

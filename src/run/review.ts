@@ -28,7 +28,7 @@ export function handOff(d: Extract<Decision, { type: "complete" }>, p: ReviewPol
 
 const MARK = "CHANGES REQUESTED:";
 /** How far apart (seconds) Hermes records a reopen and the comment it posts with it (one CLI call). */
-const SAME_MOMENT_S = 2;
+const SAME_MOMENT_S = 1;
 
 /** One review round trip as Hermes recorded it: the hand-off, and the review's verdict sending the task back. */
 export interface ReviewRound {

@@ -105,5 +105,9 @@ describe("denyHosts and the start check give one verdict (doctor and run read th
     expect(check.ok).toBe(false);
     expect(check.detail).toContain("agent.isolation.denyHosts.1: denies api.openai.com:443, which this seat needs");
     expect(check.fix).toMatch(/remove that entry from agent\.isolation\.denyHosts/);
+    // without the proxy (no jail, network: host) the lists are no network of the seat's: nothing is refused for them
+    const c = seat(agent);
+    const kind = kindOf(c).egress?.(c.agent, env) ?? { hosts: [] };
+    expect(() => egressPlan({ kind, allowHosts: [], denyHosts: ["api.openai.com"], env, enforced: false })).not.toThrow();
   });
 });
