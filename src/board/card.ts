@@ -11,6 +11,8 @@ export interface Usage {
   costUsd?: number;
   turns?: number;
   model?: string;
+  /** How the agent priced its cost (Claude Code 2.1.33x `costBasis`: "list" — list prices; a subscription's use is not billed per token). */
+  costBasis?: string;
 }
 
 /** The agent CLI's API as the run's proxy counted it (egress/api-usage.ts), for the card. */

@@ -4,4 +4,6 @@ export interface Check {
   ok: boolean;
   detail: string;
   fix: string;
+  /** Passed, with something to look at (an untested CLI version): printed `warn`. */
+  warn?: boolean;
 }

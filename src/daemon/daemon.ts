@@ -1,7 +1,7 @@
 // The Daemon: the scheduler (what to claim, when), the launcher (runs in flight), the seat (limit, pauses);
 // restart recovery; two-phase shutdown; `done` settles when stopped (or, `once`, when nothing is left).
 // It is the seat's event map (events.ts: SeatEvents); its own wiring listens to it like anyone else.
-import type { AgentKind } from "../agents/kinds.js";
+import type { AgentKind, PreflightResult } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
 import { Scheduler } from "../discovery/scheduler.js";
@@ -20,6 +20,7 @@ import { Releasers } from "./releasers.js";
 import { DEFAULT_PROTOCOL, timingFor } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
+import { preflightAtStart } from "./preflight.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
@@ -37,7 +38,7 @@ export interface DaemonDeps extends RunServices {
   /** How each board's calls reach the CLI (build.ts keeps it current). */
   transports?: Map<string, { mode: string; why: string }>;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
-  preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
+  preflight?: () => Promise<PreflightResult>;
   once?: boolean;
 }
 
@@ -158,14 +159,7 @@ export class Daemon extends SeatEventsOut {
       return [];
     });
     for (const r of replayed) this.d.log.info({ task_id: r.entry.taskId, run_id: r.entry.runId, result: r.result }, "outbox entry replayed");
-    if (this.d.preflight) {
-      const p = await this.d.preflight();
-      if (!p.ok) {
-        this.seat.pauseForAuth(p.detail, p.fix);
-        this.health.noteError(`agent pre-flight failed: ${p.detail}`);
-        this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
-      } else this.seat.clearAuth();
-    }
+    if (this.d.preflight) await preflightAtStart(this.d.preflight, this.seat, this.health, this.d.log);
     if (this.seat.paused()) {
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
       this.pauses.wakeAtEnd();

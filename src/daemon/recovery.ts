@@ -59,7 +59,8 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       d.log.error({ board: r.board, task_id: r.task }, "active run on a board this daemon no longer serves: left alone");
       continue;
     }
-    const alive = sameProcessAlive(r.pid, r.pidStart);
+    // An agent that ran inside the bridge died with it (the pid named is the old bridge's).
+    const alive = !r.inProcess && sameProcessAlive(r.pid, r.pidStart);
     const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId, agent_pid: r.pid };
     if (alive && d.clock.now() < r.deadline) {
       d.log.warn(ids, "adopting a run that survived a bridge restart");

@@ -3,8 +3,9 @@
 // request is counted by the proxy; a run whose proxy counted more than its CLI reported says so on the card,
 // and the budget counts the larger figure. The real Claude Code CLI against the scripted model server; its
 // Bash tool is the process that spends the key off the CLI's books.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE } from "../helpers/agent-clis.js";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
@@ -12,7 +13,6 @@ import { blockedWhy } from "../helpers/jail-doors.js";
 import { AnthropicMock, type ScriptedTurn } from "../helpers/model-mocks.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const CLAUDE = resolve("node_modules/.bin/claude");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 
 let emu: Emu | undefined;

@@ -2,14 +2,14 @@
 // seat's board) meets its budget (agent.budget.tools): the real Claude Code CLI posts comment after comment,
 // the tool answers an error naming the budget past it, and the card counts what was used and refused. The
 // close's attachments count against it too, whichever way they were asked for (an outcome file here).
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CLAUDE } from "../helpers/agent-clis.js";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
 import { blockedWhy } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
 
-const CLAUDE = resolve("node_modules/.bin/claude");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 
 let emu: Emu | undefined;
