@@ -32,7 +32,7 @@ describe("review hand-off with the real Claude Code CLI", () => {
     const base = { ...SHORT, seat: { limitMarginSeconds: 0 }, agent: claudeAgent(emu, mock) };
     await (await runBridge(emu, { base })).daemon.done;
     let doc = await emu.show(id);
-    expect(doc.task.status).toBe("review");
+    expect(doc.task.status, String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toBe("review");
     expect(doc.runs[0]).toMatchObject({ outcome: "review_requested", summary: "Parser done; please review." });
 
     await emu.kanban(["reopen-review", id, "--reason", "handle an empty file"]);
