@@ -2,7 +2,8 @@
 // close writes where the CLI has no metadata (a block reason, a schedule or hand-back reason) and the one
 // that reads it back, and what one run of a task cost as the board records it — `metadata.bridge` of a
 // complete, else that line — and whether that record is the run's own. A run whose agent reported
-// nothing is "unmeasured", never free.
+// nothing is "unmeasured", never free. Where the run's proxy counted the agent CLI's API (`api`: requests
+// and the tokens the answers reported), a run cost at least that: the larger of the two is what it cost.
 
 /** Usage of a run as absolute totals so far (each agent event replaces the last). */
 export interface Usage {
@@ -12,6 +13,13 @@ export interface Usage {
   model?: string;
   /** How the agent priced its cost (Claude Code 2.1.33x `costBasis`: "list" — list prices; a subscription's use is not billed per token). */
   costBasis?: string;
+}
+
+/** The agent CLI's API as the run's proxy counted it (egress/api-usage.ts), for the card. */
+export interface ApiCount {
+  requests: number;
+  input: number;
+  output: number;
 }
 
 export interface RunCost {
@@ -25,9 +33,12 @@ export interface RunCost {
   measured: boolean;
 }
 
-/** The one-line usage of a run (`usage: 1200 input / 300 output tokens, $0.0123, 4 turns (model m) · seat s`). */
-export function usageLine(u: Usage | null, model?: string, seat?: string): string {
-  const who = seat ? ` · seat ${seat}` : "";
+/**
+ * The one-line usage of a run (`usage: 1200 input / 300 output tokens, $0.0123, 4 turns (model m) · api 5
+ * requests, 1300 input / 310 output tokens · seat s`): the agent's report, then the proxy's count of its API.
+ */
+export function usageLine(u: Usage | null, model?: string, seat?: string, api?: ApiCount): string {
+  const who = `${api?.requests ? ` · api ${api.requests} request${api.requests === 1 ? "" : "s"}, ${api.input} input / ${api.output} output tokens` : ""}${seat ? ` · seat ${seat}` : ""}`;
   if (!u || (!u.tokens && u.costUsd === undefined && u.turns === undefined)) return `usage: unmeasured (the agent reported none)${who}`;
   const parts: string[] = [];
   if (u.tokens) {
@@ -46,19 +57,30 @@ export function usageLine(u: Usage | null, model?: string, seat?: string): strin
  * never read as the run's usage.
  */
 const USAGE_LINE =
-  /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · seat \S+)?$/;
+  /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · api \d+ requests?, \d+ input \/ \d+ output tokens)?( · seat \S+)?$/;
+const API_PART = / · api \d+ requests?, (\d+) input \/ (\d+) output tokens/;
+
+/** A cost raised to the proxy's count of the API where that is larger (a run cost at least what its proxy saw). */
+function atLeast(c: RunCost, apiIn: number, apiOut: number): RunCost {
+  if (apiIn + apiOut === 0) return c;
+  return { ...c, tokensIn: Math.max(c.tokensIn, apiIn), tokensOut: Math.max(c.tokensOut, apiOut), measured: true };
+}
 
 /** Reads the bridge's `usage:` line back: the text's last line, when it is one; null otherwise. */
 export function parseUsageLine(text: string): RunCost | null {
   const last = text.replace(/\s+$/, "").split("\n").at(-1) ?? "";
   if (!USAGE_LINE.test(last)) return null;
-  const line = last.slice("usage: ".length);
+  const whole = last.slice("usage: ".length);
+  const api = API_PART.exec(whole);
+  const line = whole.replace(API_PART, "");
   const seat = / · seat (\S+)/.exec(line)?.[1] ?? null;
   const model = /\(model ([^)]+)\)/.exec(line)?.[1] ?? null;
-  if (line.startsWith("unmeasured")) return { seat, agent: null, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
+  const apiIn = Number(api?.[1] ?? 0);
+  const apiOut = Number(api?.[2] ?? 0);
+  if (line.startsWith("unmeasured")) return atLeast({ seat, agent: null, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false }, apiIn, apiOut);
   const tokens = /(\d+) input \/ (\d+) output tokens/.exec(line);
   const cost = /\$(\d+(?:\.\d+)?)/.exec(line);
-  return {
+  const c: RunCost = {
     seat,
     agent: null,
     model,
@@ -67,6 +89,7 @@ export function parseUsageLine(text: string): RunCost | null {
     costUsd: Number(cost?.[1] ?? 0),
     measured: tokens !== null || cost !== null,
   };
+  return atLeast(c, apiIn, apiOut);
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -75,16 +98,25 @@ const str = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : null);
 /** Why a usage number of a card cannot be counted (negative, not finite, not a number), or null. */
 export function badUsageValue(bridge: Record<string, unknown>): string | null {
   const tokens = bridge.tokens && typeof bridge.tokens === "object" ? (bridge.tokens as Record<string, unknown>) : {};
+  const api = apiTokensOf(bridge);
   for (const [name, v] of [
     ["tokens.input", tokens.input],
     ["tokens.output", tokens.output],
     ["cost_usd", bridge.cost_usd],
+    ["api.tokens.input", api.input],
+    ["api.tokens.output", api.output],
   ] as const) {
     if (v === undefined) continue;
     // No run uses a trillion tokens or dollars: a bigger number is a forgery (and sums of them would overflow).
     if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1e12) return `metadata.bridge.${name} is ${JSON.stringify(v)?.slice(0, 40)}, not a usage`;
   }
   return null;
+}
+
+/** `metadata.bridge.api.tokens` (the proxy's count), as they stand. */
+function apiTokensOf(bridge: Record<string, unknown>): { input?: unknown; output?: unknown } {
+  const api = bridge.api && typeof bridge.api === "object" ? (bridge.api as Record<string, unknown>) : {};
+  return api.tokens && typeof api.tokens === "object" ? (api.tokens as Record<string, unknown>) : {};
 }
 
 /**
@@ -107,7 +139,8 @@ export function runCost(run: {
       return { seat: str(bridge.seat), agent: str(bridge.agent), model: str(bridge.model), tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
     const tokens = (bridge.tokens ?? {}) as Record<string, unknown>;
     const measured = bridge.usage === undefined ? bridge.tokens !== undefined || bridge.cost_usd !== undefined : bridge.usage === "measured";
-    return {
+    const api = apiTokensOf(bridge);
+    const c: RunCost = {
       seat: str(bridge.seat),
       agent: str(bridge.agent),
       model: str(bridge.model),
@@ -116,6 +149,7 @@ export function runCost(run: {
       costUsd: num(bridge.cost_usd),
       measured,
     };
+    return atLeast(c, num(api.input), num(api.output));
   }
   for (const text of [run.summary, run.error, ...(run.reasons ?? [])]) {
     const c = text ? parseUsageLine(text) : null;

@@ -75,6 +75,8 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
   if (e.kind === "review_requested") ev.review = { implementer: strOrNull(p?.implementer), reviewer: strOrNull(p?.reviewer) };
   if (e.kind === "reopened") ev.reopen = { landing: strOrNull(p?.landing), kind: strOrNull(p?.kind) };
   if (e.kind === "reclaimed") ev.reclaim = { manual: p?.manual === true };
+  if (e.kind === "commented") ev.comment = { author: strOrNull(p?.author), len: numOrNull(p?.len) };
+  if (e.kind === "changes_requested") ev.reviewer = strOrNull(p?.reviewer);
   if (e.kind === "existing_pr_authorized") {
     const floor = p?.run_id_floor;
     ev.prGrant = {

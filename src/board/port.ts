@@ -69,6 +69,10 @@ export interface TaskEvent {
   reopen?: { landing: string | null; kind: string | null };
   /** A `reclaimed` event: by hand (`reclaim`, a person or a tool) or the claim's end (the dispatcher's stale-lock sweep). */
   reclaim?: { manual: boolean };
+  /** A `commented` event's author and the comment's length in characters (how a comment is told to be the one an event records). */
+  comment?: { author: string | null; len: number | null };
+  /** A `changes_requested` event's reviewer (the profile whose review run asked for changes; its reason is `reason`). */
+  reviewer?: string | null;
 }
 
 /** An operator's single-use grant to amend a task's existing PR (hermes_cli/kanban_pr_authorization.py). */

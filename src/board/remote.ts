@@ -1,9 +1,14 @@
 // A hermes command reached through ssh ("ssh board-host hermes"): ssh joins every argument after the
-// destination into one string that the remote login shell parses again, and passes none of the
-// bridge's environment. So each argument the bridge adds is single-quoted for that (POSIX) shell, and
-// the variables the CLI must see — the fencing pair, HERMES_HOME, hermes.env, HERMES_PROFILE — travel
-// on the remote command line through `env`. Without this, task text would be remote shell input and a
-// close would reach Hermes unfenced.
+// destination into one string that the remote user's LOGIN shell parses again — whatever that shell is
+// (bash, dash, but also fish, whose single quotes take `\'` and `\\` as escapes, or csh, where a newline
+// ends a quoted word) — and passes none of the bridge's environment. So the bridge never hands its words
+// to that shell's quoting rules: a call whose every word is plain (letters, digits, `_./:=@%+,-`, the same
+// in every shell) goes as it is; any other is one POSIX script (each argument single-quoted, as before)
+// carried as `sh -c '<a script that prints the script and evals it>'`, the outer word holding only
+// characters every shell takes literally inside single quotes — the rest written as `printf %b` octal
+// escapes (`\0ooo`). The variables the CLI must see — the fencing pair, HERMES_HOME, hermes.env,
+// HERMES_PROFILE — travel in the script through `env`. Without this, task text would be remote shell
+// input and a close would reach Hermes unfenced.
 import { basename } from "node:path";
 
 /** ssh options that take a value (man ssh): the destination is the first word that is not one. */
@@ -33,12 +38,38 @@ export function shellQuote(s: string): string {
 }
 
 /**
- * The argv that runs `args` after the hermes prefix. Through ssh: the bridge's own arguments quoted and
- * `remoteEnv` set by `env` on the far side; otherwise the prefix and the arguments as they are.
+ * A word every login shell takes as it is, unquoted: no quote, escape, separator, expansion or glob
+ * character; not starting with `=` (zsh's path expansion) or `%` (fish 2's process expansion).
  */
-export function hermesArgv(prefix: readonly string[], args: readonly string[], remoteEnv: Record<string, string>): string[] {
+const PLAIN = /^[A-Za-z0-9_./:@+,-][A-Za-z0-9_./:=@%+,-]*$/;
+
+/**
+ * A POSIX script as one word every login shell passes to `sh -c` unchanged: inside single quotes, with
+ * every character that is special there in some shell (`'`, `\`, `!`, a newline or any control character)
+ * or inside the script's own double quotes (`"`, `$`, a backquote) written as a `printf %b` octal escape.
+ */
+export function portableScript(script: string): string[] {
+  const escaped = script.replace(/['"\\$`!\u0000-\u001f\u007f]/g, (c) => `\\0${c.charCodeAt(0).toString(8).padStart(3, "0")}`);
+  return ["sh", "-c", `'s=$(printf %b "${escaped}"); eval "$s"'`];
+}
+
+/**
+ * The argv that runs `args` after the hermes prefix. Through ssh: `remoteEnv` set by `env` on the far side
+ * (and `cwd` entered first), every word safe from the login shell's own rules; otherwise the prefix and the
+ * arguments as they are.
+ */
+export function hermesArgv(prefix: readonly string[], args: readonly string[], remoteEnv: Record<string, string>, o: { cwd?: string } = {}): string[] {
   const split = sshSplit(prefix);
   if (!split) return [...prefix, ...args];
-  const vars = Object.entries(remoteEnv).map(([k, v]) => shellQuote(`${k}=${v}`));
-  return [...split.ssh, ...(vars.length ? ["env", ...vars] : []), ...split.remote, ...args.map(shellQuote)];
+  const vars = Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`);
+  const words = [...(vars.length ? ["env", ...vars] : []), ...split.remote, ...args];
+  if (!o.cwd && words.every((w) => PLAIN.test(w))) return [...split.ssh, ...words];
+  // The operator's remote prefix is shell syntax of their own (`python3 /opt/hermes/hermes`): as written.
+  const script = [
+    ...(o.cwd ? [`cd ${shellQuote(o.cwd)} &&`] : []),
+    ...(vars.length ? ["env", ...vars.map(shellQuote)] : []),
+    ...split.remote,
+    ...args.map(shellQuote),
+  ].join(" ");
+  return [...split.ssh, ...portableScript(script)];
 }

@@ -64,9 +64,8 @@ export function serverArgv(
   const ssh = sshSplit(command);
   if (ssh) {
     // The program goes as one (quoted) word of the remote command line; the launcher is found there.
-    // `cd / &&`: the remote shell starts in the login's HOME, which must not be what Python imports from.
-    const remote = hermesArgv([...ssh.ssh, "python3"], ["-I", "-c", serverSource(), "--", ...ssh.remote], o.remoteEnv);
-    return { argv: [...ssh.ssh, "cd / &&", ...remote.slice(ssh.ssh.length)], inherit: true };
+    // `cd /` first: the remote shell starts in the login's HOME, which must not be what Python imports from.
+    return { argv: hermesArgv([...ssh.ssh, "python3"], ["-I", "-c", serverSource(), "--", ...ssh.remote], o.remoteEnv, { cwd: "/" }), inherit: true };
   }
   const python = pythonOf(command, o.path);
   // -I: isolated — neither the cwd nor PYTHON* variables put files on sys.path (started from `/` as well).

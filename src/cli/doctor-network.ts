@@ -1,7 +1,9 @@
 // doctor's `network` check: what a jailed agent may reach (agent.isolation.network), grouped — the
-// agent kind's own hosts, its API and how its key is kept out of the jail, the operator's allowHosts and
-// denyHosts. It fails where the network is not what a seat needs: the host's (network: host, or no jail
-// to cut it), none at all for a kind that calls its API, or an entry that opens nothing (a loopback or
+// hosts this seat's CLI uses (its API — its base URL when it has one — and its login's), how its key is
+// kept out of the jail, the operator's allowHosts and denyHosts, the CLI's housekeeping calls (refused).
+// It fails where the network is not what a seat needs: the host's (network: host, or no jail to cut it),
+// none at all for a kind that calls its API, a deny of a host the seat needs (egress/plan.ts: `run`
+// refuses to start on the same plan, with the same words), or an entry that opens nothing (a loopback or
 // private address without its port).
 import { isIP } from "node:net";
 import { agentEnv } from "../agents/env.js";
@@ -10,7 +12,7 @@ import type { Config } from "../config/schema.js";
 import { rangeOf } from "../egress/address.js";
 import type { HostRule } from "../egress/allow.js";
 import { egressPlan, loopbackForwards } from "../egress/plan.js";
-import { describeError } from "../errors/index.js";
+import { ConfigError, describeError } from "../errors/index.js";
 import type { Check } from "./check.js";
 
 const pass = (detail: string): Check => ({ name: "network", ok: true, detail, fix: "" });
@@ -61,6 +63,7 @@ export function networkCheck(c: Config, env: NodeJS.ProcessEnv, jailed: boolean)
         .map((r) => show(r))
         .join(", ");
     const kinds = group((r) => r.from.startsWith("the agent kind"));
+    const housekeeping = plan.allow.housekeeping.map(show).join(", ");
     const loopback = loopbackForwards(plan);
     const parts = [
       kinds ? `the kind's: ${kinds}` : `no API or login host of the kind's (a ${c.agent.kind} agent: only allowHosts)`,
@@ -69,12 +72,18 @@ export function networkCheck(c: Config, env: NodeJS.ProcessEnv, jailed: boolean)
         : "",
       `allowHosts: ${group((r) => r.from.startsWith("agent.isolation.allowHosts")) || "none"}`,
       plan.allow.deny.length ? `denyHosts: ${plan.allow.deny.map(show).join(", ")}` : "",
+      housekeeping ? `the CLI's housekeeping calls, refused (not needed): ${housekeeping}` : "",
       // A port of the host's loopback the jail does not forward answers "connection refused" inside it, unseen by the proxy.
       `the host's loopback: ${loopback.length ? `${loopback.join(", ")} forwarded` : "nothing forwarded (a loopback service needs its exact host:port in allowHosts)"}`,
       "a host without a port means 443 and 80",
     ].filter(Boolean);
     return pass(`proxy: the agent reaches only ${parts.join("; ")}`);
   } catch (err) {
+    if (err instanceof ConfigError && err.issues.some((i) => i.message.includes("which this seat needs")))
+      return fail(
+        err.issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+        "remove that entry from agent.isolation.denyHosts, or point the seat at another API (its base URL)",
+      );
     return fail(describeError(err), "correct the entry named (a host, *.domain or IP, with an optional :port)");
   }
 }

@@ -16,6 +16,7 @@ import { ensureStateDir } from "../state/dir.js";
 import { lockStateDir } from "../state/lock.js";
 import { closeInheritedDescriptors } from "../process/descriptors.js";
 import { recordSeatSettings } from "./ops-config.js";
+import { clearStartFailure, recordStartFailure } from "../state/start-failure.js";
 
 export interface RunOptions {
   config?: string;
@@ -37,7 +38,17 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
   } catch (err) {
     log.warn({ err: describeError(err) }, "could not record the seat's settings: status, outbox and usage need --config for this seat");
   }
-  const b = await build(config, env, log);
+  // A start that fails (its start check, a setting the build refuses) is kept for the fleet, with why.
+  const b = await build(config, env, log).catch((err: unknown) => {
+    const why = err instanceof ConfigError ? err.issues.map((i) => `${i.path}: ${i.message}`).join("; ") : describeError(err);
+    try {
+      recordStartFailure(config.stateDir, redactor.redact(why), systemClock.now());
+    } catch (e) {
+      log.warn({ err: describeError(e) }, "could not record why the seat did not start");
+    }
+    throw err;
+  });
+  clearStartFailure(config.stateDir);
   b.outbox.compact();
   const daemon = new Daemon({ ...b, once: o.once === true, preflight: () => preflight(config, env) });
   let signals = 0;

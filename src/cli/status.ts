@@ -68,9 +68,12 @@ export async function statusCommand(
   if (s.seat.isolation)
     print(`isolation: ${termSafe(s.seat.isolation.mode, 20)}${s.seat.isolation.mode !== "bwrap" ? ` (${termSafe(s.seat.isolation.why, 500)})` : ""}\n`);
   if (s.seat.network) {
-    const refused = s.seat.network.blocked.slice(0, 10).map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})`);
+    const blocked = s.seat.network.blocked.slice(0, 10);
+    const refused = blocked.map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})${b.housekeeping ? " (the CLI's housekeeping)" : ""}`);
     print(`network: ${termSafe(s.seat.network.mode, 20)}${refused.length ? `; refused since start: ${refused.join(", ")}` : ""}\n`);
-    if (refused.length) print("  to let one through: its host:port in agent.isolation.allowHosts, then restart the seat\n");
+    // A way through only for a public name the bridge may suggest (never an address, a local or a metadata name).
+    const advice = [...new Set(blocked.flatMap((b) => (b.advice ? [termSafe(b.advice, 253)] : [])))];
+    if (advice.length) print(`  to let one through: ${advice.map((a) => `"${a}"`).join(", ")} in agent.isolation.allowHosts, then restart the seat\n`);
   }
   if (s.usage) print(`spent today: ${spendText(s.usage.today)}; last 5 h: ${spendText(s.usage.window5h)}${s.seat.budget ? ` — ${s.seat.budget}` : ""}\n`);
   print(`as of ${s.at} (from ${source})\n\n`);

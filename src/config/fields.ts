@@ -16,6 +16,20 @@ export const seconds = z.number().positive();
 /** A spend limit: tokens (input + output) and/or cost in USD; crossing either counts. */
 const budgetLimits = z.strictObject({ tokens: z.number().int().positive().optional(), costUsd: z.number().positive().optional() });
 
+/** What one run may do with the task tools (tools/budget.ts: the defaults there); past it a tool answers an error naming the key. */
+const toolBudget = z
+  .strictObject({
+    /** Comments one run may post. */
+    comments: z.number().int().min(0).default(25),
+    /** Bytes of one run's comments together. */
+    commentBytes: z.number().int().min(0).default(100_000),
+    /** Heartbeats through the tool in any minute (the seat's own heartbeats are not counted). */
+    heartbeatsPerMinute: z.number().int().min(1).default(6),
+    /** Files one run may attach at its close (its deliverables). */
+    attachments: z.number().int().min(0).default(20),
+  })
+  .prefault({});
+
 /**
  * Where the agent runs: `bwrap` — in a bubblewrap jail of its own (refused at start without a working
  * bubblewrap); `auto` — the jail when a probe at start works, else (said loudly) `user` where the bridge
@@ -107,9 +121,11 @@ export const agentCommon = {
   /**
    * Budgets: `task` — summed over the task's runs as its cards record them; `seatDaily` — this seat's
    * spend since midnight UTC. A run that crosses one is stopped politely and the task blocked naming the
-   * spend; a seat over its daily budget claims nothing until the next day.
+   * spend; a seat over its daily budget claims nothing until the next day. Tokens count the larger of the
+   * agent's report and its proxy's count of the API. `tools` — per run: the task tools' comments, their
+   * bytes, heartbeats a minute, attachments.
    */
-  budget: z.strictObject({ task: budgetLimits.optional(), seatDaily: budgetLimits.optional() }).default({}),
+  budget: z.strictObject({ task: budgetLimits.optional(), seatDaily: budgetLimits.optional(), tools: toolBudget }).prefault({}),
   /**
    * Where a task's skills (`create --skill S`) are looked up first (each searched for `<name>/SKILL.md`),
    * before the board's Hermes home (`$HERMES_HOME/skills`) and the skills bundled with its install.

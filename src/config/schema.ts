@@ -128,7 +128,8 @@ export const baseShape = {
   /**
    * How a successful run ends: `review: when-asked` — a review hand-off (`request-review`) when the agent
    * asks for one, else `complete`; `always` — every success is handed over for review; `never` — always
-   * `complete`. `reviewer`: the profile a hand-off goes to when the agent names none.
+   * `complete`. `reviewer`: the profile a hand-off goes to when the agent names none. `maxReviewRounds`:
+   * review round trips (handed to review, sent back) a task may make before it is blocked for a person.
    */
   close: z
     .strictObject({
@@ -137,6 +138,7 @@ export const baseShape = {
         .string()
         .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "a Hermes profile name")
         .optional(),
+      maxReviewRounds: z.number().int().min(1).default(3),
     })
     .prefault({}),
   discovery: z

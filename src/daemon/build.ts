@@ -224,19 +224,17 @@ export async function build(
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {
     onImageCopied: (image, bytes, ms) => log.info({ image, mib: Math.round(bytes / 2 ** 20), ms }, "copied the CLI's image execute-only (once per version)"),
   });
+  const proxied = jail.mode === "bwrap" && jail.policy.network === "proxy";
+  const { allowHosts, denyHosts } = c.agent.isolation;
+  // Before the images are copied: under the proxy a deny of a host the seat needs is a config error (egress/plan.ts).
+  const egress = egressPlan({ kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] }, allowHosts, denyHosts, env: gateEnv, enforced: proxied });
   await imagesAtStart(jail, seatImages(c, env, kinds));
   await handbacksAtStart(jail, log);
   // Without bubblewrap nothing can be staged for the agent's uid (jail.ts): it must pass the state dir itself.
   if (jail.mode === "user" && !jail.policy.user.same) agentsReach(c.stateDir, settings.localRoot, jail.policy.user);
-  const egress = egressPlan({
-    kind: kindOf(c, kinds).egress?.(c.agent, env) ?? { hosts: [] },
-    allowHosts: c.agent.isolation.allowHosts,
-    denyHosts: c.agent.isolation.denyHosts,
-    env: gateEnv,
-  });
   // The jail's network as promised, or the seat does not start (fails closed).
-  if (jail.mode === "bwrap" && jail.policy.network === "proxy") {
-    const why = await postureOnce(jail, egress);
+  if (proxied) {
+    const why = await postureOnce(jail, egress, log);
     if (why) throw new ConfigError([{ path: "agent.isolation.network", message: `is proxy, but the start check failed: ${why}` }]);
   }
   const upload: UploadSpec | undefined = c.workspace.uploadCommand

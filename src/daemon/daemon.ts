@@ -99,7 +99,7 @@ export class Daemon extends SeatEventsOut {
       void this.scheduler.slotFreed();
       this.checkIdle();
     });
-    this.on("run:egress-refused", (e) => this.health.egress.note(e.host, e.port, d.clock.now()));
+    this.on("run:egress-refused", (e) => this.health.egress.note(e.host, e.port, d.clock.now(), e));
     this.on("board:event", (e) => this.launcher.boardEvent(e.board, e.taskId, e.kind));
     this.on("scan", (r) => {
       if (r.ok) this.health.boardAnswered(r.board);

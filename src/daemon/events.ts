@@ -32,7 +32,7 @@ export interface SeatEvents extends DiscoveryEvents {
   /** Operator notes reached a run's agent (each once), at `at`. */
   "run:notes": [RunIds & { notes: readonly Note[]; at: number }];
   /** A run's proxy refused a host (the first time the run asked for it). */
-  "run:egress-refused": [RunIds & { host: string; port: number; why: string }];
+  "run:egress-refused": [RunIds & { host: string; port: number; why: string; advice?: string | undefined; housekeeping?: boolean | undefined }];
   /** A run ended, with how (exactly once per run). */
   "run:closed": [RunReport & { board: string }];
   /** A slot of the seat is free again (a run ended, or a claim came to nothing). */

@@ -91,6 +91,10 @@ export interface BlockedHost {
   port: number;
   count: number;
   last: string;
+  /** The allowHosts entry that lets it through (a public name only: egress/allow.ts `allowAdvice`). */
+  advice?: string;
+  /** The CLI's own housekeeping call: not needed, never advised. */
+  housekeeping?: boolean;
 }
 
 const KEEP = 20;
@@ -98,11 +102,18 @@ const KEEP = 20;
 export class EgressSeen {
   private readonly blocked = new Map<string, BlockedHost>();
 
-  note(host: string, port: number, at: number): void {
+  note(host: string, port: number, at: number, r: { advice?: string | undefined; housekeeping?: boolean | undefined } = {}): void {
     const key = `${host}:${port}`;
     const was = this.blocked.get(key);
     this.blocked.delete(key);
-    this.blocked.set(key, { host: host.slice(0, 253), port, count: (was?.count ?? 0) + 1, last: new Date(at).toISOString() });
+    this.blocked.set(key, {
+      host: host.slice(0, 253),
+      port,
+      count: (was?.count ?? 0) + 1,
+      last: new Date(at).toISOString(),
+      ...(r.advice ? { advice: r.advice.slice(0, 253) } : {}),
+      ...(r.housekeeping ? { housekeeping: true } : {}),
+    });
     for (const k of this.blocked.keys()) {
       if (this.blocked.size <= KEEP) break;
       this.blocked.delete(k);

@@ -1,16 +1,19 @@
 // The seat's network posture, checked at start and failing closed (agent.isolation.network: proxy): one
 // probe jail, through a proxy like a run's, must not reach the host's loopback directly (a listener the
-// probe opens for it), must be refused a host that is not on the list, and must be let through toward an
-// allowed one (a tunnel tried: an unreachable API still counts — the posture is what is checked). A seat
-// whose jail breaks any of these does not start.
+// probe opens for it), must be refused a host that is not on the list (never resolved: refused on its
+// name), and must be let through toward the seat's own API (a tunnel tried: an unreachable API still
+// counts — the posture is what is checked; a seat with a base URL is probed there, never at its kind's
+// default host). A seat whose jail breaks any of these does not start; what the proxy resolved and opened
+// is in the log at debug.
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer, isIP } from "node:net";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, type EgressPlan, proxyEnv } from "../egress/plan.js";
-import { EgressProxy } from "../egress/proxy.js";
+import { EgressProxy, type EgressTrace } from "../egress/proxy.js";
 import { type Jail, launchOf } from "../jail/jail.js";
 import { forRun } from "../jail/run-jail.js";
+import type { Logger } from "../log/logger.js";
 import { runProcess } from "../process/runner.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 
@@ -42,26 +45,23 @@ const direct = () => new Promise((r) => {
 const checked = new Map<string, Promise<string | null>>();
 
 /** The posture check, once per process and posture (a seat's policy does not change while it runs). */
-export function postureOnce(jail: Jail, plan: EgressPlan): Promise<string | null> {
-  // A name the list allows on its own (the kind's API first): an IP or `localhost` entry without its port is
-  // refused after resolution by design, so it proves nothing about the tunnel.
-  const named = plan.allow.allow.filter((r) => !r.wildcard && isIP(r.host) === 0 && r.host !== "localhost" && !r.host.endsWith(".localhost"));
-  const first = named.find((r) => r.from.startsWith("the agent kind")) ?? named[0];
-  const target = first ? `${first.host.includes(":") ? `[${first.host}]` : first.host}:${first.port ?? 443}` : null;
-  const key = JSON.stringify([jail.policy.bwrap, jail.policy.user, jail.policy.limits?.mode, plan.allow.describe()]);
+export function postureOnce(jail: Jail, plan: EgressPlan, log?: Pick<Logger, "debug">): Promise<string | null> {
+  // The proxy's own log (debug): every name the check resolved and every address it opened.
+  const trace = log ? (t: EgressTrace) => log.debug({ ...t, during: "the start check" }, `egress: ${t.what}`) : undefined;
+  const key = JSON.stringify([jail.policy.bwrap, jail.policy.user, jail.policy.limits?.mode, plan.allow.describe(), plan.probe]);
   let p = checked.get(key);
   if (!p) {
-    p = checkPosture(jail, plan, target);
+    p = checkPosture(jail, plan, plan.probe, trace);
     checked.set(key, p);
   }
   return p;
 }
 
 /** Why the jail's network is not what the seat promises, or null. */
-export async function checkPosture(jail: Jail, plan: EgressPlan, firstAllowed: string | null): Promise<string | null> {
+export async function checkPosture(jail: Jail, plan: EgressPlan, firstAllowed: string | null, trace?: (t: EgressTrace) => void): Promise<string | null> {
   const dir = await mkdtemp(join(tmpdir(), "hkb-posture-"));
   const socket = newSocketPath({});
-  const proxy = new EgressProxy({ allow: plan.allow, routes: [] });
+  const proxy = new EgressProxy({ allow: plan.allow, routes: [], ...(trace ? { onTrace: trace } : {}) });
   const loop = createServer((c) => {
     c.on("error", () => undefined); // the probe hangs up at once
     c.end("the host's loopback\n");

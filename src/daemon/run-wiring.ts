@@ -43,12 +43,13 @@ export function wireRun(s: WiringServices, seat: SeatTell, run: TaskRun, held: H
     s.log.debug({ ...logIds(), phase }, "phase");
     seat.tell("run:phase", { ...ids(), phase });
   });
-  e.on("egress_refused", (host, port, why) => {
+  e.on("egress_refused", (host, port, why, r) => {
     s.metrics?.egressRefused(host);
-    const entry = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-    const fix = `"${entry}" in agent.isolation.allowHosts, then restart the seat`;
-    s.log.warn({ ...logIds(), host, port, why, fix }, "egress refused (the first time this run asked for it)");
-    seat.tell("run:egress-refused", { ...ids(), host, port, why });
+    // The way through only for a public name (egress/allow.ts allowAdvice): never an address, a local or a metadata name.
+    const fix = r.advice ? `"${r.advice}" in agent.isolation.allowHosts, then restart the seat` : undefined;
+    if (r.housekeeping) s.log.info({ ...logIds(), host, port, why }, "egress refused: the agent CLI's own housekeeping (not needed)");
+    else s.log.warn({ ...logIds(), host, port, why, ...(fix ? { fix } : {}) }, "egress refused (the first time this run asked for it)");
+    seat.tell("run:egress-refused", { ...ids(), host, port, why, advice: r.advice, housekeeping: r.housekeeping });
   });
   e.on("egress_failed", (host, port, why) => s.log.warn({ ...logIds(), host, port, why }, "an allowed host could not be reached"));
   e.on("log", (level, msg, data) => s.log[level]({ ...logIds(), ...(data ?? {}) }, msg));

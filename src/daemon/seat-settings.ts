@@ -56,7 +56,7 @@ export function runSettings(c: Config): RunSettings {
     maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
     unconfirmedPauseMs: c.seat.unconfirmedPauseMinutes * 60_000,
     steering: c.steering,
-    review: { mode: c.close.review, reviewer: c.close.reviewer },
+    review: { mode: c.close.review, reviewer: c.close.reviewer, maxRounds: c.close.maxReviewRounds },
     killGraceMs: c.agent.killGraceSeconds * 1000,
     unreachableMs: c.agent.unreachableSeconds * 1000,
     runsDir: statePath(c.stateDir, "runs"),

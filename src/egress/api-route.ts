@@ -15,6 +15,21 @@ export interface ApiRoute {
   secrets: ReadonlyMap<string, string>;
 }
 
+/**
+ * Why the path after `/hkb-api/<name>` may not be forwarded, or null. It is appended to the API's base URL,
+ * whose own path may be a prefix (a gateway's `/proxy/anthropic`): a dot segment (`..`, `.`, also spelled
+ * `%2e`), an empty segment (`//`), an encoded or a back slash would let the request climb out of that
+ * prefix at the upstream (which decodes and normalizes it) — refused, never normalized here.
+ */
+export function apiTailProblem(tail: string): string | null {
+  const path = tail.split(/[?#]/, 1)[0] ?? "";
+  if (/%2e/i.test(path)) return "an encoded dot (%2e)";
+  if (/%2f|%5c|\\/i.test(path)) return "an encoded or a back slash";
+  if (path.includes("//")) return "an empty path segment (//)";
+  if (path.split("/").some((seg) => seg === "." || seg === "..")) return "a dot segment (. or ..)";
+  return null;
+}
+
 const KEY_HEADERS = new Set(["x-api-key", "api-key", "authorization"]);
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -1,7 +1,10 @@
-// What a seat's jailed agents may reach (agent.isolation.network: proxy), made once at start: the agent
-// kind's own API and login hosts, the operator's allowHosts and denyHosts (a bad entry is a config error
-// naming it), and the API the proxy forwards for the CLI with the seat's keys. Per run: the keys become
-// placeholders — what the jail's environment holds — and the proxy's routes the real values.
+// What a seat's jailed agents may reach (agent.isolation.network: proxy), made once at start: the hosts
+// this seat's CLI uses — its API (its base URL when it has one, a gateway or a loopback server) and the
+// login hosts of the way it logs in, never a kind's default host it does not use — the operator's
+// allowHosts and denyHosts (a bad entry, or a deny of a host the seat needs, is a config error naming it:
+// doctor and run read the same plan), the CLI's known housekeeping calls (refused, named), and the API the
+// proxy forwards for the CLI with the seat's keys. Per run: the keys become placeholders — what the
+// jail's environment holds — and the proxy's routes the real values.
 import { randomBytes } from "node:crypto";
 import { ConfigError } from "../errors/index.js";
 import { AllowList, type HostRule, parseHostRule, urlRule } from "./allow.js";
@@ -13,12 +16,14 @@ export const RELAY = `http://127.0.0.1:${RELAY_PORT}`;
 /** Where the run's proxy socket is bound inside the jail. */
 export const JAIL_EGRESS_SOCKET = "/run/hkb/egress.sock";
 
-/** What an agent kind's CLI talks to (agents/<kind>/kind.ts `egress`). */
+/** What an agent kind's CLI talks to, for this seat's config (agents/<kind>/kind.ts `egress`). */
 export interface KindEgress {
-  /** Its API and login hosts (host, or host:port), reached by CONNECT. */
+  /** The hosts this seat's CLI needs (host, or host:port), reached by CONNECT: its API and the login hosts it uses. */
   hosts: readonly string[];
   /** The API the proxy forwards for it, with the seat's keys (the environment variables that hold them), when it has one. */
   api?: { name: string; upstream: string; keyEnvs: readonly string[] } | undefined;
+  /** Calls the CLI makes that its work does not need (an update check, metrics): refused, counted, never advised. */
+  housekeeping?: readonly string[] | undefined;
 }
 
 export interface EgressPlan {
@@ -26,13 +31,22 @@ export interface EgressPlan {
   api: { name: string; upstream: string; keys: readonly { env: string; value: string }[] } | null;
   /** The kind's API and login host names (and its base URL's): no answer from one is the agent's API out of reach. */
   apiHosts: readonly string[];
+  /** What the start check tunnels to (host:port): the seat's API, else the first host it needs; null: none. */
+  probe: string | null;
 }
+
+const hostPort = (r: HostRule) => `${r.host.includes(":") ? `[${r.host}]` : r.host}:${r.port ?? 443}`;
+
+/** A base URL's host and port as a host entry (`api.example.com:443`, `127.0.0.1:8080`, `[::1]:9000`): what a kind's `hosts` names. */
+export const urlEntry = (url: string): string => hostPort(urlRule(url, "a base URL"));
 
 export function egressPlan(o: {
   kind: KindEgress;
   allowHosts: readonly string[];
   denyHosts: readonly string[];
   env: Readonly<Record<string, string>>;
+  /** Whether the plan is the seat's network (network: proxy in a jail): only then is a deny of a needed host refused. */
+  enforced?: boolean;
 }): EgressPlan {
   const issues: { path: string; message: string }[] = [];
   const rules = (list: readonly string[], key: string): HostRule[] =>
@@ -47,14 +61,33 @@ export function egressPlan(o: {
   const kindRules = o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts"));
   const api = o.kind.api;
   const apiRule = api ? [urlRule(api.upstream, "the agent kind's API (its base URL)")] : [];
-  const allow = new AllowList([...kindRules, ...apiRule, ...rules(o.allowHosts, "allowHosts")], rules(o.denyHosts, "denyHosts"));
+  const deny = rules(o.denyHosts, "denyHosts");
+  const housekeeping = (o.kind.housekeeping ?? []).map((h) => parseHostRule(h, "the agent CLI's own housekeeping"));
+  const allow = new AllowList([...kindRules, ...apiRule, ...rules(o.allowHosts, "allowHosts")], deny, housekeeping);
+  // A host the seat needs that a deny entry refuses: every run would fail — said now, by doctor and run alike.
+  // (A kind's default host this seat does not use is not on the list: denying it changes nothing.)
+  const needed = [...apiRule, ...kindRules].filter((r, i, all) => all.findIndex((o) => hostPort(o) === hostPort(r)) === i);
+  for (const r of o.enforced === false ? [] : needed) {
+    const d = new AllowList([], deny).decide(r.host, r.port ?? 443);
+    if (d.refusal === "denied")
+      issues.push({
+        path: d.why.replace(/^denied by /, ""),
+        message: `denies ${hostPort(r)}, which this seat needs (${r.from}): every run would fail — remove the entry, or point the seat at another API`,
+      });
+  }
   if (issues.length) throw new ConfigError(issues);
   const keys = (api?.keyEnvs ?? []).flatMap((env) => (o.env[env] ? [{ env, value: o.env[env] ?? "" }] : []));
   const apiHosts = [
     ...o.kind.hosts.map((h) => parseHostRule(h, "the agent kind's API and login hosts").host),
     ...(api ? [new URL(api.upstream).hostname] : []),
   ];
-  return { allow, api: api ? { name: api.name, upstream: api.upstream, keys } : null, apiHosts: [...new Set(apiHosts.map((h) => h.toLowerCase()))] };
+  const first = needed.find((r) => !r.wildcard);
+  return {
+    allow,
+    api: api ? { name: api.name, upstream: api.upstream, keys } : null,
+    apiHosts: [...new Set(apiHosts.map((h) => h.toLowerCase()))],
+    probe: first ? hostPort(first) : null,
+  };
 }
 
 /** One run's placeholders: the jail's environment for the keys, and the proxy's route that puts the real ones back. */

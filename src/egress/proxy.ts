@@ -8,58 +8,50 @@
 //                                   placeholder the jail holds (the key itself never enters the jail).
 // Every destination is checked on what the client asked for (never a Host header) against the allow-list
 // (allow.ts), then resolved and its every address checked (address.ts) — the connection goes to the
-// address that was checked. A refusal answers 403 `blocked-by-allowlist` and is counted per host:port;
-// what was allowed is counted in bytes per host. Nothing here inspects content.
+// address that was checked; a host that is not allowed is never resolved. A refusal answers 403
+// `blocked-by-allowlist` naming the host and why, and is counted per host:port (with the allowHosts entry
+// that lets it through where one may be suggested, allow.ts); what was allowed is counted in bytes per host.
+// Every name it resolves and every address it connects to is told (`onTrace`: the proxy's own log).
 import { type IncomingMessage, type ServerResponse, type Server, createServer, request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { type Socket, connect, isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import { type AllowList, urlRule } from "./allow.js";
-import { type ApiRoute, KeyMask, apiHeaders, maskedHeaders } from "./api-route.js";
+import { type ApiRoute, KeyMask, apiHeaders, apiTailProblem, maskedHeaders } from "./api-route.js";
 import { type Resolver, pick, resolveHost, systemResolver } from "./address.js";
+import { type BookHooks, type EgressCounts, EgressBook } from "./book.js";
 
 export type { ApiRoute } from "./api-route.js";
+export type { EgressCounts, Refused } from "./book.js";
 
 /** Connections one run's proxy holds at once (each a tunnel's two descriptors): a run cannot drain the bridge's. */
 export const MAX_CONNECTIONS = 256;
 /** A connection that carries nothing this long is closed. */
 const IDLE_MS = 10 * 60_000;
-/** Refused and failed hosts kept per run (the rest counted together): a run that tries a thousand names cannot grow the card. */
-const MAX_HOSTS = 50;
 const HOSTNAME = /^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62})(\.[a-z0-9_]([a-z0-9_-]{0,62}))*\.?$/i;
 
-export interface EgressCounts {
-  blocked: { host: string; port: number; count: number; why: string }[];
-  /** Refusals of hosts beyond the first MAX_HOSTS. */
-  blockedOther?: number;
-  /** Allowed hosts the proxy could not reach (no such name, refused, timed out). */
-  failed?: { host: string; port: number; count: number; why: string }[];
-  allowed: { host: string; bytes: number }[];
-}
+/** What the proxy did toward the outside: a name resolved, a connection opened (an address, or the API's upstream). */
+export type EgressTrace = { what: "resolve"; host: string } | { what: "connect"; host: string; port: number; address: string };
 
 export const API_PREFIX = "/hkb-api/";
 
 export class EgressProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Duplex>();
-  private readonly blocked = new Map<string, { host: string; port: number; count: number; why: string }>();
-  private readonly bytes = new Map<string, number>();
-  private readonly failed = new Map<string, { host: string; port: number; count: number; why: string }>();
-  private blockedOther = 0;
+  private readonly book: EgressBook;
 
   constructor(
     private readonly o: {
       allow: AllowList;
       routes: readonly ApiRoute[];
       resolver?: Resolver;
-      /** The first refusal of each host:port (metrics, log). */
-      onBlocked?: (host: string, port: number, why: string) => void;
-      /** The first failure to reach each allowed host:port (log). */
-      onFailed?: (host: string, port: number, why: string) => void;
+      /** Every name resolved and every connection opened toward the outside (the proxy's own log). */
+      onTrace?: (t: EgressTrace) => void;
       /** Every time an allowed host gave no answer (did not resolve, refused or dropped the connection): the run's unreachable watch. */
       onUnanswered?: (host: string, port: number, why: string) => void;
-    },
+    } & BookHooks,
   ) {
+    this.book = new EgressBook(o);
     this.server = createServer((req, res) => void this.onRequest(req, res));
     this.server.on("connect", (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.onConnect(req, socket, head));
     this.server.maxConnections = MAX_CONNECTIONS;
@@ -83,40 +75,7 @@ export class EgressProxy {
   }
 
   counts(): EgressCounts {
-    return {
-      blocked: [...this.blocked.values()],
-      ...(this.blockedOther ? { blockedOther: this.blockedOther } : {}),
-      ...(this.failed.size ? { failed: [...this.failed.values()] } : {}),
-      allowed: [...this.bytes].map(([host, bytes]) => ({ host, bytes })),
-    };
-  }
-
-  /** Counted per host:port (the first MAX_HOSTS; the rest together); `first` once per host:port. */
-  private tally(
-    map: Map<string, { host: string; port: number; count: number; why: string }>,
-    host: string,
-    port: number,
-    why: string,
-    first?: typeof this.o.onBlocked,
-  ): boolean {
-    const key = `${host}:${port}`;
-    const b = map.get(key);
-    if (b) b.count += 1;
-    else if (map.size >= MAX_HOSTS) return false;
-    else {
-      map.set(key, { host, port, count: 1, why });
-      first?.(host, port, why);
-    }
-    return true;
-  }
-
-  private refuse(host: string, port: number, why: string): string {
-    if (!this.tally(this.blocked, host, port, why, this.o.onBlocked)) this.blockedOther += 1;
-    return `blocked-by-allowlist: ${host}:${port} (${why})`;
-  }
-
-  private count(host: string, n: number): void {
-    this.bytes.set(host, (this.bytes.get(host) ?? 0) + n);
+    return this.book.counts();
   }
 
   /** The address to connect to for host:port, or the answer instead (403: refused; 502: an allowed name that does not resolve). */
@@ -124,9 +83,10 @@ export class EgressProxy {
     // No host at all (a name too long, bytes no name has): answered, never counted or logged.
     if (isIP(host) === 0 && !HOSTNAME.test(host)) return { refused: "not a host name", status: 400 };
     const d = this.o.allow.decide(host, port);
-    if (!d.allowed) return { refused: this.refuse(host, port, d.why) };
+    if (!d.allowed) return { refused: this.book.refused(host, port, d.why, d.refusal) };
     let resolved: Awaited<ReturnType<typeof resolveHost>>;
     try {
+      if (isIP(host.replace(/^\[|\]$/g, "")) === 0) this.o.onTrace?.({ what: "resolve", host });
       resolved = await resolveHost(host, this.o.resolver ?? systemResolver);
     } catch (err) {
       const why = `cannot resolve ${host} (${(err as NodeJS.ErrnoException).code ?? "error"})`;
@@ -134,7 +94,9 @@ export class EgressProxy {
       return { refused: why, status: 502 };
     }
     const to = pick(resolved, d.explicit);
-    if (!to) return { refused: this.refuse(host, port, `resolves to ${resolved.map((r) => `${r.address} (${r.range})`).join(", ")}: not a public address`) };
+    if (!to)
+      return { refused: this.book.refused(host, port, `resolves to ${resolved.map((r) => `${r.address} (${r.range})`).join(", ")}: not a public address`) };
+    this.o.onTrace?.({ what: "connect", host, port, address: to.address });
     return { address: to.address };
   }
 
@@ -157,8 +119,8 @@ export class EgressProxy {
       connected = true;
       socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) up.write(head);
-      up.on("data", (c: Buffer) => this.count(host, c.length));
-      socket.on("data", (c: Buffer) => this.count(host, c.length));
+      up.on("data", (c: Buffer) => this.book.carried(host, c.length));
+      socket.on("data", (c: Buffer) => this.book.carried(host, c.length));
       up.pipe(socket);
       socket.pipe(up);
     });
@@ -207,18 +169,26 @@ export class EgressProxy {
     const up = new URL(route.upstream);
     const rule = urlRule(route.upstream, "the agent kind's API");
     const tail = slash === -1 ? "" : rest.slice(slash);
+    const bad = apiTailProblem(tail);
+    if (bad) {
+      end(res, 400, `refused: the path after ${API_PREFIX}${name} holds ${bad}\n`);
+      return;
+    }
     const h = apiHeaders({ ...req.headers, host: up.host }, route.secrets);
     if ("refused" in h) {
       end(res, 400, `${h.refused}\n`);
       return;
     }
+    // The API's upstream is the seat's own (config): Node resolves its name (a name, not an address: told as such).
+    if (isIP(up.hostname.replace(/^\[|\]$/g, "")) === 0) this.o.onTrace?.({ what: "resolve", host: up.hostname });
+    this.o.onTrace?.({ what: "connect", host: up.hostname, port: rule.port ?? 443, address: up.hostname });
     const target = { host: up.hostname, port: rule.port, method: req.method, path: `${up.pathname.replace(/\/$/, "")}${tail}`, headers: h.headers };
     const upReq = up.protocol === "https:" ? httpsRequest({ ...target, servername: up.hostname }) : httpRequest(target);
     this.forward(upReq, { host: up.hostname, port: rule.port ?? (up.protocol === "https:" ? 443 : 80) }, req, res, route.secrets);
   }
 
   private unanswered(host: string, port: number, why: string): void {
-    this.tally(this.failed, host, port, why, this.o.onFailed);
+    this.book.failed(host, port, why);
     this.o.onUnanswered?.(host, port, why);
   }
 
@@ -230,16 +200,29 @@ export class EgressProxy {
     secrets?: ReadonlyMap<string, string>,
   ): void {
     const { host } = to;
+    // The seat's key on the books: every request of the API route, its bytes and the tokens its answer reports.
+    const api = secrets ? this.book.api : null;
+    api?.request();
     up.on("response", (r) => {
-      r.on("data", (c: Buffer) => this.count(host, c.length));
-      if (!secrets) {
+      r.on("data", (c: Buffer) => this.book.carried(host, c.length));
+      // An answer the upstream cuts is cut for the client too (never left open).
+      r.on("close", () => {
+        if (!r.complete) res.destroy();
+      });
+      if (!secrets || !api) {
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
         return;
       }
       // The API's answer never carries the real key back into the jail.
       res.writeHead(r.statusCode ?? 502, maskedHeaders(r.headers, secrets));
-      r.pipe(new KeyMask(secrets)).pipe(res);
+      const read = api.answer({ status: r.statusCode ?? 0, method: req.method ?? "GET", contentType: String(r.headers["content-type"] ?? "") });
+      r.pipe(read).pipe(new KeyMask(secrets)).pipe(res);
+      // An answer the client hangs up on, or the API cuts, counts what it reported so far; the request upstream ends with it.
+      res.on("close", () => {
+        read.settle();
+        if (!r.complete) up.destroy();
+      });
     });
     up.on("error", (err: NodeJS.ErrnoException) => {
       if (res.headersSent) return void res.destroy();
@@ -247,16 +230,24 @@ export class EgressProxy {
       this.unanswered(host, to.port, why);
       end(res, 502, `${why}\n`);
     });
-    req.on("data", (c: Buffer) => this.count(host, c.length));
+    req.on("data", (c: Buffer) => {
+      this.book.carried(host, c.length);
+      api?.sent(c.length);
+    });
     req.pipe(up);
   }
 }
 
-/** The path of an absolute URL to the relay itself (the API, asked through the proxy), else null. */
+/**
+ * The path of an absolute URL to the relay itself (the API, asked through the proxy), else null: as the
+ * client sent it — URL() would resolve the dot segments the API route must see to refuse.
+ */
 function safePath(raw: string): string | null {
   try {
     const u = new URL(raw);
-    return u.hostname === "127.0.0.1" || u.hostname === "localhost" ? `${u.pathname}${u.search}` : null;
+    if (u.hostname !== "127.0.0.1" && u.hostname !== "localhost") return null;
+    const m = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(.*)$/is.exec(raw);
+    return m ? m[1] || "/" : null;
   } catch {
     return null;
   }

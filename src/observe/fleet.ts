@@ -11,6 +11,7 @@ import { readSmallFile } from "../state/read.js";
 import { isoOrNull } from "../time/clock.js";
 import { type FleetSnapshot, parseSnapshot } from "./snapshot.js";
 import { statePath } from "../state/layout.js";
+import { parseStartFailure } from "../state/start-failure.js";
 
 export interface FleetRun {
   task: string;
@@ -70,7 +71,11 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
     isolation: seat?.isolation ? `${seat.isolation.mode}${seat.isolation.mode !== "bwrap" ? ` (${seat.isolation.why})` : ""}` : null,
     limits: seat?.limits ? `${seat.limits.mode}${seat.limits.mode === "rlimit" || seat.limits.mode === "none" ? ` (${seat.limits.why})` : ""}` : null,
     network: seat?.network?.mode ?? null,
-    egressBlocked: (seat?.network?.blocked ?? []).slice(0, 5).map((b) => `${b.host}:${b.port} ×${b.count}`),
+    // The CLI's housekeeping calls are no operator's question: counted, after the others.
+    egressBlocked: [...(seat?.network?.blocked ?? [])]
+      .sort((a, b) => Number(a.housekeeping ?? false) - Number(b.housekeeping ?? false))
+      .slice(0, 5)
+      .map((b) => `${b.host}:${b.port} ×${b.count}${b.housekeeping ? " (housekeeping)" : ""}`),
     runs: (s.runs ?? []).map((r) => ({
       task: `${r.board}/${r.task}`,
       phase: r.phase,
@@ -130,6 +135,12 @@ export async function localSeats(root: string, now: number): Promise<FleetSeat[]
       const file = statePath(dir, "status");
       const r = await readSmallFile(file, SNAPSHOT_MAX_BYTES);
       if ("error" in r) return broken(dir, "unreadable", r.error);
+      // A start that failed after the last status (or before any): the row says why the seat is down.
+      const f = await readSmallFile(statePath(dir, "startFailure"), 16 * 1024);
+      const failed = "text" in f && f.text !== null ? parseStartFailure(f.text) : null;
+      const statusAt = r.text === null ? null : (parseSnapshot(r.text) as { snapshot?: FleetSnapshot }).snapshot?.at;
+      if (failed && (statusAt === undefined || statusAt === null || Date.parse(statusAt) <= Date.parse(failed.at)))
+        return { ...broken(dir, "start failed", failed.reason), reason: failed.reason, at: failed.at };
       if (r.text === null) return null;
       return seatFromText(dir, r.text, (s) => {
         const at = s.at === undefined ? Number.NaN : Date.parse(s.at);

@@ -28,7 +28,7 @@ export interface StatusSnapshot {
     /** How the agent's runs are capped (agent.limits): systemd, cgroup, rlimit (per process, weaker) or none (and why). */
     limits?: { mode: string; why: string };
     /** The agents' network (proxy · host · none) and the hosts their proxies refused since start, most recent first. */
-    network?: { mode: string; blocked: { host: string; port: number; count: number; last: string }[] };
+    network?: { mode: string; blocked: { host: string; port: number; count: number; last: string; advice?: string; housekeeping?: boolean }[] };
   };
   /** What this seat spent (its ledger): since midnight UTC and in the last 5 hours. */
   usage: { today: Spend; window5h: Spend; last24h?: Hours };
@@ -86,7 +86,18 @@ export const FleetSnapshotSchema = z.object({
       network: z
         .object({
           mode: text(20),
-          blocked: z.array(z.object({ host: text(253), port: z.number().int().min(0).max(65535), count, last: text(40) })).max(50),
+          blocked: z
+            .array(
+              z.object({
+                host: text(253),
+                port: z.number().int().min(0).max(65535),
+                count,
+                last: text(40),
+                advice: text(253).optional(),
+                housekeeping: z.boolean().optional(),
+              }),
+            )
+            .max(50),
         })
         .optional(),
     })

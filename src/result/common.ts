@@ -89,10 +89,31 @@ export interface BridgeInfo {
   };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {
-    blocked: { host: string; port: number; count: number; why: string }[];
+    /** `housekeeping`: the CLI's own call its work does not need (an update check, metrics), never advised. */
+    blocked: { host: string; port: number; count: number; why: string; housekeeping?: boolean }[];
     blockedOther?: number;
     failed?: { host: string; port: number; count: number; why: string }[];
     allowed: { host: string; bytes: number }[];
+  };
+  /**
+   * The agent CLI's API through the run's proxy (the seat's key): requests, bytes each way and the tokens the
+   * answers reported; `beyond_report` when that is more than the agent reported (the card says so).
+   */
+  api?: {
+    requests: number;
+    bytes_out: number;
+    bytes_in: number;
+    tokens: { input: number; output: number; cache_read: number; cache_write: number };
+    unread?: number;
+    beyond_report?: true;
+  };
+  /** What the run did with the task tools (agent.budget.tools), and what was refused past its budget. */
+  tools?: {
+    comments: number;
+    comment_bytes: number;
+    heartbeats: number;
+    attachments: number;
+    refused: { comments: number; heartbeats: number; attachments: number };
   };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };

@@ -1,8 +1,12 @@
 // Budgets (agent.budget): per task — tokens and/or cost summed over the task's runs as its cards record
 // them (board/card.ts) plus this run so far — and per seat per day (the seat's ledger plus this
 // run). A run that crosses one is stopped politely and the task blocked naming the spend and the budget.
-// Runs whose agent reported no usage are counted as unmeasured, never as free: the block says so.
+// Runs whose agent reported no usage are counted as unmeasured, never as free: the block says so. What a
+// run spent is the agent's report or, where larger, what the run's proxy counted on the API route
+// (`spentUsage`: any process of the jail can spend the seat's key, the CLI reports only its own calls).
 import type { Usage } from "../agents/port.js";
+import type { ApiUse } from "../egress/api-usage.js";
+import type { ToolLimits } from "../tools/budget.js";
 import type { TaskRunRecord } from "../board/port.js";
 import { runCost } from "../board/card.js";
 import type { Spend } from "../state/ledger.js";
@@ -15,6 +19,8 @@ export interface BudgetLimits {
 export interface BudgetConfig {
   task?: BudgetLimits | undefined;
   seatDaily?: BudgetLimits | undefined;
+  /** The task tools' per-run budget (tools/budget.ts). */
+  tools?: ToolLimits | undefined;
 }
 
 export interface Overrun {
@@ -26,6 +32,32 @@ export interface Overrun {
 }
 
 const tokensOf = (u: Usage | null) => (u?.tokens ? u.tokens.input + u.tokens.output : 0);
+
+/**
+ * What a run spent, for its budgets and the seat's books: the agent's report, each token count raised to what
+ * the run's proxy counted on the API route where that is larger. The proxy knows no prices: a cost is the
+ * agent's. A run whose agent reported nothing but whose proxy counted tokens is measured by those tokens.
+ */
+export function spentUsage(cli: Usage | null, api: ApiUse | undefined): Usage | null {
+  if (!api || api.tokens.input + api.tokens.output === 0) return cli;
+  const t = cli?.tokens;
+  const input = Math.max(t?.input ?? 0, api.tokens.input);
+  const output = Math.max(t?.output ?? 0, api.tokens.output);
+  return { ...(cli ?? {}), tokens: { ...(t ?? {}), input, output } };
+}
+
+/** Why the proxy's count of the API exceeds what the agent reported (the card says so), or null. */
+export function apiBeyondReport(cli: Usage | null, api: ApiUse | undefined): string | null {
+  if (!api || api.requests === 0) return null;
+  const counted = api.tokens.input + api.tokens.output;
+  const reported = tokensOf(cli);
+  if (counted <= reported) return null;
+  const said = cli?.tokens ? `the agent reported ${cli.tokens.input} input / ${cli.tokens.output} output tokens` : "the agent reported none";
+  return (
+    `the seat's API through the run's proxy: ${api.requests} request(s), ${api.tokens.input} input / ${api.tokens.output} output tokens — more than ${said}: ` +
+    "a process of the jail may have used the seat's key off the agent's books (the budgets count the larger figure)"
+  );
+}
 
 /** The task's earlier runs (not `currentRun`), from `show`. */
 export function priorSpend(runs: readonly TaskRunRecord[], currentRun: number | null): Spend {

@@ -11,6 +11,8 @@ import { renderBlock } from "../result/template.js";
 import type { EgressCounts } from "../egress/proxy.js";
 import type { Kept } from "../sandbox/owner.js";
 import type { RunFacts } from "./decide.js";
+import { apiBeyondReport } from "./budget.js";
+import type { ToolBudget } from "../tools/budget.js";
 
 export interface RunStory {
   traceId: string;
@@ -38,6 +40,8 @@ export interface RunStory {
   kept?: Kept | undefined;
   /** The board's reopen of a done task this run re-works (run/reopen.ts). */
   reopen?: BridgeInfo["reopen"] | undefined;
+  /** What the run did with the task tools, against its budget (tools/budget.ts). */
+  tools?: Pick<ToolBudget, "counts" | "used" | "limits"> | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -69,6 +73,22 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   if (s.isolation) info.isolation = s.isolation;
   if (s.limits) info.limits = s.limits;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
+  if (s.tools?.used()) {
+    const t = s.tools.counts();
+    info.tools = { comments: t.comments, comment_bytes: t.commentBytes, heartbeats: t.heartbeats, attachments: t.attachments, refused: t.refused };
+  }
+  const api = s.egress?.api;
+  if (api?.requests) {
+    const t = api.tokens;
+    info.api = {
+      requests: api.requests,
+      bytes_out: api.bytesOut,
+      bytes_in: api.bytesIn,
+      tokens: { input: t.input, output: t.output, cache_read: t.cacheRead, cache_write: t.cacheWrite },
+      ...(api.unread ? { unread: api.unread } : {}),
+      ...(apiBeyondReport(u, api) ? { beyond_report: true as const } : {}),
+    };
+  }
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
   if (info.workspace && s.kept) info.workspace = { ...info.workspace, kept: keptOf(s.kept) };
   return info;
@@ -77,7 +97,9 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
 /** The card's part of the run's network: refusals (host, port, how often) and the bytes per host let through, bounded. */
 function egressOf(e: EgressCounts): NonNullable<BridgeInfo["egress"]> {
   return {
-    blocked: e.blocked.slice(0, 20).map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160) })),
+    blocked: e.blocked
+      .slice(0, 20)
+      .map((b) => ({ host: b.host.slice(0, 200), port: b.port, count: b.count, why: b.why.slice(0, 160), ...(b.housekeeping ? { housekeeping: true } : {}) })),
     ...(e.blockedOther ? { blockedOther: e.blockedOther } : {}),
     ...(e.failed?.length
       ? { failed: e.failed.slice(0, 20).map((f) => ({ host: f.host.slice(0, 200), port: f.port, count: f.count, why: f.why.slice(0, 160) })) }
@@ -118,22 +140,36 @@ export const keptLine = (k: Kept): string => {
 export function completeSummary(summary: string, s: RunStory): string {
   const extra = [
     s.workspace?.mode === "checkout" && s.workspaceNote ? `Workspace: ${s.workspaceNote}` : "",
-    s.egress?.blocked.length ? egressLine(s.egress) : "",
+    s.egress?.blocked.some((b) => !b.housekeeping) ? egressLine(s.egress, { housekeeping: false }) : "",
     s.kept ? keptLine(s.kept) : "",
+    apiBeyondReport(s.usage, s.egress?.api) ?? "",
+    toolsLine(s),
   ].filter(Boolean);
   return extra.length ? `${summary}\n\n${extra.join("\n\n")}` : summary;
 }
 
-/** A failed run's block says what its network refused (often why it failed). */
-export const egressLine = (e: EgressCounts): string => {
-  const refused = e.blocked.length
-    ? `egress refused: ${e.blocked
+/**
+ * What the run's network refused, each host with why (a failed run's block: often why it failed); the
+ * allowHosts entry that lets one through only where the bridge may suggest one (a public name: never an
+ * address, a local or a metadata name). The CLI's own housekeeping calls are counted apart, never advised.
+ */
+export const egressLine = (e: EgressCounts, o: { housekeeping?: boolean } = {}): string => {
+  const asked = e.blocked.filter((b) => !b.housekeeping);
+  const quiet = o.housekeeping === false ? [] : e.blocked.filter((b) => b.housekeeping);
+  const advice = [...new Set(asked.flatMap((b) => (b.advice ? [b.advice] : [])))].slice(0, 3);
+  const refused = asked.length
+    ? `egress refused: ${asked
         .slice(0, 8)
         .map((b) => `${b.host}:${b.port} ×${b.count} (${b.why.slice(0, 120)})`)
-        .join("; ")}${e.blocked.length > 8 || e.blockedOther ? "; and more" : ""} — an entry in agent.isolation.allowHosts lets one through (${e.blocked
-        .slice(0, 3)
-        .map((b) => `"${b.host.includes(":") ? `[${b.host}]` : b.host}:${b.port}"`)
-        .join(", ")})`
+        .join("; ")}${asked.length > 8 || e.blockedOther ? "; and more" : ""}${
+        advice.length ? ` — an entry in agent.isolation.allowHosts lets one through (${advice.map((a) => `"${a}"`).join(", ")})` : ""
+      }`
+    : "";
+  const housekeeping = quiet.length
+    ? `the agent CLI's own housekeeping calls, refused (not needed): ${quiet
+        .slice(0, 5)
+        .map((b) => `${b.host}:${b.port} ×${b.count}`)
+        .join(", ")}`
     : "";
   const failed = e.failed?.length
     ? `egress failed: ${e.failed
@@ -141,8 +177,21 @@ export const egressLine = (e: EgressCounts): string => {
         .map((f) => f.why.slice(0, 120))
         .join("; ")}`
     : "";
-  return [refused, failed].filter(Boolean).join("\n");
+  return [refused, housekeeping, failed].filter(Boolean).join("\n");
 };
+
+/** What the task tools refused past the run's budget (agent.budget.tools), or "". */
+export function toolsLine(s: RunStory): string {
+  const r = s.tools?.counts().refused;
+  if (!r || !s.tools || r.comments + r.heartbeats + r.attachments === 0) return "";
+  const l = s.tools.limits;
+  const parts = [
+    r.comments ? `${r.comments} comment(s) (comments: ${l.comments}, commentBytes: ${l.commentBytes})` : "",
+    r.heartbeats ? `${r.heartbeats} heartbeat(s) (heartbeatsPerMinute: ${l.heartbeatsPerMinute})` : "",
+    r.attachments ? `${r.attachments} attachment(s) (attachments: ${l.attachments})` : "",
+  ].filter(Boolean);
+  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")}`;
+}
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
 export const isolationLine = (i: { mode: string; why: string }): string =>
@@ -164,7 +213,10 @@ export const limitsLine = (l: { mode: string; why: string }): string =>
   `limits: ${l.mode} — ${l.mode === "rlimit" ? "the run was capped per process only" : "the run was not capped"} (${l.why.slice(0, 400)})`;
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
-export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
+export const storyUsage = (s: RunStory): string => {
+  const api = s.egress?.api;
+  return usageLine(s.usage, s.model, s.seat, api ? { requests: api.requests, input: api.tokens.input, output: api.tokens.output } : undefined);
+};
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
 const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget", "cap"]);
@@ -186,6 +238,9 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
   if (s.limits) lines.push(limitsLine(s.limits));
   if (s.kept) lines.push(keptLine(s.kept));
   if (s.egress?.blocked.length || s.egress?.failed?.length) lines.push(egressLine(s.egress));
+  const beyond = apiBeyondReport(s.usage, s.egress?.api);
+  if (beyond) lines.push(beyond);
+  if (toolsLine(s)) lines.push(toolsLine(s));
   // The usage line is the reason's last line: that is where the card's reader takes it from (board/card.ts).
   lines.push(storyUsage(s));
   return lines.join("\n");

@@ -48,6 +48,8 @@ export async function confine(
     timers: Timer[];
     /** No answer from the kind's API host through the run's proxy (the unreachable watch, reach.ts). */
     unreachable?: ((message: string) => void) | undefined;
+    /** The proxy's count of the API route moved (on the run's record by then: the budgets read it). */
+    onApiUse?: (() => void) | undefined;
   },
 ): Promise<Confinement> {
   const { prep, record } = w;
@@ -64,10 +66,16 @@ export async function confine(
     const p = new EgressProxy({
       allow: w.egress.allow,
       routes: plan.routes,
-      onBlocked: (host, port, why) => w.events.tell("egress_refused", host, port, why),
+      onBlocked: (host, port, why, r) => w.events.tell("egress_refused", host, port, why, r),
+      // The proxy's own log (debug): every name it resolved and every address it opened for this run.
+      onTrace: (t) => w.events.tell("log", "debug", `egress: ${t.what}`, { task_id: record.lease.taskId, ...t }),
       onFailed: (host, port, why) => w.events.tell("egress_failed", host, port, why),
       onUnanswered: (host, _port, why) => {
         if (w.egress?.apiHosts.includes(host)) o.unreachable?.(`the run's proxy: ${why}`);
+      },
+      onApiUse: () => {
+        noteEgress();
+        o.onApiUse?.();
       },
     });
     await p.listen(socket);

@@ -42,6 +42,8 @@ export interface DeliverDeps {
   staging: StagingArea;
   taskId: string;
   signal?: AbortSignal;
+  /** The run's budget for attachments (agent.budget.tools.attachments): past it the complete is stopped, naming it. */
+  budget?: { attach(n: number): string | null } | null | undefined;
 }
 
 export type Delivered = { ok: true; artifacts: AgentResult["artifacts"] } | { ok: false; file: string; why: string };
@@ -102,6 +104,9 @@ export async function preserveDeliverables(result: AgentResult, ws: PreparedWork
 }
 
 async function deliverAll(result: AgentResult, ws: PreparedWorkspace, d: DeliverDeps): Promise<Delivered> {
+  const files = result.artifacts.filter((a) => a.path && !a.attachment);
+  const over = files.length ? d.budget?.attach(files.length) : null;
+  if (over) return { ok: false, file: files.at(-1)?.path ?? "?", why: `it is one of ${over}` };
   const out: AgentResult["artifacts"] = [];
   for (const a of result.artifacts) {
     if (!a.path || a.attachment) {

@@ -28,10 +28,10 @@ export interface RunEvents {
   /** Operator notes reached the agent (each once), at `at`. */
   notes: [notes: readonly Note[], at: number];
   /** The run's proxy refused a destination (network: proxy). */
-  egress_refused: [host: string, port: number, why: string];
+  egress_refused: [host: string, port: number, why: string, r: { advice?: string | undefined; housekeeping?: boolean | undefined }];
   /** An allowed host the run's proxy could not reach (once per host:port and run). */
   egress_failed: [host: string, port: number, why: string];
-  log: [level: "info" | "warn", msg: string, data?: Record<string, unknown>];
+  log: [level: "debug" | "info" | "warn", msg: string, data?: Record<string, unknown>];
 }
 
 /** A run's event map (its owner listens; a listener's throw stays with the listener). */

@@ -17,7 +17,7 @@ import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
 import { activePrBlock } from "./active-pr.js";
 import { checkPins, stagePins } from "./pins.js";
-import { changesBrief } from "./review.js";
+import { type ReviewPolicy, changesBrief, reviewRoundsBlock } from "./review.js";
 import { reopenBrief, reopenRecord } from "./reopen.js";
 import { shownToAgent } from "../tools/shown.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
@@ -39,6 +39,9 @@ export interface PrepareInput {
   adopted?: { workspace: string; tools: { path: string; token: string } | null } | undefined;
   /** Honour Hermes's `active_pr` guard (its CLI names the way past it: `authorize-existing-pr`, 0.21.4+). */
   activePrGuard?: boolean | undefined;
+  /** close.maxReviewRounds (the review policy), and whose words the seat takes as steering (steering.authors). */
+  review?: ReviewPolicy | undefined;
+  steering?: { authors: readonly string[] } | undefined;
   signal: AbortSignal;
 }
 
@@ -60,6 +63,9 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   // A PR an earlier run opened holds the task (board/pr-guard.ts): no workspace, no agent.
   const held = i.activePrGuard ? activePrHold(detail, record.story.startedAt / 1000, lease.runId) : null;
   if (held) return { decision: activePrBlock(held, detail.task, lease.board) };
+  // A task that went round review close.maxReviewRounds times needs a person, not another run.
+  const rounds = i.adopted ? null : reviewRoundsBlock(detail, i.review?.maxRounds);
+  if (rounds) return { decision: rounds };
   let ws: PreparedWorkspace;
   try {
     ws = await i.workspaces.prepare(lease, detail.task, i.signal);
@@ -117,8 +123,8 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     plan.mode === "resume" ? { session: plan.session, cut_reason: last?.cut ?? "unknown", previous_run_id: last?.runId ?? null } : undefined,
   );
   const p = { detail: shown.detail, contextText: shown.contextText, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
-  // Changes a reviewer asked for, or why a done task was reopened, lead the prompt; what the task's contract needs closes it.
-  const lead = changesBrief(shown.detail) + reopenBrief(shown.detail);
+  // Changes a review asked for (Hermes's record of it), or why a done task was reopened, lead the prompt; what the task's contract needs closes it.
+  const lead = changesBrief(detail, { authors: i.steering?.authors }) + reopenBrief(shown.detail);
   record.story.reopen = reopenRecord(shown.detail);
   const contract = contractBrief(detail.task.completionContract);
   input.prompt = lead + renderPrompt(i.prompts.task, p) + contract;

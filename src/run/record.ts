@@ -10,6 +10,7 @@ import type { Lease } from "../lease/lease.js";
 import type { RunStory } from "./close-text.js";
 import type { RunFacts } from "./decide.js";
 import type { RunPhase } from "./events.js";
+import type { ToolBudget } from "../tools/budget.js";
 
 export class RunRecord {
   readonly facts: RunFacts;
@@ -22,6 +23,8 @@ export class RunRecord {
   lastHeartbeat: number | null = null;
   /** The last operator note handed to the agent, and when. */
   operatorNote: (Note & { deliveredAt: number }) | null = null;
+  /** The run's budget for the task tools (work.ts makes it; the close's attachments count against it too). */
+  tools: ToolBudget | null = null;
 
   constructor(
     readonly held: HeldLease,

@@ -19,6 +19,7 @@ import { sleepUnlessAborted } from "../time/clock.js";
 import type { PreparedWorkspace } from "../workspace/port.js";
 import { WorkspaceRefused } from "../workspace/port.js";
 import { confinementStory, cutReasonOf } from "./close-text.js";
+import { spentUsage } from "./budget.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import { closeIntentOf } from "./close-intent.js";
 import { rememberRun } from "./session-end.js";
@@ -150,7 +151,7 @@ export class TaskRun {
       decision: this.refusedInstead ? "block" : decision.type,
       close,
       resumed: record.story.session?.resumed === true,
-      usage: record.story.usage,
+      usage: spentUsage(record.story.usage, record.story.egress?.api),
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
@@ -193,8 +194,8 @@ export class TaskRun {
   }
 
   private prepareInput(detail: TaskDetail, context: string, dir: string, privateDir: string): Parameters<typeof prepareRun>[0] {
-    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard } = this.d;
-    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard };
+    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering } = this.d;
+    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering };
     return { ...from, record: this.record, detail, context, dir, privateDir, signal: this.d.shutdown };
   }
 
@@ -213,6 +214,7 @@ export class TaskRun {
         staging: stagingArea(ws, privateDir, { cliOnThisHost: this.d.cliOnThisHost, upload: this.d.upload !== undefined }),
         taskId: lease.taskId,
         signal: this.d.shutdown,
+        budget: this.record.tools,
       });
       if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
       else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
@@ -280,9 +282,8 @@ export class TaskRun {
     }
   }
 
-  /** The claim is kept for this seat's restart: a note on the card, nothing closed (run/restart.ts). */
+  /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/restart.ts). */
   private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
-    // The note is a courtesy: the claim is kept either way (a lost one is lost), and the restart continues the run.
     const lost = await this.d.held.fenced.heartbeat(k.note).then(
       () => false,
       (err: unknown) => err instanceof LeaseLost || void this.events.tell("log", "warn", "could not leave the restart note", { err: describeError(err) }),

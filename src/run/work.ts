@@ -13,20 +13,24 @@ import type { Decision } from "../result/decision.js";
 import { unreachableWatch } from "./reach.js";
 import { confine } from "./confine.js";
 import { ToolHost } from "../tools/host.js";
+import { DEFAULT_TOOL_LIMITS, ToolBudget } from "../tools/budget.js";
 import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
-import { overrun, overrunText, priorSpend } from "./budget.js";
+import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
 import type { WorkInput } from "./deps.js";
 import type { Timer } from "./factories.js";
 
-/** This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage given. */
+/**
+ * This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage
+ * given — or what the run's proxy counted on the API route, where that is larger (budget.ts spentUsage).
+ */
 function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
   const b = w.budget;
   if (!b || (!b.limits.task && !b.limits.seatDaily)) return () => null;
   const prior = priorSpend(w.detail.runs, w.record.lease.runId);
   return (u) => {
-    const o = overrun(b.limits, prior, b.seatToday(), u);
+    const o = overrun(b.limits, prior, b.seatToday(), spentUsage(u, w.record.story.egress?.api));
     return o ? overrunText(o) : null;
   };
 }
@@ -114,8 +118,12 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     // Board events about this task reach the run while it works (an ownership check, new notes).
     record.live = { checkNow: () => held.checkNow() };
     cleanup.push(["board events", () => (record.live = null)]);
+    // The task tools' budget for this run (agent.budget.tools): the tools' calls and the close's attachments.
+    record.tools = new ToolBudget({ ...DEFAULT_TOOL_LIMITS, ...w.budget?.limits.tools }, () => w.clock.now());
+    record.story.tools = record.tools;
     if (w.agent.usesTools) {
       const host = new ToolHost({
+        budget: record.tools,
         fenced: held.fenced,
         redactor: w.redactor,
         onNote: (n) => {
@@ -131,7 +139,13 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     }
     // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
     const reach = unreachableWatch({ ...w, stop });
+    const over = budgetCheck(w);
     const confined = await confine(w, {
+      // The proxy's count of the API moved (any process of the jail may spend the key): the budgets see it at once.
+      onApiUse: () => {
+        const crossed = facts.stop === null ? over(record.story.usage) : null;
+        if (crossed) stop("budget", crossed);
+      },
       socket: tools?.endpoint.path,
       stop,
       abort: (why) => agentAc.abort(why),
@@ -144,7 +158,6 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     const refused = await confined.claim();
     if (refused) return refused;
     // A task (or seat) already over its budget does not start the agent at all.
-    const over = budgetCheck(w);
     const before = over(null);
     if (before) {
       facts.stop = "budget";

@@ -7,6 +7,8 @@ import { join } from "node:path";
 export const STATE_LAYOUT = {
   /** The status snapshot, rewritten every 5 s (status, fleet). */
   status: "status.json",
+  /** Why the seat's last `run` did not start (its start check, its config), until a start succeeds (fleet). */
+  startFailure: "start-failure.json",
   /** The seat's own settings as `run` last started with them (boards, hermes, http, webhook): what `status`, `outbox`, `usage` and `fleet` read when given only the state dir. */
   settings: "settings.json",
   /** The seat's pause (usage limit, auth). */

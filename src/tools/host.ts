@@ -1,7 +1,8 @@
 // The task tools' one implementation, scoped to one run (no task id anywhere): show, heartbeat and
 // comment act at once through the run's fenced view (ownership checked, fenced on the run id);
 // complete and block are validated and recorded as the agent's request, applied by the daemon after
-// the agent exits and after the gate.
+// the agent exits and after the gate. The run's budget for the tools (budget.ts) answers an error naming
+// it past its comments, their bytes, heartbeats a minute or the files a complete may attach.
 import { shownToAgent } from "./shown.js";
 import { z } from "zod";
 import { type RunInbox, renderNote } from "./notes.js";
@@ -12,6 +13,7 @@ import { AgentResultSchema } from "../result/common.js";
 import type { OutcomeRequest } from "../result/decision.js";
 import type { Redactor } from "../result/redact.js";
 import { BlockTemplateSchema } from "../result/template.js";
+import type { ToolBudget } from "./budget.js";
 
 export const TOOL_NAMES = ["kanban_show", "kanban_heartbeat", "kanban_comment", "kanban_complete", "kanban_request_review", "kanban_block"] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
@@ -54,6 +56,8 @@ export interface ToolHostDeps {
   /** For error texts handed back to the agent (what reaches the board is redacted at the board). */
   redactor: Redactor;
   onNote?: (note: string) => void;
+  /** The run's budget for the tools (agent.budget.tools); unset: none. */
+  budget?: ToolBudget | undefined;
 }
 
 export class ToolHost {
@@ -102,14 +106,35 @@ export class ToolHost {
       }
       case "kanban_heartbeat": {
         const note = String(a.note);
-        await fenced.heartbeat(note);
+        const over = this.d.budget?.heartbeat();
+        if (!over) await fenced.heartbeat(note);
         this.d.onNote?.(note);
-        return { ok: true, text: "recorded" };
+        return over ? { ok: false, error: `kanban_heartbeat: ${over}` } : { ok: true, text: "recorded" };
       }
       case "kanban_comment": {
-        await fenced.comment(String(a.body));
+        const body = String(a.body);
+        const over = this.d.budget?.comment(Buffer.byteLength(body));
+        if (over) return { ok: false, error: `kanban_comment: ${over}` };
+        await fenced.comment(body);
         return { ok: true, text: "comment added" };
       }
+      case "kanban_complete":
+      case "kanban_request_review": {
+        const files = (a.result as { artifacts: { path?: string | undefined; attachment?: unknown }[] }).artifacts.filter(
+          (x) => x.path && !x.attachment,
+        ).length;
+        const over = this.d.budget?.wouldAttach(files);
+        if (over) return { ok: false, error: `${tool}: ${over} — name fewer files; the rest can stay in the workspace, named in the summary` };
+        return this.finish(tool, a);
+      }
+      case "kanban_block":
+        this.request = { kind: "block", block: a as never };
+        return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };
+    }
+  }
+
+  private finish(tool: "kanban_complete" | "kanban_request_review", a: Record<string, unknown>): ToolAnswer {
+    switch (tool) {
       case "kanban_complete":
         this.request = { kind: "complete", summary: String(a.summary), result: a.result };
         return { ok: true, text: "completion recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
@@ -121,9 +146,6 @@ export class ToolHost {
           review: { reviewer: typeof a.reviewer === "string" ? a.reviewer : null },
         };
         return { ok: true, text: "review hand-off recorded: it is applied after you exit, once the bridge's checks pass. Stop working now." };
-      case "kanban_block":
-        this.request = { kind: "block", block: a as never };
-        return { ok: true, text: "block recorded: it is applied after you exit. Stop working now." };
     }
   }
 }

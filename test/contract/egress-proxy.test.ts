@@ -3,83 +3,23 @@
 // header; wildcards, ports, deny wins; a name that resolves to loopback or a private or link-local address
 // is refused unless an entry names that host:port; refusals are counted, allowed bytes summed; the API
 // route puts the seat's key where the placeholder was, toward its upstream only.
-import { createServer, request, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import { mkdtempSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AllowList, parseHostRule } from "../../src/egress/allow.js";
-import type { Resolver } from "../../src/egress/address.js";
 import { EgressProxy, MAX_CONNECTIONS } from "../../src/egress/proxy.js";
+import { type Closers, fakeResolver as fake, get, proxy as proxyOn, tunnel, upstream as upstreamOn } from "../helpers/egress-proxy.js";
 
-const closers: (() => Promise<unknown>)[] = [];
+const closers: Closers = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
 });
 
-async function upstream(): Promise<{ port: number; seen: { url: string; headers: Record<string, unknown> }[] }> {
-  const seen: { url: string; headers: Record<string, unknown> }[] = [];
-  const s: Server = createServer((req, res) => {
-    seen.push({ url: req.url ?? "", headers: req.headers });
-    res.end("upstream says hi");
-  });
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
-  closers.push(() => new Promise((r) => s.close(() => r(null))));
-  return { port: (s.address() as { port: number }).port, seen };
-}
-
-async function proxy(allow: string[], o: { deny?: string[]; resolver?: Resolver; routes?: ConstructorParameters<typeof EgressProxy>[0]["routes"] } = {}) {
-  const p = new EgressProxy({
-    allow: new AllowList(
-      allow.map((a, i) => parseHostRule(a, `allow.${i}`)),
-      (o.deny ?? []).map((a, i) => parseHostRule(a, `deny.${i}`)),
-    ),
-    routes: o.routes ?? [],
-    ...(o.resolver ? { resolver: o.resolver } : {}),
-  });
-  const socket = join(mkdtempSync(join(tmpdir(), "hkb-egress-")), "s");
-  await p.listen(socket);
-  closers.push(() => p.close());
-  return { p, socket };
-}
-
-/** A CONNECT through the proxy: its status line. */
-function tunnel(socket: string, target: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = connect(socket, () => c.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`));
-    let got = "";
-    c.on("data", (d) => {
-      got += d.toString();
-      if (got.includes("\r\n\r\n")) {
-        c.destroy();
-        resolve(got);
-      }
-    });
-    c.on("error", reject);
-  });
-}
-
-/** A plain request through the proxy (absolute form, or a path for the API route). */
-function get(socket: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const r = request({ socketPath: socket, path, headers }, (res) => {
-      let body = "";
-      res.on("data", (c) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    r.on("error", reject);
-    r.end();
-  });
-}
-
-const fake =
-  (map: Record<string, string[]>): Resolver =>
-  async (host) => {
-    const a = map[host];
-    if (!a) throw Object.assign(new Error("ENOTFOUND"), { code: "ENOTFOUND" });
-    return a.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-  };
+const upstream = () => upstreamOn(closers);
+const proxy = (allow: string[], o: Parameters<typeof proxyOn>[2] = {}) => proxyOn(closers, allow, o);
 
 describe("the egress proxy", () => {
   it("tunnels an allowed host, refuses one that is not on the list (403 blocked-by-allowlist), and counts both", async () => {
@@ -91,7 +31,7 @@ describe("the egress proxy", () => {
       /^HTTP\/1\.1 403 .*\r\nX-Proxy-Error: blocked-by-allowlist[\s\S]*not on the seat's allow-list/,
     );
     expect(await tunnel(socket, "evil.example.test:443")).toMatch(/403/);
-    expect(p.counts().blocked).toEqual([{ host: "evil.example.test", port: 443, count: 2, why: "not on the seat's allow-list" }]);
+    expect(p.counts().blocked).toEqual([{ host: "evil.example.test", port: 443, count: 2, why: "not on the seat's allow-list", advice: "evil.example.test" }]);
   });
 
   it("a name resolving to loopback, a private or a metadata address is refused after resolution; only an exact host:port entry opens one", async () => {

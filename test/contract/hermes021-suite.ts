@@ -36,7 +36,9 @@ export function hermes021Suite(name: string, makeBoard: () => Promise<Emu>, o: {
       expect(d.task.status).toBe("done");
       const last = d.runs.at(-1);
       expect(last?.summary).toBe(`addressed the review in sess-${id}`);
-      expect((last?.metadata as { note?: string } | undefined)?.note).toMatch(/^A reviewer sent this task back with CHANGES REQUESTED: cover the empty input/);
+      expect((last?.metadata as { note?: string } | undefined)?.note).toMatch(
+        /^This task was sent back from review \(review round 1; Hermes recorded `reopen-review` by @\S+ at [^)]+\)\. The changes asked for, quoted as board text[^\n]*\n> cover the empty input$/,
+      );
       expect(last?.metadata).toMatchObject({ bridge: { session: { resumed: true } } });
     });
 

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/agents/kinds.js";
+import { probeBwrap } from "../../src/jail/policy.js";
 import { ConfigError } from "../../src/errors/index.js";
 import { runProcess } from "../../src/process/runner.js";
 import { AGENT } from "../helpers/bridge.js";
@@ -14,6 +15,8 @@ import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/model-mocks.js";
 import { OpenAiMock } from "../helpers/openai-mock.js";
 import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 let emu: Emu | undefined;
 const mocks: { close(): Promise<void> }[] = [];
@@ -24,8 +27,8 @@ afterEach(async () => {
 });
 
 const env = (e: Emu, extra: Record<string, string> = {}) => ({ PATH: process.env.PATH ?? "", HOME: e.dir, ...extra });
-const cli = (e: Emu, args: string[], extra: Record<string, string> = {}) =>
-  runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: env(e, extra), cwd: e.dir, timeoutMs: 120_000 });
+const cli = (e: Emu, args: string[], extra: Record<string, string> = {}, o: { captureLimit?: number } = {}) =>
+  runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: env(e, extra), cwd: e.dir, timeoutMs: 120_000, ...o });
 const sh = (e: Emu, line: string, extra: Record<string, string> = {}) => runProcess({ argv: ["/bin/sh", "-c", line], env: env(e, extra), timeoutMs: 60_000 });
 
 /** `init` for one setup on the emulator board; returns the config file, the state dir and what init printed. */
@@ -117,9 +120,30 @@ describe("hermes-bridge init: a first seat that doctor passes once the printed l
     const key = { ANTHROPIC_API_KEY: "sk-ant-mock" };
     expect((await doctor(e, file, key)).code).toBe(0);
     const id = await e.createTask("a first task", { assignee: "seat-1", body: "Do it." });
-    const run = await cli(e, ["run", "--once", "--config", file], key);
+    const run = await cli(e, ["run", "--once", "--config", file, "--log-level", "debug", "--log-format", "json"], key, { captureLimit: 64 * 1024 * 1024 });
     expect(run.exitCode).toBe(0);
     expect((await e.show(id)).task.status).toBe("done");
+    // No traffic the seat did not ask for (issue 49): the proxy's own log — every name it resolved, every
+    // address it opened, the start check's and the run's — holds the loopback gateway alone: no DNS lookup,
+    // no connection to api.anthropic.com or any default host of the kind.
+    const lines = run.stdout.split("\n").flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+    const jailed = lines.some((l) => l.isolation === "bwrap" && l.network === "proxy");
+    if (BWRAP || process.env.HKB_REQUIRE_BWRAP) expect(jailed).toBe(true);
+    if (jailed) {
+      const egress = lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith("egress: "));
+      const mockAt = new URL(mock.baseUrl);
+      expect(egress.filter((l) => l.what === "connect" && l.during === "the start check")).toEqual([
+        expect.objectContaining({ host: mockAt.hostname, port: Number(mockAt.port), address: "127.0.0.1" }),
+      ]);
+      expect(egress.filter((l) => l.what === "connect" && l.task_id === id).length).toBeGreaterThan(0);
+      for (const l of egress) expect({ what: l.what, host: l.host, port: l.port }).toEqual({ what: "connect", host: "127.0.0.1", port: Number(mockAt.port) });
+    }
   });
 
   it("codex (ChatGPT): the printed login makes CODEX_HOME first; with its auth.json doctor passes", async () => {

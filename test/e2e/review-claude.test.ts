@@ -32,7 +32,7 @@ describe("review hand-off with the real Claude Code CLI", () => {
     const base = { ...SHORT, seat: { limitMarginSeconds: 0 }, agent: claudeAgent(emu, mock) };
     await (await runBridge(emu, { base })).daemon.done;
     let doc = await emu.show(id);
-    expect(doc.task.status).toBe("review");
+    expect(doc.task.status, String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toBe("review");
     expect(doc.runs[0]).toMatchObject({ outcome: "review_requested", summary: "Parser done; please review." });
 
     await emu.kanban(["reopen-review", id, "--reason", "handle an empty file"]);
@@ -48,7 +48,9 @@ describe("review hand-off with the real Claude Code CLI", () => {
     // The same session: the first run's work is in the resumed run's first request …
     expect(resumed).toContain("Step one: implemented the parser.");
     // … and the reviewer's changes lead the new prompt.
-    expect(resumed).toContain("A reviewer sent this task back with CHANGES REQUESTED: handle an empty file");
+    expect(resumed).toMatch(
+      /This task was sent back from review \(review round 1; Hermes recorded `reopen-review` by @\S+ at [^)]+\)\. The changes asked for, quoted as board text[^\n]*\n> handle an empty file/,
+    );
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ bridge: { session: { resumed: true } } });
   });
 });

@@ -94,7 +94,7 @@ describe.skipIf(!BWRAP && !process.env.HKB_REQUIRE_BWRAP)("egress from the jail 
     expect(egress?.blocked).toContainEqual(expect.objectContaining({ host: "exfil.example.test", port: 443 }));
     // …and in the done card's summary, with the entry that would let it through
     expect(doc.runs.at(-1)?.summary).toMatch(
-      /\n\negress refused: exfil\.example\.test:443 ×\d+ .*agent\.isolation\.allowHosts lets one through \("exfil\.example\.test:443"/,
+      /\n\negress refused: exfil\.example\.test:443 ×\d+ .*agent\.isolation\.allowHosts lets one through \("exfil\.example\.test"\)/,
     );
     // …and in the seat's status and its fleet row.
     expect(status.seat.network?.mode).toBe("proxy");

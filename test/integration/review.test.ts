@@ -28,7 +28,7 @@ describe("the review hand-off", () => {
     const last = doc.runs.at(-1);
     expect(last?.summary).toBe(`addressed the review in sess-${id}`);
     expect((last?.metadata as { note?: string } | undefined)?.note).toMatch(
-      /^A reviewer sent this task back with CHANGES REQUESTED: add a test for the empty input/,
+      /^This task was sent back from review \(review round 1; Hermes recorded `reopen-review` by @\S+ at [^)]+\)\. The changes asked for, quoted as board text[^\n]*\n> add a test for the empty input$/,
     );
     expect(last?.metadata).toMatchObject({ bridge: { session: { id: `sess-${id}`, resumed: true } } });
   });

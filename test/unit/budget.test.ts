@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskRunRecord } from "../../src/board/port.js";
 import { parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
-import { overrun, overrunText, priorSpend } from "../../src/run/budget.js";
+import { apiBeyondReport, overrun, overrunText, priorSpend, spentUsage } from "../../src/run/budget.js";
 import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
 import { taskEventOf } from "../../src/board/events.js";
 
@@ -45,6 +45,41 @@ describe("usage lines", () => {
     expect(runCost(run(1, { metadata: meta }))).toEqual({ seat: "a", agent: "codex", model: null, tokensIn: 10, tokensOut: 5, costUsd: 0.5, measured: true });
     expect(runCost(run(2, { metadata: { bridge: { seat: "a", usage: "unmeasured" } } }))?.measured).toBe(false);
     expect(runCost(run(3, { summary: "manual close" }))).toBeNull();
+  });
+});
+
+describe("the proxy's count of the API on the card (issue 50: the key's use on the books)", () => {
+  const api = { requests: 6, bytesOut: 1, bytesIn: 2, tokens: { input: 900, output: 120, cacheRead: 0, cacheWrite: 0 }, unread: 0 };
+
+  it("the usage line carries it before the seat; read back, a run cost at least what its proxy counted", () => {
+    const line = usageLine({ tokens: { input: 400, output: 80 } }, "m", "box/s", { requests: 6, input: 900, output: 120 });
+    expect(line).toBe("usage: 400 input / 80 output tokens (model m) · api 6 requests, 900 input / 120 output tokens · seat box/s");
+    expect(parseUsageLine(line)).toMatchObject({ tokensIn: 900, tokensOut: 120, seat: "box/s", measured: true });
+    // an agent that reported nothing, a proxy that counted: measured by the proxy's count
+    expect(parseUsageLine(usageLine(null, undefined, "s", { requests: 1, input: 50, output: 5 }))).toMatchObject({
+      tokensIn: 50,
+      tokensOut: 5,
+      measured: true,
+    });
+  });
+
+  it("metadata.bridge.api raises a card's tokens; a forged count is no usage", () => {
+    const meta = (t: unknown) => ({ bridge: { seat: "a", tokens: { input: 10, output: 5 }, usage: "measured", api: { requests: 2, tokens: t } } });
+    expect(runCost(run(1, { metadata: meta({ input: 300, output: 2 }) }))).toMatchObject({ tokensIn: 300, tokensOut: 5, measured: true });
+    expect(runCost(run(2, { metadata: meta({ input: -1e15, output: 0 }) }))).toMatchObject({ tokensIn: 0, measured: false });
+  });
+
+  it("the budgets count the larger figure; the card says when the proxy counted more than the agent reported", () => {
+    expect(spentUsage({ tokens: { input: 400, output: 80 }, costUsd: 0.5 }, api)).toEqual({ tokens: { input: 900, output: 120 }, costUsd: 0.5 });
+    expect(spentUsage(null, api)).toEqual({ tokens: { input: 900, output: 120 } });
+    expect(spentUsage({ tokens: { input: 5000, output: 800 } }, api)).toEqual({ tokens: { input: 5000, output: 800 } });
+    const day = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+    expect(overrun({ task: { tokens: 1000 } }, day, day, spentUsage({ tokens: { input: 400, output: 80 } }, api))?.spent.tokens).toBe(1020);
+    expect(apiBeyondReport({ tokens: { input: 400, output: 80 } }, api)).toMatch(
+      /6 request\(s\), 900 input \/ 120 output tokens — more than the agent reported 400 input \/ 80 output tokens/,
+    );
+    expect(apiBeyondReport(null, api)).toMatch(/more than the agent reported none/);
+    expect(apiBeyondReport({ tokens: { input: 900, output: 120 } }, api)).toBeNull();
   });
 });
 

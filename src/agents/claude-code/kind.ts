@@ -14,6 +14,7 @@ import { defineKind } from "../kind.js";
 import { TESTED_VERSIONS } from "../tested.js";
 import { CLAUDE_HOME } from "./home.js";
 import { statePath } from "../../state/layout.js";
+import { urlEntry } from "../../egress/plan.js";
 
 const schema = z.strictObject({
   kind: z.literal("claude-code"),
@@ -38,6 +39,10 @@ const schema = z.strictObject({
 
 /** Where Claude Code takes a key or token from the environment (the proxy puts them in; the jail holds placeholders). */
 const CLAUDE_KEYS = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"] as const;
+/** Where a subscription's login (`claude auth login`) is refreshed. */
+const LOGIN_HOSTS = ["console.anthropic.com", "platform.claude.com", "claude.ai"];
+/** What the CLI calls that its work does not need (its metrics intake; CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC quiets most). */
+const HOUSEKEEPING = ["http-intake.logs.us5.datadoghq.com"];
 
 const home = (a: z.output<typeof schema>, stateDir: string) => a.configDir ?? statePath(stateDir, "claude");
 
@@ -130,10 +135,12 @@ export const claudeCodeKind = defineKind({
     const vars = agentEnv(env, a.passEnv, a.env);
     const keyEnvs = CLAUDE_KEYS.filter((k) => vars[k]);
     const upstream = vars.ANTHROPIC_BASE_URL ?? "https://api.anthropic.com";
-    // The API, and where a subscription's login is refreshed.
+    // The API this seat uses — its base URL when it has one (a gateway, a loopback server: api.anthropic.com is
+    // then no host of its) — and, only for a seat with no key or token in its environment, its login's hosts.
     return {
-      hosts: ["api.anthropic.com", "console.anthropic.com", "platform.claude.com", "claude.ai"],
+      hosts: [urlEntry(upstream), ...(keyEnvs.length ? [] : LOGIN_HOSTS)],
       api: keyEnvs.length ? { name: "anthropic", upstream, keyEnvs } : undefined,
+      housekeeping: HOUSEKEEPING,
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.

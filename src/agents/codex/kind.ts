@@ -17,6 +17,7 @@ import { TESTED_VERSIONS } from "../tested.js";
 import { CODEX_HOME } from "./home.js";
 import { customProviderOf } from "./provider.js";
 import { statePath } from "../../state/layout.js";
+import { urlEntry } from "../../egress/plan.js";
 
 const schema = z
   .strictObject({
@@ -129,10 +130,15 @@ export const codexKind = defineKind({
     // The provider's own key variable too (env_key): the jail holds a placeholder for it like OPENAI_API_KEY.
     const keyEnvs = [...new Set([...CODEX_KEYS, ...(provider?.envKey ? [provider.envKey] : [])])].filter((k) => vars[k]);
     const upstream = provider?.baseUrl ?? vars.OPENAI_BASE_URL ?? "https://api.openai.com/v1";
-    // The API, ChatGPT's Codex backend and its login; a seat with a key (or a provider) gets its API forwarded.
+    // The API this seat uses (its provider's or OPENAI_BASE_URL when set: api.openai.com is then no host of
+    // its); ChatGPT's Codex backend and its login only where the login may be a ChatGPT one — no provider of
+    // its own and no key in the environment (the login in CODEX_HOME may be either). A seat with a key (or a
+    // provider) gets its API forwarded. Its update check and metrics are housekeeping, refused.
+    const login = provider || keyEnvs.length ? [] : ["chatgpt.com", "auth.openai.com"];
     return {
-      hosts: ["api.openai.com", "chatgpt.com", "auth.openai.com"],
+      hosts: [urlEntry(upstream), ...login],
       api: keyEnvs.length || provider?.baseUrl ? { name: "openai", upstream, keyEnvs } : undefined,
+      housekeeping: ["github.com", "api.github.com", "ab.chatgpt.com"],
     };
   },
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
