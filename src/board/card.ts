@@ -12,6 +12,10 @@ export interface Usage {
   model?: string;
 }
 
+/** Why a run's agent was started again within its claim (run/retry.ts): its process crashed, its API failed, its connection broke. */
+export const RETRY_CAUSES = ["crash", "api", "connection"] as const;
+export type RetryCause = (typeof RETRY_CAUSES)[number];
+
 export interface RunCost {
   seat: string | null;
   agent: string | null;
@@ -21,11 +25,27 @@ export interface RunCost {
   costUsd: number;
   /** False when the agent reported no usage (the numbers are then 0 but mean "unknown"). */
   measured: boolean;
+  /** The agent's turns, where it reported them. */
+  turns?: number | null;
+  /** The retries within the run before its close, by cause (the close's record: `metadata.bridge.retries`, the usage line's `retried`). */
+  retries?: RetryCause[];
 }
 
-/** The one-line usage of a run (`usage: 1200 input / 300 output tokens, $0.0123, 4 turns (model m) · seat s`). */
-export function usageLine(u: Usage | null, model?: string, seat?: string): string {
-  const who = seat ? ` · seat ${seat}` : "";
+/** What the usage line says of the run besides its usage: the agent kind, the retries before the close. */
+export interface UsageLineExtra {
+  agent?: string | undefined;
+  retries?: readonly RetryCause[] | undefined;
+}
+
+const word = (s: string) => s.replace(/\s+/g, "_").slice(0, 100);
+
+/**
+ * The one-line usage of a run (`usage: 1200 input / 300 output tokens, $0.0123, 4 turns (model m) · seat s
+ * · agent claude-code · retried 2 (crash, api)`).
+ */
+export function usageLine(u: Usage | null, model?: string, seat?: string, extra: UsageLineExtra = {}): string {
+  const retried = extra.retries?.length ? ` · retried ${extra.retries.length} (${extra.retries.join(", ")})` : "";
+  const who = `${seat ? ` · seat ${word(seat)}` : ""}${extra.agent ? ` · agent ${word(extra.agent)}` : ""}${retried}`;
   if (!u || (!u.tokens && u.costUsd === undefined && u.turns === undefined)) return `usage: unmeasured (the agent reported none)${who}`;
   const parts: string[] = [];
   if (u.tokens) {
@@ -44,7 +64,7 @@ export function usageLine(u: Usage | null, model?: string, seat?: string): strin
  * never read as the run's usage.
  */
 const USAGE_LINE =
-  /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · seat \S+)?$/;
+  /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · seat \S+)?( · agent \S+)?( · retried \d+ \((?:crash|api|connection)(?:, (?:crash|api|connection))*\))?$/;
 
 /** Reads the bridge's `usage:` line back: the text's last line, when it is one; null otherwise. */
 export function parseUsageLine(text: string): RunCost | null {
@@ -52,22 +72,37 @@ export function parseUsageLine(text: string): RunCost | null {
   if (!USAGE_LINE.test(last)) return null;
   const line = last.slice("usage: ".length);
   const seat = / · seat (\S+)/.exec(line)?.[1] ?? null;
+  const agent = / · agent (\S+)/.exec(line)?.[1] ?? null;
   const model = /\(model ([^)]+)\)/.exec(line)?.[1] ?? null;
-  if (line.startsWith("unmeasured")) return { seat, agent: null, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
+  const retried = / · retried \d+ \(([a-z, ]+)\)$/.exec(line)?.[1];
+  const retries = retried ? (retried.split(", ") as RetryCause[]) : [];
+  if (line.startsWith("unmeasured")) return { seat, agent, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false, turns: null, retries };
   const tokens = /(\d+) input \/ (\d+) output tokens/.exec(line);
   const cost = /\$(\d+(?:\.\d+)?)/.exec(line);
+  const turns = /, (\d+) turns?/.exec(line) ?? /^(\d+) turns?/.exec(line);
   return {
     seat,
-    agent: null,
+    agent,
     model,
     tokensIn: Number(tokens?.[1] ?? 0),
     tokensOut: Number(tokens?.[2] ?? 0),
     costUsd: Number(cost?.[1] ?? 0),
     measured: tokens !== null || cost !== null,
+    turns: turns ? Number(turns[1]) : null,
+    retries,
   };
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** `metadata.bridge.retries` (a list of `{cause, …}`) as causes; anything else in it is no retry (at most 100). */
+function retriesOf(v: unknown): RetryCause[] {
+  if (!Array.isArray(v)) return [];
+  return v
+    .slice(0, 100)
+    .map((r) => (r && typeof r === "object" ? (r as Record<string, unknown>).cause : null))
+    .filter((c): c is RetryCause => typeof c === "string" && (RETRY_CAUSES as readonly string[]).includes(c));
+}
 const str = (v: unknown) => (typeof v === "string" ? v.slice(0, 200) : null);
 
 /** Why a usage number of a card cannot be counted (negative, not finite, not a number), or null. */
@@ -105,6 +140,7 @@ export function runCost(run: {
       return { seat: str(bridge.seat), agent: str(bridge.agent), model: str(bridge.model), tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false };
     const tokens = (bridge.tokens ?? {}) as Record<string, unknown>;
     const measured = bridge.usage === undefined ? bridge.tokens !== undefined || bridge.cost_usd !== undefined : bridge.usage === "measured";
+    const turns = typeof bridge.turns === "number" && Number.isInteger(bridge.turns) && bridge.turns >= 0 ? bridge.turns : null;
     return {
       seat: str(bridge.seat),
       agent: str(bridge.agent),
@@ -113,6 +149,8 @@ export function runCost(run: {
       tokensOut: num(tokens.output),
       costUsd: num(bridge.cost_usd),
       measured,
+      turns,
+      retries: retriesOf(bridge.retries),
     };
   }
   for (const text of [run.summary, run.error, ...(run.reasons ?? [])]) {

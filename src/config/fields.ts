@@ -95,6 +95,16 @@ export const agentCommon = {
    * back to the lane and the seat paused until its own check gets through. 0 = off.
    */
   unreachableSeconds: z.number().min(0).default(180),
+  /**
+   * An attempt that ended the environment's way — the agent's process crashed or was killed by the host, its
+   * API failed or was overloaded mid-turn, its connection broke mid-turn — is started again within the claim
+   * (its session resumed where it has one) this many times, after retryBackoffSeconds × 2^(n−1) (at most
+   * retryBackoffMaxSeconds), each a heartbeat note; only then the templated block, naming the attempts. The
+   * task's own ends (the gate, the agent's block, a refusal) are never retried. 0 = off.
+   */
+  retries: z.number().int().min(0).max(10).default(2),
+  retryBackoffSeconds: z.number().min(0).default(15),
+  retryBackoffMaxSeconds: z.number().min(0).default(300),
   /** A CLI that printed its final result and does not exit within this is stopped; the result counts. */
   afterResultSeconds: seconds.default(15),
   /** Polite stop this long before the deadline (default min(60, ttl/8)). */

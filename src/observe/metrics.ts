@@ -13,6 +13,12 @@ export class Metrics {
     labelNames: ["board", "mode"],
     registers: [this.registry],
   });
+  readonly retries = new Counter({
+    name: "hkb_agent_retries_total",
+    help: "Agent attempts started again within their claim after an end that was the environment's (cause: crash, api, connection)",
+    labelNames: ["board", "cause"],
+    registers: [this.registry],
+  });
   readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
   readonly heartbeatFailures = new Counter({
     name: "hkb_heartbeat_failures_total",

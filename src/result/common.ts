@@ -88,6 +88,8 @@ export interface BridgeInfo {
   };
   /** Set only when the agent ran without a jail of its own (agent.isolation fell back, or the operator chose it). */
   isolation?: { mode: string; why: string };
+  /** The attempts started again before the close (agent.retries): why each ended, and when. */
+  retries?: { attempt: number; cause: string; detail: string; at: string }[];
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

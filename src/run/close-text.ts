@@ -10,6 +10,7 @@ import { usageLine } from "../board/card.js";
 import { renderBlock } from "../result/template.js";
 import type { EgressCounts } from "../egress/proxy.js";
 import type { RunFacts } from "./decide.js";
+import { type RetryRecord, retriesText } from "./retry.js";
 
 export interface RunStory {
   traceId: string;
@@ -31,6 +32,8 @@ export interface RunStory {
   isolation?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
+  /** The attempts the run started again before its close (agent.retries, run/retry.ts). */
+  retries?: RetryRecord[] | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -58,6 +61,8 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.retries?.length)
+    info.retries = s.retries.map((r) => ({ attempt: r.attempt, cause: r.cause, detail: r.detail.slice(0, 300), at: new Date(r.at).toISOString() }));
   if (s.isolation) info.isolation = s.isolation;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;
@@ -113,7 +118,7 @@ export const isolationLine = (i: { mode: string; why: string }): string =>
   `isolation: ${i.mode} — the agent ran without a jail of its own (${i.why.slice(0, 300)})`;
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
-export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat);
+export const storyUsage = (s: RunStory): string => usageLine(s.usage, s.model, s.seat, { agent: s.agent, retries: s.retries?.map((r) => r.cause) });
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
 const CUTS = new Set<CutReason>(["deadline", "usage_limit", "shutdown", "stall", "crash", "unresolved", "auth", "budget", "cap"]);
@@ -126,6 +131,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       what += ` Files changed so far: ${s.changedFiles.length ? s.changedFiles.slice(0, 20).join(", ") + (s.changedFiles.length > 20 ? `, +${s.changedFiles.length - 20} more` : "") : "none"}.`;
   }
   if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
+  if (s.retries?.length) what += retriesText(s.retries);
   const lines = [renderBlock({ ...d.template, what_happened: what })];
   if (s.session)
     lines.push(

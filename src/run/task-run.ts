@@ -9,6 +9,7 @@ import type { AgentEvent, Usage } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { settleClaim } from "./claims.js";
 import type { TaskDetail } from "../board/port.js";
+import type { RetryCause } from "../board/card.js";
 import type { CutReason } from "../continuity/journal.js";
 import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
@@ -55,6 +56,8 @@ export interface RunReport {
   resumed: boolean;
   usage: Usage | null;
   durationMs: number;
+  /** The attempts started again before the close (agent.retries), by cause. */
+  retries?: RetryCause[];
 }
 
 const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
@@ -153,6 +156,7 @@ export class TaskRun {
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
+    if (record.story.retries?.length) report.retries = record.story.retries.map((r) => r.cause);
     if (decision.type === "block") report.cause = decision.template.cause;
     if (this.refusedInstead) report.cause = this.refusedCause;
     if (record.facts.limit) report.limit = record.facts.limit;

@@ -33,7 +33,15 @@ describe("usage lines", () => {
       tokensOut: 300,
       costUsd: 0.0123,
       measured: true,
+      turns: 4,
+      retries: [],
     });
+    // the agent kind and the retries before the close ride on the same line, read back whole
+    const retried = usageLine({ turns: 1 }, undefined, "s", { agent: "claude-code", retries: ["crash", "api"] });
+    expect(retried).toBe("usage: 1 turn · seat s · agent claude-code · retried 2 (crash, api)");
+    expect(parseUsageLine(retried)).toMatchObject({ agent: "claude-code", retries: ["crash", "api"], turns: 1, measured: false });
+    // an agent's own text that looks like the tail is no usage line unless it is the last line
+    expect(parseUsageLine(`${retried}\nmore text`)).toBeNull();
     const none = usageLine(null, undefined, "s");
     expect(none).toBe("usage: unmeasured (the agent reported none) · seat s");
     expect(parseUsageLine(none)).toMatchObject({ measured: false, tokensIn: 0, seat: "s" });
@@ -42,7 +50,19 @@ describe("usage lines", () => {
 
   it("a run's cost: metadata.bridge of a complete wins over text; a run the bridge did not close is null", () => {
     const meta = { bridge: { seat: "a", agent: "codex", tokens: { input: 10, output: 5 }, cost_usd: 0.5, usage: "measured" } };
-    expect(runCost(run(1, { metadata: meta }))).toEqual({ seat: "a", agent: "codex", model: null, tokensIn: 10, tokensOut: 5, costUsd: 0.5, measured: true });
+    expect(runCost(run(1, { metadata: meta }))).toEqual({
+      seat: "a",
+      agent: "codex",
+      model: null,
+      tokensIn: 10,
+      tokensOut: 5,
+      costUsd: 0.5,
+      measured: true,
+      turns: null,
+      retries: [],
+    });
+    const retried = { bridge: { ...meta.bridge, turns: 3, retries: [{ cause: "crash" }, { cause: "forged" }, "x", { cause: "api" }] } };
+    expect(runCost(run(4, { metadata: retried }))).toMatchObject({ turns: 3, retries: ["crash", "api"] });
     expect(runCost(run(2, { metadata: { bridge: { seat: "a", usage: "unmeasured" } } }))?.measured).toBe(false);
     expect(runCost(run(3, { summary: "manual close" }))).toBeNull();
   });

@@ -3,7 +3,7 @@
 // api_retry name a failure; init must show the task MCP server connected; session_id is the resumable
 // handle; usage comes from the result line as the run's totals ("No conversation found" = a resume
 // that cannot be continued).
-import { noAnswerFromApi } from "../network.js";
+import { noAnswerFromApi, transientApiFailure } from "../network.js";
 import { arr, modelName, num, obj, parseLine, str, uuid } from "../json.js";
 import type { AgentEvent, Usage } from "../port.js";
 import { parseLimitText } from "./limits.js";
@@ -166,5 +166,13 @@ function resultError(line: Record<string, unknown>, s: ClaudeState, now: number)
   if (legacy && status !== null) return [{ type: "limit", kind: legacy.kind, resetsAt: s.resetsAt ?? legacy.resetsAt, message: text }];
   if (legacy && /usage limit reached\|/i.test(text)) return [{ type: "limit", kind: legacy.kind, resetsAt: legacy.resetsAt, message: text }];
   if (status === null && noAnswerFromApi(text)) return [{ type: "unreachable", message: text.slice(0, 300) }];
-  return [{ type: "failed", cause: "environment", message: `Claude ended with an error (${subtype ?? "error"}${status ? `, HTTP ${status}` : ""}): ${text}` }];
+  const transient = transientApiFailure(text, status);
+  return [
+    {
+      type: "failed",
+      cause: "environment",
+      message: `Claude ended with an error (${subtype ?? "error"}${status ? `, HTTP ${status}` : ""}): ${text}`,
+      ...(transient ? { transient } : {}),
+    },
+  ];
 }
