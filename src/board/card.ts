@@ -27,6 +27,10 @@ export interface RunCost {
   measured: boolean;
   /** The agent's turns, where it reported them. */
   turns?: number | null;
+  /** The agent reported a cost (Codex reports tokens only): a measured run without one is "cost unknown", never free. */
+  costKnown?: boolean;
+  /** How long the run took as the bridge measured it (`metadata.bridge.duration_ms`), where the record has it. */
+  durationMs?: number | null;
   /** The retries within the run before its close, by cause (the close's record: `metadata.bridge.retries`, the usage line's `retried`). */
   retries?: RetryCause[];
 }
@@ -66,17 +70,52 @@ export function usageLine(u: Usage | null, model?: string, seat?: string, extra:
 const USAGE_LINE =
   /^usage: (unmeasured \(the agent reported none\)|(\d+ input \/ \d+ output tokens( \(cache read \d+, write \d+\))?)?(, )?(\$\d+\.\d{4})?(, )?(\d+ turns?)?( \(model [^()]+\))?)( · seat \S+)?( · agent \S+)?( · retried \d+ \((?:crash|api|connection)(?:, (?:crash|api|connection))*\))?$/;
 
-/** Reads the bridge's `usage:` line back: the text's last line, when it is one; null otherwise. */
+/** The longest start of `s` within `max` UTF-8 bytes (never half a character). */
+function fitBytes(s: string, max: number): string {
+  let out = "";
+  let n = 0;
+  for (const ch of s) {
+    n += Buffer.byteLength(ch);
+    if (n > max) break;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * A text the CLI keeps on one line (a reclaim's reason): flattened and cut to `maxBytes`, its usage line kept
+ * whole at its end, where `parseUsageLine` reads it back (a hand-back's record of what its run used).
+ */
+export function oneLineWithUsage(text: string, maxBytes: number): string {
+  const flat = (s: string) => s.replace(/\s+/g, " ").trim();
+  const lines = text.replace(/\s+$/, "").split("\n");
+  const last = lines.at(-1) ?? "";
+  if (lines.length < 2 || !USAGE_LINE.test(last)) return fitBytes(flat(text), maxBytes);
+  const head = flat(lines.slice(0, -1).join(" "));
+  const room = maxBytes - Buffer.byteLength(last) - 1;
+  const cut = Buffer.byteLength(head) > room ? `${fitBytes(head, room - Buffer.byteLength("…"))}…` : head;
+  return `${cut} ${last}`;
+}
+
+/**
+ * Reads the bridge's `usage:` line back: the text's last line, when it is one — or the end of a text kept on
+ * one line (a reclaim's reason: `oneLineWithUsage`), from its last ` usage: ` on; null otherwise.
+ */
 export function parseUsageLine(text: string): RunCost | null {
-  const last = text.replace(/\s+$/, "").split("\n").at(-1) ?? "";
-  if (!USAGE_LINE.test(last)) return null;
+  let last = text.replace(/\s+$/, "").split("\n").at(-1) ?? "";
+  if (!USAGE_LINE.test(last)) {
+    const at = last.lastIndexOf(" usage: ");
+    if (at < 0 || !USAGE_LINE.test(last.slice(at + 1))) return null;
+    last = last.slice(at + 1);
+  }
   const line = last.slice("usage: ".length);
   const seat = / · seat (\S+)/.exec(line)?.[1] ?? null;
   const agent = / · agent (\S+)/.exec(line)?.[1] ?? null;
   const model = /\(model ([^)]+)\)/.exec(line)?.[1] ?? null;
   const retried = / · retried \d+ \(([a-z, ]+)\)$/.exec(line)?.[1];
   const retries = retried ? (retried.split(", ") as RetryCause[]) : [];
-  if (line.startsWith("unmeasured")) return { seat, agent, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false, turns: null, retries };
+  if (line.startsWith("unmeasured"))
+    return { seat, agent, model, tokensIn: 0, tokensOut: 0, costUsd: 0, measured: false, turns: null, retries, costKnown: false };
   const tokens = /(\d+) input \/ (\d+) output tokens/.exec(line);
   const cost = /\$(\d+(?:\.\d+)?)/.exec(line);
   const turns = /, (\d+) turns?/.exec(line) ?? /^(\d+) turns?/.exec(line);
@@ -90,6 +129,7 @@ export function parseUsageLine(text: string): RunCost | null {
     measured: tokens !== null || cost !== null,
     turns: turns ? Number(turns[1]) : null,
     retries,
+    costKnown: cost !== null,
   };
 }
 
@@ -151,6 +191,8 @@ export function runCost(run: {
       measured,
       turns,
       retries: retriesOf(bridge.retries),
+      costKnown: typeof bridge.cost_usd === "number",
+      durationMs: typeof bridge.duration_ms === "number" && Number.isFinite(bridge.duration_ms) && bridge.duration_ms >= 0 ? bridge.duration_ms : null,
     };
   }
   for (const text of [run.summary, run.error, ...(run.reasons ?? [])]) {

@@ -70,6 +70,8 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
     claim,
   };
   if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
+  // A reclaim someone asked for (`reclaim`, `manual: true`), not the claim's expiry (a stale lock).
+  if (e.kind === "reclaimed") ev.manual = p?.manual === true;
   if (e.kind === "existing_pr_authorized") {
     const floor = p?.run_id_floor;
     ev.prGrant = {

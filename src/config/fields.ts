@@ -137,3 +137,18 @@ export const agentCommon = {
 /** What the rest of the bridge knows of any agent's config: its kind and the common keys (the kind reads the rest). */
 export const AgentBaseSchema = z.looseObject({ kind: z.string(), ...agentCommon });
 export type AgentConfig = z.output<typeof AgentBaseSchema>;
+
+/**
+ * The seed's service levels (seeds/001): a failure rate ((blocked + lost + dead letters) ÷ closed) at or
+ * above `failureRate`, a dead-letter rate at or above `deadLetterRate`, a p95 run time above
+ * `runTimeP95Seconds` — each judged from `minRuns` closed runs — are flagged by `stats` and the fleet page,
+ * and alerted on by the Prometheus rules (the seat exports them: hkb_service_level_*).
+ */
+export const serviceLevels = z
+  .strictObject({
+    failureRate: z.number().min(0).max(1).default(0.05),
+    deadLetterRate: z.number().min(0).max(1).default(0.01),
+    runTimeP95Seconds: z.number().min(1).default(600),
+    minRuns: z.number().int().min(1).default(10),
+  })
+  .prefault({});

@@ -2,7 +2,7 @@
 // ledger (state/ledger.ts) — today's and the 5-hour window's spend for status, the fleet view and the
 // seat's daily budget. The board's cards stay the record for `hermes-bridge usage`.
 import type { Config } from "../config/schema.js";
-import type { Metrics } from "../observe/metrics.js";
+import type { CLOSED_OUTCOMES, Metrics } from "../observe/metrics.js";
 import type { RunReport } from "../run/task-run.js";
 import { type Hours, type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
 
@@ -34,6 +34,8 @@ export function account(b: Books, board: string, r: RunReport): void {
   const m = b.metrics;
   if (!m) return;
   m.runDuration.observe({ board, decision: r.decision }, r.durationMs / 1000);
+  const closed = closedOutcome(r);
+  if (closed) m.runsClosed.inc({ board, outcome: closed });
   if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board });
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
   else if (r.decision === "complete") m.completes.inc({ board });
@@ -42,6 +44,15 @@ export function account(b: Books, board: string, r: RunReport): void {
   if (r.resumed) m.resumes.inc({ board });
   if (r.cut === "stall") m.stalls.inc({ board });
   m.usage(b.config.seat.name, r.agent, r.usage);
+}
+
+/** How the run ended, as hkb_runs_closed_total and the ledger count it; null: nothing closed (its claim kept for the restart). */
+export function closedOutcome(r: RunReport): (typeof CLOSED_OUTCOMES)[number] | null {
+  if (r.close === "lease_lost" || r.decision === "lost") return "lost";
+  if (r.close === "failed" || r.close === "dead") return "dead_letter";
+  if (r.close === "kept" || r.close === "not_attempted") return null;
+  if (r.handedOff || r.stopped) return "given_back";
+  return r.decision === "complete" ? "completed" : "blocked";
 }
 
 /** The fleet strip's three kinds of close: a landed complete, a landed block (not a usage-limit hand-back), the rest. */

@@ -209,6 +209,7 @@ export async function build(
   kinds: readonly AgentKind[] = AGENT_KINDS,
 ): Promise<Built> {
   const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics() : undefined;
+  metrics?.seat(c.boards, c.serviceLevels);
   const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
   const git = gitRunner(c, env);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskRunRecord } from "../../src/board/port.js";
-import { parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
+import { oneLineWithUsage, parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
 import { overrun, overrunText, priorSpend } from "../../src/run/budget.js";
 import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
 import { taskEventOf } from "../../src/board/events.js";
@@ -35,6 +35,7 @@ describe("usage lines", () => {
       measured: true,
       turns: 4,
       retries: [],
+      costKnown: true,
     });
     // the agent kind and the retries before the close ride on the same line, read back whole
     const retried = usageLine({ turns: 1 }, undefined, "s", { agent: "claude-code", retries: ["crash", "api"] });
@@ -60,6 +61,8 @@ describe("usage lines", () => {
       measured: true,
       turns: null,
       retries: [],
+      costKnown: true,
+      durationMs: null,
     });
     const retried = { bridge: { ...meta.bridge, turns: 3, retries: [{ cause: "crash" }, { cause: "forged" }, "x", { cause: "api" }] } };
     expect(runCost(run(4, { metadata: retried }))).toMatchObject({ turns: 3, retries: ["crash", "api"] });
@@ -150,5 +153,22 @@ describe("usage report from cards", () => {
     const r = usageReport(runs, { since: 1_000_000, by: "seat", boards: ["b"] });
     expect(r.rows).toEqual([{ key: "a", runs: 1, unmeasured: 0, tokensIn: 70, tokensOut: 7, costUsd: 0 }]);
     expect(r.otherRuns).toBe(1);
+  });
+});
+
+describe("a hand-back's one-line reason", () => {
+  it("keeps its usage line whole at the end, however long the text before it; read back from there", () => {
+    const usage = usageLine({ tokens: { input: 7, output: 3 } }, undefined, "box/seat-a", { agent: "command", retries: ["crash"] });
+    const long = `usage limit of seat box/seat-a — ${"ü".repeat(400)}\nhanded back to the lane 'pool'\n${usage}`;
+    const flat = oneLineWithUsage(long, 500);
+    expect(Buffer.byteLength(flat)).toBeLessThanOrEqual(500);
+    expect(flat).not.toContain("\n");
+    expect(flat.endsWith(` ${usage}`)).toBe(true);
+    expect(flat).toContain("…");
+    expect(parseUsageLine(flat)).toMatchObject({ seat: "box/seat-a", agent: "command", tokensIn: 7, tokensOut: 3, retries: ["crash"] });
+    // a text without a usage line is only flattened and cut
+    expect(oneLineWithUsage("a\nb  c", 500)).toBe("a b c");
+    // a usage line of the agent's in the middle of a one-line text is not the run's
+    expect(parseUsageLine("usage: 1 input / 1 output tokens · seat x and more words")).toBeNull();
   });
 });

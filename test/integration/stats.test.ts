@@ -1,0 +1,18 @@
+// `hermes-bridge stats` on a mixed run of ~50 tasks across three seats (test/helpers/stats-scenario.ts): its
+// figures — by seat and in total, as JSON, as the table and as CSV — match a count made apart from the
+// bridge's code, from `show --json` of each task and the seats' outbox files; unmeasured runs are apart.
+// The same scenario runs on real Hermes in test/real/stats.test.ts.
+import { afterEach, describe, it } from "vitest";
+import { Emu } from "../helpers/emulator.js";
+import { runScenario, verifyStats } from "../helpers/stats-scenario.js";
+
+let emu: Emu | undefined;
+afterEach(() => emu?.cleanup());
+
+describe("hermes-bridge stats", () => {
+  it("a mixed run across three seats: every figure matches the count from the board", async () => {
+    emu = await Emu.create();
+    const s = await runScenario(emu, { completes: 24, claude: 10, ms: 90_000 });
+    await verifyStats(emu, s);
+  }, 240_000);
+});
