@@ -3,22 +3,13 @@
 // is counted apart), CSV (one row per key, every figure a column) or JSON (the report as it is). Every
 // cell of another party's text goes through termSafe / csvCell.
 import { RETRY_CAUSES } from "../board/card.js";
-import type { Quantiles } from "../observe/service-levels.js";
+import { type Quantiles, duration } from "../observe/service-levels.js";
 import type { StatsReport, StatsRow } from "../observe/stats-report.js";
 import { BLOCK_CAUSES } from "../observe/stats-runs.js";
 import { termSafe } from "../result/text.js";
 import { csvCell } from "./usage.js";
 
 const KEY = 26;
-
-/** 42s · 7m05s · 1h12m: short enough for three in a cell. */
-export function duration(s: number | null): string {
-  if (s === null) return "-";
-  const t = Math.round(s);
-  if (t < 60) return `${t}s`;
-  if (t < 3600) return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
-  return `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, "0")}m`;
-}
 
 const pct = (v: number | null) => (v === null ? "-" : `${(v * 100).toFixed(1)}%`);
 const money = (v: number | null) => (v === null ? "-" : `$${v.toFixed(4)}`);

@@ -4,6 +4,7 @@
 import type { Config } from "../config/schema.js";
 import type { CLOSED_OUTCOMES, Metrics } from "../observe/metrics.js";
 import type { RunReport } from "../run/task-run.js";
+import { distribution, quantiles, verdicts } from "../observe/service-levels.js";
 import { type Hours, type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
 
 export interface Books {
@@ -27,6 +28,7 @@ export function account(b: Books, board: string, r: RunReport): void {
       measured: u?.tokens !== undefined || u?.costUsd !== undefined,
       costKnown: u?.costUsd !== undefined,
       outcome: ledgerOutcome(r),
+      ...closedFields(r),
     });
   } catch {
     // The ledger is the seat's own convenience (status, daily budget): the card keeps the record.
@@ -44,6 +46,11 @@ export function account(b: Books, board: string, r: RunReport): void {
   if (r.resumed) m.resumes.inc({ board });
   if (r.cut === "stall") m.stalls.inc({ board });
   m.usage(b.config.seat.name, r.agent, r.usage);
+}
+
+function closedFields(r: RunReport): { closed?: NonNullable<ReturnType<typeof closedOutcome>>; cause?: string; durationMs: number } {
+  const closed = closedOutcome(r);
+  return { ...(closed ? { closed } : {}), ...(closed === "blocked" && r.cause ? { cause: r.cause.slice(0, 40) } : {}), durationMs: r.durationMs };
 }
 
 /** How the run ended, as hkb_runs_closed_total and the ledger count it; null: nothing closed (its claim kept for the restart). */
@@ -67,8 +74,25 @@ const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0, noCost: 
 /** What this seat spent since `from` (epoch ms). */
 export const spentSince = (b: Books, from: number): Spend => b.ledger?.since(from) ?? { ...NOTHING };
 
-/** Runs closed per hour over the last 24 hours (the fleet's strip). */
-export const hoursOf = (b: Books): Hours | null => b.ledger?.hours(b.clock.now()) ?? null;
+/**
+ * Runs closed per hour over the last 24 hours (the fleet's strip), their run times by bucket and the service
+ * levels they cross (serviceLevels: the fleet page flags them as `stats` does).
+ */
+export function hoursOf(b: Books): Hours | null {
+  const now = b.clock.now();
+  const h = b.ledger?.hours(now);
+  if (!b.ledger || !h) return null;
+  const runs = b.ledger.last24h(now);
+  const count = (k: string) => runs.filter((e) => e.closed === k).length;
+  const closed = count("completed") + count("blocked") + count("lost") + count("dead_letter");
+  const times = runs.flatMap((e) => (e.durationMs === undefined ? [] : [e.durationMs]));
+  const runTimes = distribution(times);
+  const crossed = verdicts(
+    { closed, failed: closed - count("completed"), deadLetters: count("dead_letter"), runTime: quantiles(times) },
+    b.config.serviceLevels,
+  );
+  return { ...h, runTimes, verdicts: crossed.map((v) => ({ level: v.level, text: v.text })) };
+}
 
 /** What this seat spent today (since midnight UTC). */
 export const spentToday = (b: Books): Spend => spentSince(b, startOfDay(b.clock.now()));

@@ -16,6 +16,15 @@ export interface ServiceLevels {
 
 export const DEFAULT_LEVELS: ServiceLevels = { failureRate: 0.05, deadLetterRate: 0.01, runTimeP95Seconds: 600, minRuns: 10 };
 
+/** 42s · 7m05s · 1h12m: short enough for three in a cell. */
+export function duration(s: number | null): string {
+  if (s === null) return "-";
+  const t = Math.round(s);
+  if (t < 60) return `${t}s`;
+  if (t < 3600) return `${Math.floor(t / 60)}m${String(t % 60).padStart(2, "0")}s`;
+  return `${Math.floor(t / 3600)}h${String(Math.floor((t % 3600) / 60)).padStart(2, "0")}m`;
+}
+
 export interface Quantiles {
   n: number;
   /** Seconds; null with no value. */
@@ -34,6 +43,21 @@ export function nearestRank(sorted: readonly number[], q: number): number | null
 export function quantiles(ms: readonly number[]): Quantiles {
   const s = [...ms].sort((a, b) => a - b).map((v) => v / 1000);
   return { n: s.length, p50: nearestRank(s, 0.5), p95: nearestRank(s, 0.95), p99: nearestRank(s, 0.99) };
+}
+
+/** The run-time buckets of the fleet's distribution (seconds, upper bounds; one more bucket above the last). */
+export const RUN_TIME_EDGES = [60, 300, 900, 1800, 3600] as const;
+
+/** Run times (ms) by bucket, with their p50 and p95 (seconds). */
+export function distribution(ms: readonly number[]): { edges: number[]; counts: number[]; n: number; p50: number | null; p95: number | null } {
+  const counts: number[] = Array(RUN_TIME_EDGES.length + 1).fill(0);
+  for (const v of ms) {
+    const i = RUN_TIME_EDGES.findIndex((e) => v / 1000 <= e);
+    const b = i < 0 ? RUN_TIME_EDGES.length : i;
+    counts[b] = (counts[b] ?? 0) + 1;
+  }
+  const q = quantiles(ms);
+  return { edges: [...RUN_TIME_EDGES], counts, n: q.n, p50: q.p50, p95: q.p95 };
 }
 
 export type Level = "failure_rate" | "dead_letter_rate" | "run_time_p95";
