@@ -83,9 +83,14 @@ export function outcomeStrip(h: Hours | null, now: number): string {
 
 /** 60 → 1m, 3600 → 1h: a bucket's edge, short. */
 const edge = (s: number) => (s % 3600 === 0 ? `${s / 3600}h` : s % 60 === 0 ? `${s / 60}m` : `${Math.round(s)}s`);
+/** A bucket between two edges, as short as it reads: 1–5m, 30m–1h, 1–2h. */
+const span = (a: number, b: number) => {
+  const [x, y] = [edge(a), edge(b)];
+  return x.slice(-1) === y.slice(-1) ? `${x.slice(0, -1)}–${y}` : `${x}–${y}`;
+};
 const BUCKET_LABELS = (edges: readonly number[]) => [
   `<${edge(edges[0] ?? 0)}`,
-  ...edges.slice(1).map((e, i) => `${edge(edges[i] ?? 0)}–${edge(e)}`),
+  ...edges.slice(1).map((e, i) => span(edges[i] ?? 0, e)),
   `>${edge(edges.at(-1) ?? 0)}`,
 ];
 
@@ -94,12 +99,12 @@ export function runTimeChart(h: Hours | null): string {
   const r = h?.runTimes;
   if (!r || r.n === 0) return "";
   const labels = BUCKET_LABELS(r.edges);
-  const w = 22;
+  const w = 32;
   const top = Math.max(1, ...r.counts);
   const bars = r.counts
     .map((c, i) => {
       const hgt = c > 0 ? Math.max(2, (c / top) * 26) : 0;
-      return `<g class="bucket" data-count="${esc(c)}"><title>${esc(`${labels[i] ?? "?"}: ${c} run(s)`)}</title><rect x="${i * w}" y="${(26 - hgt).toFixed(1)}" width="${w - 3}" height="${hgt.toFixed(1)}" fill="#57606a"/><text x="${i * w + (w - 3) / 2}" y="36" text-anchor="middle" font-size="7" fill="#57606a">${esc(labels[i] ?? "")}</text></g>`;
+      return `<g class="bucket" data-count="${esc(c)}"><title>${esc(`${labels[i] ?? "?"}: ${c} run(s)`)}</title><rect x="${i * w}" y="${(26 - hgt).toFixed(1)}" width="${w - 3}" height="${hgt.toFixed(1)}" fill="#57606a"/><text x="${i * w + (w - 3) / 2}" y="36" text-anchor="middle" font-size="9" fill="#57606a">${esc(labels[i] ?? "")}</text></g>`;
     })
     .join("");
   const width = r.counts.length * w;

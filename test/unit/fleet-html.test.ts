@@ -125,8 +125,9 @@ describe("fleet cells", () => {
     // a key this page does not know counts as other, its name never markup
     expect(html).toContain('<span class="lg" data-outcome="other">');
     expect(html).not.toContain("<b>new</b>");
-    expect(html).toContain('<g class="bucket" data-count="4"><title>1m–5m: 4 run(s)</title>');
+    expect(html).toContain('<g class="bucket" data-count="4"><title>1–5m: 4 run(s)</title>');
     expect(html).toContain("run time p50 2m05s · p95 10m40s (6 runs)");
+    expect([...html.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual(["&lt;1m", "1–5m", "5–15m", "15–30m", "30m–1h", "&gt;1h"]);
     expect(html).toContain('<div class="level" data-level="failure_rate">! failure rate 42.9 % ≥ 5.0 % &lt;script&gt;</div>');
     expect(html).not.toMatch(/<script/i);
   });
