@@ -338,7 +338,14 @@ export async function verifyStats(emu: Emu, s: Scenario): Promise<{ text: string
   const count = countFromBoard(docs, fromOutboxes(Object.values(s.stateDirs)));
   const stats = async (by: string, as: "json" | "csv" | "text" = "json") => {
     let out = "";
-    const flags = { board: emu.slug, hermes: emu.command.join(" "), "hermes-home": emu.home, "state-dir": s.stateDirs.a };
+    // (the emulator speaks the call-server protocol: one process for every show, as a seat's daemon has it)
+    const flags = {
+      board: emu.slug,
+      hermes: emu.command.join(" "),
+      "hermes-home": emu.home,
+      "state-dir": s.stateDirs.a,
+      "call-server": emu.real ? "auto" : "on",
+    };
     const env = { ...process.env, ...emu.extraEnv, ...(emu.real ? { HOME: emu.dir } : {}) };
     const code = await statsCommand({ by, since: "1d", root: s.root, json: as === "json", csv: as === "csv", flags }, env, (x) => (out += x));
     expect(code).toBe(0);
