@@ -60,9 +60,14 @@ export function commandFiles(command: readonly string[]): string[] {
   });
 }
 
-/** What a tool-using CLI needs in the jail: Node and the bridge's task-tools server (read-only); its home is the run's own. */
+/**
+ * What a tool-using CLI needs in the jail: Node and the bridge's task-tools server (read-only); its home is the
+ * run's own. Its stream is its own: what it reports of itself there (usage, a limit, a login) is trusted more than
+ * the processes it starts for the model, so no other process of the jail may hold or write it (JailNeeds.ownStream).
+ * A command agent's processes are all the agent: its stream is its own word however many children share it.
+ */
 export function seatJailNeeds(command: readonly string[], readOnlyOver: readonly string[] = []): JailNeeds {
-  return { readOnly: [...commandFiles(command), ...nodeMounts(packageRoot())], readOnlyOver };
+  return { readOnly: [...commandFiles(command), ...nodeMounts(packageRoot())], readOnlyOver, ownStream: true };
 }
 
 /** An agent's output files (followed by the runner; after a restart by the adopted agent). */
@@ -142,8 +147,8 @@ export function runCliAgent(r: CliAgentRun): AsyncGenerator<AgentEvent> {
   return pump({ signal: r.input.signal, stallMs: r.o.stallMs, afterResultMs: r.o.afterResultMs }, async (p) => {
     await r.before?.();
     // A path the jail refuses (a program under a forbidden root) ends here as the run's environment failure.
-    // Its stdout is the CLI's stream: on a descriptor only the program holds, the program's images execute-only (jail/images.ts).
-    const started: JailedCommand = jail ? await jail.command(r.argv, r.env, { ...r.jailNeeds, ownStream: true }) : { argv: r.argv, env: r.env };
+    // A CLI's stdout is its stream: on a descriptor only the program holds, its images execute-only (jail/images.ts) — where the kind asks (seatJailNeeds).
+    const started: JailedCommand = jail ? await jail.command(r.argv, r.env, r.jailNeeds ?? {}) : { argv: r.argv, env: r.env };
     const res = await runProcess({
       ...launchOf(started),
       cwd: workspace,

@@ -1,5 +1,6 @@
 // The pre-flight of a CLI agent with a per-seat home: its own "am I logged in?" command
 // (`claude auth status`, `codex login status`), run with the agent's environment and that home.
+import { readSmallFile } from "../state/read.js";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { runProcess } from "../process/runner.js";
@@ -49,4 +50,22 @@ async function check(o: Parameters<typeof loginStatus>[0], home: Record<string, 
   const what = o.argv.slice(-2).join(" ");
   const text = (r.stdout + r.stderr).replace(/\s+/g, " ").trim().slice(0, 200);
   return { ok, detail: ok ? `${what}: logged in` : `${what}: ${text || (r.spawnError?.message ?? `exit ${r.exitCode}`)}`, fix: o.fix };
+}
+
+/** Whether a login file of the seat's home (JSON, read as untrusted, bounded) holds `key` as an object (a subscription's tokens). */
+export async function loginHolds(file: string, key: string): Promise<boolean> {
+  const r = await readSmallFile(file, 256 * 1024);
+  if (!("text" in r) || r.text === null) return false;
+  try {
+    const j = JSON.parse(r.text) as Record<string, unknown>;
+    return typeof j[key] === "object" && j[key] !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** The first of `keys` the seat's environment sets, with the plan it would be used over — or null. */
+export function overridingKey(vars: Record<string, string>, keys: readonly string[], plan: string | null): { variable: string; plan: string } | null {
+  const variable = keys.find((k) => vars[k]);
+  return variable && plan ? { variable, plan } : null;
 }

@@ -10,11 +10,14 @@ import type { CliHomeLayout } from "./cli-home.js";
 import type { Claim, ClaimCheck } from "./probe.js";
 import type { KindEgress } from "../egress/plan.js";
 import type { AgentAdapter } from "./port.js";
+import type { TestedRange, VersionVerdict } from "./tested.js";
 
 export interface PreflightResult {
   ok: boolean;
   detail: string;
   fix: string;
+  /** The installed CLI's version against the tested range (kinds that declare `version`). */
+  version?: VersionVerdict;
 }
 
 /** One way to log a seat in: the command an operator pastes (its per-seat home made first where the CLI needs it). */
@@ -71,6 +74,13 @@ export interface AgentKind<C extends AgentConfig = AgentConfig> {
   egress?(a: C, env: NodeJS.ProcessEnv): KindEgress;
   /** The program `doctor` looks for on PATH, if the kind runs one. */
   program?(a: C): string | undefined;
+  /**
+   * A subscription the seat is logged in with, and the environment variable its CLI would use over it (an API key,
+   * billed per token), when the seat has both: `doctor` fails the seat naming the variable.
+   */
+  planOverride?(a: C, ctx: { stateDir: string; env: NodeJS.ProcessEnv }): Promise<{ variable: string; plan: string } | null>;
+  /** The CLI's tested versions (agents/tested.ts) and the argv whose `--version` names the installed one. */
+  readonly version?: { range: TestedRange; command(a: C): readonly string[] };
   /** Images the kind's CLI starts besides its program's (Codex's native binaries), shown execute-only in the jail (jail/images.ts). */
   images?(a: C, env: NodeJS.ProcessEnv): string[];
 }

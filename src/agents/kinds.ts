@@ -15,6 +15,7 @@ import { localLlmKind } from "./local-llm/kind.js";
 import type { AgentAdapter } from "./port.js";
 import { agentEnv } from "./env.js";
 import { programImages } from "../jail/images.js";
+import { checkVersion } from "./tested.js";
 
 export const AGENT_KINDS: readonly AgentKind[] = [commandKind, claudeCodeKind, codexKind, localLlmKind];
 
@@ -53,8 +54,17 @@ export function createAgent(c: Config, env: NodeJS.ProcessEnv, clock: Clock, red
   return k.create(c.agent, { stateDir: c.stateDir, env, clock, redactor, stopSignal: k.stopSignal });
 }
 
-export function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {
-  return kindOf(c, kinds).preflight(c.agent, { stateDir: c.stateDir, env });
+/**
+ * Before a seat claims anything: the kind's own check (logged in, reachable) and, for a kind with tested versions,
+ * the installed CLI's version — older than the oldest tested is refused with the install line; newer runs (the
+ * caller warns, naming the tested range).
+ */
+export async function preflight(c: Config, env: NodeJS.ProcessEnv, kinds?: readonly AgentKind[]): Promise<PreflightResult> {
+  const k = kindOf(c, kinds);
+  const version = k.version ? await checkVersion(k.version.command(c.agent), agentEnv(env, c.agent.passEnv, c.agent.env), k.version.range) : undefined;
+  if (version?.state === "older") return { ok: false, detail: version.detail, fix: version.fix, version };
+  const p = await k.preflight(c.agent, { stateDir: c.stateDir, env });
+  return version ? { ...p, version } : p;
 }
 
 /** The images the seat's CLI starts from (its program, its `#!` interpreter, the kind's own): what its jail shows execute-only. */

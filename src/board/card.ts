@@ -10,6 +10,8 @@ export interface Usage {
   costUsd?: number;
   turns?: number;
   model?: string;
+  /** How the agent priced its cost (Claude Code 2.1.33x `costBasis`: "list" — list prices; a subscription's use is not billed per token). */
+  costBasis?: string;
 }
 
 /** Why a run's agent was started again within its claim (run/retry.ts): its process crashed, its API failed, its connection broke. */

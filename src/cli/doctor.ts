@@ -3,12 +3,12 @@
 import { BWRAP_IN_CONTAINER, BWRAP_ON_HOST, imageCacheOf, probeBwrap, resolveAgentUser } from "../jail/policy.js";
 import { mib, probeImageCache } from "../jail/image-cache.js";
 import { writeSeccomp } from "../jail/seccomp.js";
-import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, delimiter, isAbsolute, join } from "node:path";
-import { kindOf, loadConfig, preflight, seatImages } from "../agents/kinds.js";
+import { basename, join } from "node:path";
+import { loadConfig, seatImages } from "../agents/kinds.js";
 import { BoardNotFound, type Capabilities, noShareReason } from "../board/index.js";
 import type { Config } from "../config/schema.js";
 import { buildBoards, gitRunner, redactorFor } from "../daemon/build.js";
@@ -20,8 +20,10 @@ import { redactUrl } from "../result/redact.js";
 import { stateDirProblem } from "../state/dir.js";
 import { MAX_SOCKET_PATH_BYTES, newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Check } from "./check.js";
+import { agentChecks } from "./doctor-agent.js";
 import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
+import { boardFix, versionCheck } from "./doctor-hermes.js";
 
 export type { Check } from "./check.js";
 
@@ -29,19 +31,6 @@ export interface DoctorOptions {
   config?: string;
   sendTestAlert?: boolean;
   flags: Record<string, string | undefined>;
-}
-
-function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {
-  const ok = (p: string) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (cmd.includes("/")) return ok(isAbsolute(cmd) ? cmd : join(process.cwd(), cmd));
-  return (env.PATH ?? "").split(delimiter).some((d) => d && ok(join(d, cmd)));
 }
 
 const pass = (name: string, detail: string): Check => ({ name, ok: true, detail, fix: "" });
@@ -74,6 +63,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
           `guards: ${caps?.expectedStatus.length ? caps.expectedStatus.join(", ") : "none"}; reclaim counts as failure: ${caps?.reclaimCountsAsFailure ? "yes" : "no"}`,
       ),
     );
+    checks.push(versionCheck(caps?.version ?? null));
   } catch (err) {
     checks.push(fail("hermes command", describeError(err), 'install Hermes ≥ 0.20 or set hermes.command (e.g. ["ssh", "board-host", "hermes"])'));
   }
@@ -86,13 +76,13 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
         fail(
           `board ${b.slug}`,
           describeError(err),
-          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : "check hermes.command, HERMES_HOME and the board host",
+          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : (boardFix(err) ?? "check hermes.command, HERMES_HOME and the board host"),
         ),
       );
     }
   }
   checks.push(assigneeCheck(c, env), shareCheck(c, env));
-  checks.push(await agentCheck(c, env));
+  checks.push(...(await agentChecks(c, env)));
   checks.push(stateDirCheck(c));
   const isolation = await isolationCheck(c, env);
   checks.push(isolation, await imagesCheck(c, env, isolation.ok), networkCheck(c, env, isolation.ok));
@@ -137,13 +127,6 @@ function assigneeCheck(c: Config, env: NodeJS.ProcessEnv): Check {
         "choose a lane name that is not a profile (e.g. claude-seat-1)",
       )
     : pass("assignee", `'${c.assignee}' is not a Hermes profile`);
-}
-
-async function agentCheck(c: Config, env: NodeJS.ProcessEnv): Promise<Check> {
-  const cmd = kindOf(c).program?.(c.agent);
-  if (cmd !== undefined && !onPath(cmd, env)) return fail("agent", `${cmd} not found or not executable`, "install the agent or fix agent.command");
-  const p = await preflight(c, env);
-  return p.ok ? pass("agent", p.detail) : fail("agent", p.detail, p.fix);
 }
 
 /** The agent's jail: a working bubblewrap (auto, bwrap), or an explicit `none` — which still fails the check. */
@@ -274,8 +257,8 @@ export async function doctorCommand(
   const { checks, config } = await runChecks(o, env);
   print(`${"CHECK".padEnd(16)} ${"RESULT".padEnd(6)} DETAIL\n`);
   for (const ch of checks) {
-    print(`${ch.name.padEnd(16)} ${(ch.ok ? "ok" : "FAIL").padEnd(6)} ${ch.detail}\n`);
-    if (!ch.ok) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
+    print(`${ch.name.padEnd(16)} ${(ch.ok ? (ch.warn ? "warn" : "ok") : "FAIL").padEnd(6)} ${ch.detail}\n`);
+    if (!ch.ok || (ch.warn && ch.fix)) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
   }
   if (config) {
     print(`\n${"SETTING".padEnd(26)} ${"VALUE".padEnd(40)} FROM\n`);

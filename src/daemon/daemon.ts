@@ -1,7 +1,7 @@
 // The Daemon: the scheduler (what to claim, when), the launcher (runs in flight), the seat (limit, pauses);
 // restart recovery; two-phase shutdown; `done` settles when stopped (or, `once`, when nothing is left).
 // It is the seat's event map (events.ts: SeatEvents); its own wiring listens to it like anyone else.
-import type { AgentKind } from "../agents/kinds.js";
+import type { AgentKind, PreflightResult } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/index.js";
 import { Scheduler } from "../discovery/scheduler.js";
@@ -20,9 +20,11 @@ import { Releasers } from "./releasers.js";
 import { DEFAULT_PROTOCOL, timingFor } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
+import { preflightAtStart } from "./preflight.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
+import { type BoardConditions, wireConditions } from "./board-health.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 export type { SeatEvents } from "./events.js";
 
@@ -36,8 +38,10 @@ export interface DaemonDeps extends RunServices {
   closeBoards?: () => Promise<void>;
   /** How each board's calls reach the CLI (build.ts keeps it current). */
   transports?: Map<string, { mode: string; why: string }>;
+  /** Boards whose database is corrupt (board-health.ts): paused, said once, resumed when they answer. */
+  conditions?: BoardConditions;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
-  preflight?: () => Promise<{ ok: boolean; detail: string; fix: string }>;
+  preflight?: () => Promise<PreflightResult>;
   once?: boolean;
 }
 
@@ -99,15 +103,13 @@ export class Daemon extends SeatEventsOut {
     this.on("board:event", (e) => this.launcher.boardEvent(e.board, e.taskId, e.kind));
     this.on("scan", (r) => {
       if (r.ok) this.health.boardAnswered(r.board);
-      else {
-        this.health.noteError(`scan ${r.board}: ${r.error}`);
-        d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
-      }
+      else this.health.noteError(`scan ${r.board}: ${r.error}`);
+      if (!r.ok && !d.conditions?.isCorrupt(r.board)) d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
       this.checkIdle();
     });
     this.on("watch:down", (e) => {
       this.health.noteError(`watch ${e.board}: ${e.error}`);
-      d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
+      if (!d.conditions?.isCorrupt(e.board)) d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
@@ -118,6 +120,7 @@ export class Daemon extends SeatEventsOut {
       scanBackoff: d.once ? { baseMs: d.retry.minDelayMs, maxMs: d.retry.maxDelayMs } : { baseMs: 1000, maxMs: 60_000 }, // a pass: a call's waits
       capacity: () => c.concurrency - this.launcher.inflight.size,
       paused: () => this.seat.paused(),
+      boardPaused: (board) => d.conditions?.isCorrupt(board) === true,
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
       author: c.author,
       claim: (board, taskId) => this.tryClaim(board, taskId),
@@ -128,6 +131,7 @@ export class Daemon extends SeatEventsOut {
         void this.stop();
       },
     });
+    if (d.conditions) wireConditions(d.conditions, { ...d, health: this.health, scheduler: this.scheduler, seat: this });
   }
 
   /** Runs (and claims under way) in flight now. */
@@ -158,14 +162,7 @@ export class Daemon extends SeatEventsOut {
       return [];
     });
     for (const r of replayed) this.d.log.info({ task_id: r.entry.taskId, run_id: r.entry.runId, result: r.result }, "outbox entry replayed");
-    if (this.d.preflight) {
-      const p = await this.d.preflight();
-      if (!p.ok) {
-        this.seat.pauseForAuth(p.detail, p.fix);
-        this.health.noteError(`agent pre-flight failed: ${p.detail}`);
-        this.d.log.error({ detail: p.detail, fix: p.fix }, "agent pre-flight failed: the seat claims nothing until it is fixed (see `hermes-bridge doctor`)");
-      } else this.seat.clearAuth();
-    }
+    if (this.d.preflight) await preflightAtStart(this.d.preflight, this.seat, this.health, this.d.log);
     if (this.seat.paused()) {
       this.d.log.warn({ until: iso(this.seat.pausedUntil()), reason: this.seat.reason }, "seat paused (from the state dir): claiming nothing until then");
       this.pauses.wakeAtEnd();

@@ -10,6 +10,12 @@ export class Metrics {
   readonly registry = new Registry();
   readonly claims = new Counter({ name: "hkb_claims_total", help: "Tasks claimed", labelNames: ["board"], registers: [this.registry] });
   readonly completes = new Counter({ name: "hkb_completes_total", help: "Tasks completed", labelNames: ["board"], registers: [this.registry] });
+  readonly reopens = new Counter({
+    name: "hkb_reopen_completes_total",
+    help: "Reopened tasks completed again (a reopen, not counted in hkb_completes_total)",
+    labelNames: ["board"],
+    registers: [this.registry],
+  });
   readonly blocks = new Counter({ name: "hkb_blocks_total", help: "Tasks blocked, by cause", labelNames: ["board", "cause"], registers: [this.registry] });
   readonly limitHandoffs = new Counter({
     name: "hkb_limit_handoffs_total",
@@ -37,6 +43,11 @@ export class Metrics {
     runTimeP95: this.level("run_time_p95_seconds", "serviceLevels.runTimeP95Seconds: the run time's p95 above this is a finding"),
     minRuns: this.level("min_runs", "serviceLevels.minRuns: no verdict from fewer closed runs"),
   };
+
+  /** A seat's metrics: its boards and service levels (`seat`); without them, a registry that only serves (a test's). */
+  constructor(boards: readonly string[] = [], levels?: ServiceLevels) {
+    if (levels) this.seat(boards, levels);
+  }
 
   /** At the seat's start: its levels, and every outcome of its boards at 0 (a rate over a window sees the first close). */
   seat(boards: readonly string[], l: ServiceLevels): void {

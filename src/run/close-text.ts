@@ -34,6 +34,8 @@ export interface RunStory {
   egress?: EgressCounts | undefined;
   /** The attempts the run started again before its close (agent.retries, run/retry.ts). */
   retries?: RetryRecord[] | undefined;
+  /** The board's reopen of a done task this run re-works (run/reopen.ts). */
+  reopen?: BridgeInfo["reopen"] | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -63,6 +65,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
   if (s.session) info.session = s.session;
   if (s.retries?.length)
     info.retries = s.retries.map((r) => ({ attempt: r.attempt, cause: r.cause, detail: r.detail.slice(0, 300), at: new Date(r.at).toISOString() }));
+  if (s.reopen) info.reopen = s.reopen;
   if (s.isolation) info.isolation = s.isolation;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;

@@ -30,6 +30,8 @@ export interface RunFacts {
   commentsSeen?: number;
   /** The run left its repository set to run code (git/guard.ts): nothing of it is committed or pushed. */
   repositoryFound?: boolean;
+  /** What the agent last said (its last message's first line, or its last line: a progress note), as it said it. */
+  lastSaid?: string;
 }
 
 function tail(s: string, n = 1200): string {
@@ -223,9 +225,12 @@ export function decide(f: RunFacts): Decision {
       "Look at the failure, then unblock or complete by hand.",
     );
   }
+  // Its last words, not the raw stream (a CLI's JSON lines say nothing to a person); the stderr tail where it has one.
+  const said = f.lastSaid?.trim() ? ` The agent's last message: ${JSON.stringify(tail(f.lastSaid, 600))}.` : outputText(fin);
+  const err = f.lastSaid?.trim() && fin?.stderrTail.trim() ? ` stderr tail: ${tail(fin.stderrTail, 400)}` : "";
   return block(
     "human decision needed",
-    `protocol violation: the agent exited 0 without asking to complete or block (silent return).${outputText(fin)}`,
+    `protocol violation: the agent exited 0 without asking to complete or block (silent return).${said}${err}`,
     ["check the workspace and complete by hand", "unblock to retry"],
     "Check whether the work was done; complete by hand if so, else unblock.",
     "Inspect the workspace and decide: complete or unblock.",

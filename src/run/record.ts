@@ -73,6 +73,7 @@ export class RunRecord {
 
   note(n: string): void {
     this.story.lastNote = n;
+    this.facts.lastSaid = n;
   }
 
   get traceId(): string {

@@ -9,7 +9,6 @@ import type { AgentEvent, Usage } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
 import { settleClaim } from "./claims.js";
 import type { TaskDetail } from "../board/port.js";
-import type { RetryCause } from "../board/card.js";
 import type { CutReason } from "../continuity/journal.js";
 import { LeaseLost, Transient } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
@@ -54,10 +53,10 @@ export interface RunReport {
   /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
   stopped?: "kept" | "handed_back";
   resumed: boolean;
+  /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
+  reopen?: boolean;
   usage: Usage | null;
   durationMs: number;
-  /** The attempts started again before the close (agent.retries), by cause. */
-  retries?: RetryCause[];
 }
 
 const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
@@ -156,7 +155,7 @@ export class TaskRun {
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
-    if (record.story.retries?.length) report.retries = record.story.retries.map((r) => r.cause);
+    if (record.story.reopen) report.reopen = true;
     if (decision.type === "block") report.cause = decision.template.cause;
     if (this.refusedInstead) report.cause = this.refusedCause;
     if (record.facts.limit) report.limit = record.facts.limit;

@@ -4,7 +4,7 @@
 // browser (a Claude subscription, a ChatGPT plan) the test leaves what that login leaves: the CLI's own
 // credentials file in the seat's home. Codex's API-key login is run exactly as printed.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/agents/kinds.js";
 import { ConfigError } from "../../src/errors/index.js";
@@ -13,9 +13,7 @@ import { AGENT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/model-mocks.js";
 import { OpenAiMock } from "../helpers/openai-mock.js";
-
-const CLAUDE = resolve("node_modules/.bin/claude");
-const CODEX = resolve("node_modules/.bin/codex");
+import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
 
 let emu: Emu | undefined;
 const mocks: { close(): Promise<void> }[] = [];

@@ -4,14 +4,13 @@
 // (`$HOME/.agents/skills`) that its first prompt invokes: the SKILL.md body reaches the model because
 // Codex loaded it, not because the bridge pasted it.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/model-mocks.js";
+import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
 
-const CLAUDE = resolve("node_modules/.bin/claude");
-const CODEX = resolve("node_modules/.bin/codex");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: { created: 1 }, note: "done", artifacts: [], error: null };
 /** The model completes the task with one tool call, then says it is done. */
 const COMPLETES: ScriptedTurn[] = [

@@ -1,15 +1,15 @@
-// The real Claude Code 2.1.197 and Codex 0.171.0 CLIs (pinned devDependencies), driven end to end by
-// the bridge against scripted model APIs on 127.0.0.1, with the emulator as the board.
-import { join, resolve } from "node:path";
+// The real Claude Code and Codex CLIs (the pinned devDependencies: agents/tested.ts), driven end to end by the
+// bridge against scripted model APIs on 127.0.0.1, with the emulator as the board. HKB_CLAUDE_BIN / HKB_CODEX_BIN
+// run the same cases on other installs (npm run test:newest-agents).
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type Bridge, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
-import { AnthropicMock, ResponsesMock, type ScriptedTurn } from "../helpers/model-mocks.js";
-
-const CLAUDE = resolve("node_modules/.bin/claude");
-const CODEX = resolve("node_modules/.bin/codex");
+import { AnthropicMock, ResponsesMock, type ScriptedTurn, toolNames } from "../helpers/model-mocks.js";
+import { LASTING_TOOLS } from "../../src/agents/claude-code/headless.js";
+import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
 
 let emu: Emu;
 let mock: AnthropicMock | ResponsesMock | undefined;
@@ -101,6 +101,11 @@ describe("real Claude Code CLI", () => {
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ ok: true, items: 1, bridge: { agent: "claude-code", exit: { code: 0 } } });
     expect(doc.events.filter((e) => e.kind === "heartbeat").map((e) => e.payload?.note)).toContain("starting work");
     throughProxy(doc, "x-api-key", "sk-ant-mock");
+    // the close tools were in the model's hands from its first request; nothing that outlives the run was offered
+    const first = toolNames(mock?.mainBodies[0] ?? {});
+    for (const t of ["kanban_complete", "kanban_block", "kanban_heartbeat"]) expect(first).toContain(`mcp__task__${t}`);
+    for (const t of [...LASTING_TOOLS, "ToolSearch"]) expect(first).not.toContain(t);
+    expect(mock?.notOffered).toEqual([]);
   });
 
   it("blocks with a bad then a good template; the bad one came back naming the field", async () => {
@@ -136,6 +141,35 @@ describe("real Claude Code CLI", () => {
     );
     expect(handBack(doc)).toContain(new Date(reset * 1000).toISOString());
     expect(doc.task.status).toBe("ready");
+  });
+
+  it("a silent return (no close tool) blocks as a protocol violation, quoting the agent's last message, not its stream", async () => {
+    const { doc } = await claude([{ blocks: [{ text: "I looked at the repository and everything seems fine to me." }] }]);
+    expect(doc.task.status).toBe("blocked");
+    const reason = reasonOf(doc);
+    expect(reason).toMatch(/silent return/);
+    expect(reason).toContain('The agent\'s last message: "I looked at the repository and everything seems fine to me."');
+    expect(reason).not.toMatch(/modelUsage|"type":"result"/);
+  });
+
+  it("UTF-8 round-trips: a summary and a block in several scripts and an emoji reach the board as written", async () => {
+    const summary = "完了しました — Überprüft ✅ Ελληνικά, עברית, 🧪 e\u0301";
+    const done = await claude([
+      { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary, result: { ...GOOD_RESULT, note: "注記 📝" } } }] },
+      { blocks: [{ text: "終わり" }] },
+    ]);
+    expect(done.doc.task.status).toBe("done");
+    expect(done.doc.runs.at(-1)?.summary).toBe(summary);
+    expect(done.doc.runs.at(-1)?.metadata).toMatchObject({ note: "注記 📝" });
+    await mock?.close();
+    emu.cleanup();
+    const what = "仕様が二通りに読める: «A» oder «B» 🤔";
+    const blocked = await claude([
+      { blocks: [{ tool: "mcp__task__kanban_block", input: { ...GOOD_BLOCK, what_happened: what } }] },
+      { blocks: [{ text: "止めました" }] },
+    ]);
+    expect(blocked.doc.task.status).toBe("blocked");
+    expect(reasonOf(blocked.doc)).toContain(what);
   });
 
   it("a max-turns stop blocks for a human", async () => {

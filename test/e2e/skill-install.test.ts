@@ -3,13 +3,13 @@
 // lists the skill and its model request carries the skill's description.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runProcess } from "../../src/process/runner.js";
 import { CLI_BIN } from "../helpers/emulator.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
+import { CLAUDE } from "../helpers/agent-clis.js";
 
-const CLAUDE = resolve("node_modules/.bin/claude");
 let dir: string | undefined;
 let mock: AnthropicMock | undefined;
 afterEach(async () => {

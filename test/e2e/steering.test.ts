@@ -3,7 +3,7 @@
 // at the default 120 s so only the watch can carry it): it shows up in a model request exactly once,
 // the seat's own comment never does, and the run then completes. Claude takes it as a user turn on its
 // held-open stdin, Codex on the answer of its next task-tool call, the local loop as a user message.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunReport } from "../../src/run/task-run.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
@@ -11,9 +11,8 @@ import { Emu } from "../helpers/emulator.js";
 import { AnthropicMock, requestText, ResponsesMock } from "../helpers/model-mocks.js";
 import { call, finish, OpenAiMock } from "../helpers/openai-mock.js";
 import type { Arrivals } from "../helpers/arrivals.js";
+import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
 
-const CLAUDE = resolve("node_modules/.bin/claude");
-const CODEX = resolve("node_modules/.bin/codex");
 const NOTE = "NOTE-7f3a also update the changelog";
 const OWN = "OWN-91c2 the seat's own comment";
 const GOOD = { ok: true, status: "ok", items: 1, metrics: { created: 1 }, note: "followed the note", artifacts: [], error: null };
@@ -87,6 +86,27 @@ describe("operator notes reach a running agent", () => {
       kind: "claude-code",
       command: [CLAUDE],
       maxTurns: 200,
+      configDir: join(dir, "claude"),
+      killGraceSeconds: 2,
+      env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ANTHROPIC_API_KEY: "sk-ant-mock" },
+    });
+    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes, arrivals: mock.arrivals });
+    expect(r.last).toMatch(/\[note c1\] Comment from board user @/);
+  }, 120_000);
+
+  it("real Claude Code at its turn cap: a note sent as the run reaches --max-turns still reaches the model (2.1.205+)", async () => {
+    const mock = await new AnthropicMock([
+      { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "starting" } }] },
+      { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "working" } }] },
+      working("mcp__task__kanban_heartbeat"),
+      { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Followed the note.", result: GOOD } }] },
+      { blocks: [{ text: "Done." }] },
+    ]).start();
+    closeMock = () => mock.close();
+    const agent = (dir: string) => ({
+      kind: "claude-code",
+      command: [CLAUDE],
+      maxTurns: 2,
       configDir: join(dir, "claude"),
       killGraceSeconds: 2,
       env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ANTHROPIC_API_KEY: "sk-ant-mock" },

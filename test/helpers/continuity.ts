@@ -1,13 +1,13 @@
 // Shared by the continuity e2e files (real Claude Code and Codex CLIs, the local-LLM loop, against
 // scripted model APIs): the two halves of a scripted piece of work, a short claim, the Claude seat's
 // agent config, one `--once` pass of the bridge, and how a request's text and a block's reason are read.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { type Bridge, runBridge } from "./bridge.js";
 import type { Emu, ShowDoc } from "./emulator.js";
 import type { AnthropicMock, ScriptedTurn } from "./model-mocks.js";
-
-export const CLAUDE = resolve("node_modules/.bin/claude");
-export const CODEX = resolve("node_modules/.bin/codex");
+import { CLAUDE, CODEX } from "./agent-clis.js";
+export { CLAUDE };
+export { CODEX };
 
 export const GOOD = { ok: true, status: "ok", items: 1, metrics: { created: 1 }, note: "done", artifacts: [], error: null };
 /** Run 1: one step of real work, then the model never answers (the run is cut while it waits). */

@@ -10,11 +10,11 @@ import { AGENT, runBridge, SEAT } from "./bridge.js";
 import { AnthropicMock } from "./model-mocks.js";
 import type { Emu, ShowDoc } from "./emulator.js";
 import { parseStream, streamProbe } from "./stream-probe.js";
+import { CLAUDE } from "./agent-clis.js";
 
 export const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 export const HOSTILE = resolve("test/fixtures/agents/hostile-agent.mjs");
 export const ROOT = process.getuid?.() === 0;
-const CLAUDE = resolve("node_modules/.bin/claude");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 
 /** The reason of the task's last block. */

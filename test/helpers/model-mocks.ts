@@ -17,6 +17,10 @@ export type ScriptedTurn =
   | { hang: true }
   | { loop: Block[]; until: (body: Record<string, unknown>) => boolean; delayMs?: number; max?: number };
 
+/** The names of the tools a Messages request offers the model. */
+export const toolNames = (body: Record<string, unknown>): string[] =>
+  (Array.isArray(body.tools) ? body.tools : []).map((t) => String((t as { name?: unknown }).name ?? ""));
+
 /** The request's messages as one text (what the model was shown). */
 export const requestText = (body: Record<string, unknown>): string => JSON.stringify(body.messages ?? body.input ?? []);
 
@@ -57,7 +61,7 @@ abstract class ScriptedServer {
           this.mainTimes.push(Date.now());
           this.arrivals.note();
         }
-        const turn = main ? this.next(j) : { blocks: [{ text: "ok" }] };
+        const turn = this.offeredOnly(j, main ? this.next(j) : { blocks: [{ text: "ok" }] });
         if ("loop" in turn) {
           setTimeout(() => {
             res.writeHead(200, { "content-type": "text/event-stream" });
@@ -99,6 +103,28 @@ abstract class ScriptedServer {
     return this.turns.shift() ?? { blocks: [{ text: "(script exhausted)" }] };
   }
 
+  /**
+   * Tool calls the script names that the request did not offer (a model can call only what it is shown: a CLI that
+   * hides a tool behind its tool search leaves the scripted model without it), each as `{ tool, request }`.
+   */
+  readonly notOffered: { tool: string; request: number }[] = [];
+
+  /** A scripted turn as the model could give it: a call of a tool the request did not offer becomes a text saying so. */
+  private offeredOnly(body: Record<string, unknown>, turn: ScriptedTurn): ScriptedTurn {
+    const strip = (blocks: Block[]): Block[] =>
+      blocks.map((b) => {
+        if (!("tool" in b) || this.offers(body, b.tool)) return b;
+        this.notOffered.push({ tool: b.tool, request: this.bodies.length });
+        return { text: `(the tool ${b.tool} was not offered to the model)` };
+      });
+    if ("blocks" in turn) return { blocks: strip(turn.blocks) };
+    if ("loop" in turn) return { ...turn, loop: strip(turn.loop) };
+    return turn;
+  }
+
+  /** Whether the request offered the tool (by the wire's own names). */
+  protected abstract offers(body: Record<string, unknown>, tool: string): boolean;
+
   get port(): number {
     return (this.server.address() as AddressInfo).port;
   }
@@ -125,6 +151,10 @@ abstract class ScriptedServer {
 export class AnthropicMock extends ScriptedServer {
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  protected offers(body: Record<string, unknown>, tool: string): boolean {
+    return toolNames(body).includes(tool);
   }
 
   protected stream(res: ServerResponse, blocks: Block[], n: number): void {
@@ -160,6 +190,10 @@ export class AnthropicMock extends ScriptedServer {
 export class ResponsesMock extends ScriptedServer {
   get baseUrl(): string {
     return `http://127.0.0.1:${this.port}/v1`;
+  }
+
+  protected offers(): boolean {
+    return true; // Codex's MCP tools come as namespaces of their own: what it offers is checked in its e2e files
   }
 
   protected stream(res: ServerResponse, blocks: Block[], n: number): void {

@@ -16,9 +16,9 @@ import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
 import { blockedWhy } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
+import { CLAUDE } from "../helpers/agent-clis.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const CLAUDE = resolve("node_modules/.bin/claude");
 const SSH = ["/usr/bin/ssh", "/bin/ssh"].some((p) => existsSync(p)) && ["/usr/bin/git", "/bin/git"].some((p) => existsSync(p));
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 

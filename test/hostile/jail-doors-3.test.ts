@@ -9,16 +9,16 @@
 //      filter can refuse, or reopens the stream through /proc/<pid>/fd: the stream is on a descriptor only
 //      the CLI holds, and the CLI runs from execute-only images (so the kernel opens its /proc to nobody).
 import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { FAKE_CLI, blockedWhy, probeRun, streamClosed, streamRun } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
+import { CLAUDE } from "../helpers/agent-clis.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const CLAUDE = resolve("node_modules/.bin/claude");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 let emu: Emu | undefined;
 const closers: (() => Promise<unknown>)[] = [];

@@ -29,9 +29,9 @@ import {
   procSysProbe,
 } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
+import { CLAUDE } from "../helpers/agent-clis.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const CLAUDE = resolve("node_modules/.bin/claude");
 const CLI = resolve("dist/cli/main.js");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artifacts: [], error: null };
 

@@ -6,7 +6,7 @@
 // stopped working would fail here). Needs a working bubblewrap: skipped without one unless
 // HKB_REQUIRE_BWRAP is set (CI sets it).
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { AGENT, SEAT, runBridge } from "../helpers/bridge.js";
@@ -15,10 +15,9 @@ import { type ProbeResult, parseProbe, probeScript, probeTargets, savedTranscrip
 import { AnthropicMock, ResponsesMock } from "../helpers/model-mocks.js";
 import { OpenAiMock, call, finish, usage } from "../helpers/openai-mock.js";
 import { parseStream, streamProbe } from "../helpers/stream-probe.js";
+import { CLAUDE, CODEX } from "../helpers/agent-clis.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const CLAUDE = resolve("node_modules/.bin/claude");
-const CODEX = resolve("node_modules/.bin/codex");
 const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "probed", artifacts: [], error: null };
 
 let emu: Emu | undefined;

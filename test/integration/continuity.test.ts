@@ -156,7 +156,8 @@ describe("per-task claims, deliverables, usage", () => {
     expect(meta.bridge).toMatchObject({
       tokens: { input: 10, output: 5 },
       cost_usd: 0.01,
-      session: { id: "11111111-2222-4333-8444-555555555555", resumed: false },
+      // the session id the bridge chose for the run (--session-id), which the CLI took
+      session: { id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/), resumed: false },
     });
     const metrics = await b.built.metrics?.registry.metrics();
     expect(metrics).toMatch(/hkb_agent_tokens_total\{seat="test-seat",agent="claude-code",kind="input"\} 10/);

@@ -7,7 +7,7 @@
 // the screenshot goes to test-artifacts/fleet-page.png (and, with HKB_SCREENSHOT_TO_DOCS=1, to
 // docs/fleet.png, the README's picture).
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HttpServer } from "../../src/observe/http.js";
 import { fleetPage } from "../../src/observe/fleet-html.js";
@@ -15,9 +15,9 @@ import { Metrics } from "../../src/observe/metrics.js";
 import { type Bridge, AGENT, runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { ResponsesMock } from "../helpers/model-mocks.js";
+import { CODEX } from "../helpers/agent-clis.js";
 
 const CHROMIUM = "/usr/bin/chromium";
-const CODEX = resolve("node_modules/.bin/codex");
 let emu: Emu | undefined;
 let bridges: Bridge[] = [];
 let http: HttpServer | undefined;

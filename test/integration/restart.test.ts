@@ -126,15 +126,15 @@ describe("restart recovery and signals (real processes)", () => {
     );
     const env = { FAKE_CLI: "claude", FAKE_SCRIPT: "wait-then-complete" };
     const first = startDaemon(emu, LONG, cfg, env, true);
-    // the session the restart resumes is known (journaled) before the stop
-    await first.waitFor((l) => l.msg === "agent session journaled");
+    // the session the restart resumes is known (journaled) before the stop: the id the bridge chose
+    const session = String((await first.waitFor((l) => l.msg === "agent session journaled")).session);
     process.kill(first.pid, "SIGTERM");
     expect((await first.result).exitCode).toBe(0);
     const kept = await emu.show(id);
     expect(kept.task.status).toBe("running");
     expect(kept.events.filter((e) => e.kind === "blocked")).toEqual([]);
     expect(String(kept.events.findLast((e) => e.kind === "heartbeat")?.payload?.note)).toMatch(
-      /the bridge of seat .* is restarting: it continues this task in this run when it is back, resuming session 11111111-2222-4333-8444-555555555555/,
+      new RegExp(`the bridge of seat .* is restarting: it continues this task in this run when it is back, resuming session ${session}`),
     );
     const second = startDaemon(emu, ["--once", ...LONG], cfg, env, true);
     const cont = await second.waitFor((l) => l.msg === "continuing a run interrupted by a bridge restart, in the same run");
@@ -145,7 +145,33 @@ describe("restart recovery and signals (real processes)", () => {
     const d = await emu.show(id);
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
-    expect(d.runs[0]?.summary).toBe("completed after the bridge came back (resumed 11111111-2222-4333-8444-555555555555)");
+    expect(d.runs[0]?.summary).toBe(`completed after the bridge came back (resumed ${session})`);
+  });
+
+  it("a Claude run cut before its CLI printed a line is resumed: the session id was the bridge's, journaled before the start", async () => {
+    emu = await Emu.create();
+    const id = await emu.createTask("cut early", { assignee: SEAT, body: "x" });
+    const cfg = join(emu.dir, "claude.yaml");
+    writeFileSync(
+      cfg,
+      `agent: {kind: claude-code, command: ["${process.execPath}", "${FAKE_CLI}"], passEnv: [FAKE_CLI, FAKE_SCRIPT, FAKE_QUIET_START], killGraceSeconds: 1}\n`,
+    );
+    const env = { FAKE_CLI: "claude", FAKE_SCRIPT: "wait-then-complete", FAKE_QUIET_START: "1" };
+    const first = startDaemon(emu, LONG, cfg, env, true);
+    const session = String((await first.waitFor((l) => l.msg === "agent session journaled")).session);
+    const agent = await first.waitFor(started);
+    // the CLI has printed nothing: the bridge dies, its agent with it
+    process.kill(first.pid, "SIGKILL");
+    killGroup(Number(agent.agent_pid), "SIGKILL");
+    await first.result;
+    const second = startDaemon(emu, ["--once", ...LONG], cfg, env, true);
+    await second.waitFor((l) => l.msg === "continuing a run interrupted by a bridge restart, in the same run");
+    await second.waitFor(started);
+    writeFileSync(join((await emu.show(id)).task.workspace_path ?? "", "go"), "");
+    expect((await second.result).exitCode).toBe(0);
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs[0]?.summary).toBe(`completed after the bridge came back (resumed ${session})`);
   });
 
   it("two restarts during one task (a planned one, then a crash) never send it to a person", async () => {

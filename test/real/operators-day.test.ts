@@ -3,14 +3,14 @@
 // a dir: workspace that is a file blocks before the agent starts; a planned restart (SIGTERM) and a crash
 // (SIGKILL, the agent dying with it) continue the task by themselves — nothing blocked, nobody unblocks.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
-import { twoRestarts } from "../helpers/restarts.js";
+import { buildStepRestarts, twoRestarts } from "../helpers/restarts.js";
 import { Emu } from "../helpers/emulator.js";
-import { alive } from "../helpers/steering.js";
+import { alive, childrenOf, cmdline, untilHost } from "../helpers/steering.js";
 
 const bin = process.env.HERMES_BIN;
 const LONG = ["--ttl", "600"];
@@ -62,5 +62,55 @@ describe.skipIf(!bin)("the operator's day on the real Hermes CLI", () => {
     expect(exitCode).toBe(0);
     expect(d.task.status).toBe("done");
     expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
+  });
+});
+
+describe.skipIf(!bin)("a shell agent's build steps on the real Hermes CLI, default isolation (issue 48 row 1)", () => {
+  const SCRIPT = resolve("test/fixtures/agents/build-step.sh");
+
+  it("an 8-s build step whose child holds the agent's stdout ends done", async () => {
+    board = await Emu.create("real", { command: splitCommand(bin ?? "") });
+    const id = await board.createTask("a build", { assignee: SEAT, body: "STEP:build" });
+    const b = await runBridge(board, { base: { agent: { kind: "command", command: [SCRIPT], killGraceSeconds: 1 } } });
+    await b.daemon.done;
+    const d = await board.show(id);
+    expect(d.task.status, String(d.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toBe("done");
+  });
+
+  it("a planned restart and a crash in the middle of the build: done, with no human", async () => {
+    board = await Emu.create("real", { command: splitCommand(bin ?? "") });
+    const { doc, exitCode } = await buildStepRestarts(board, SCRIPT, LONG);
+    expect(exitCode).toBe(0);
+    expect(doc.task.status).toBe("done");
+    expect(doc.events.filter((e) => e.kind === "blocked")).toEqual([]);
+  });
+
+  it("the first daemon's build survives a second daemon started on the seat", async () => {
+    board = await Emu.create("real", { command: splitCommand(bin ?? "") });
+    const id = await board.createTask("a long build", { assignee: SEAT, body: "STEP:wait-file" });
+    const cfg = join(board.dir, "c.yaml");
+    writeFileSync(cfg, `agent: {kind: command, command: [${JSON.stringify(SCRIPT)}], killGraceSeconds: 1}\n`);
+    const first = startDaemon(board, LONG, cfg, {}, true);
+    await first.waitFor(started);
+    expect((await startDaemon(board, ["--once"], cfg, {}, true).result).exitCode).toBe(2);
+    writeFileSync(join((await board.show(id)).task.workspace_path ?? "", "go"), "");
+    await first.waitFor((l) => l.msg === "run finished");
+    process.kill(first.pid, "SIGTERM");
+    expect((await first.result).exitCode).toBe(0);
+    const d = await board.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!bin)("a SIGKILLed seat on the real Hermes CLI (issue 49 row 7)", () => {
+  it("leaves no `watch` behind: the real watch (which writes nothing until an event) ends with its daemon", async () => {
+    board = await Emu.create("real", { command: splitCommand(bin ?? "") });
+    const first = startDaemon(board);
+    await first.waitFor((l) => l.msg === "hermes-kanban-bridge started");
+    const watch = await untilHost("the daemon's watch", () => childrenOf(first.pid).find((pid) => cmdline(pid).includes(" watch")), 30_000);
+    process.kill(first.pid, "SIGKILL");
+    await first.result;
+    await untilHost("the watch to end with its daemon", () => !alive(watch), 10_000);
   });
 });

@@ -1,18 +1,16 @@
 // Every recorded Claude Code / Codex transcript in, the exact events out (snapshot reviewed and
 // committed: test/unit/__snapshots__/). A change in translation shows up as a diff here.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
 import { initialCodexState, translateCodexLine } from "../../src/agents/codex/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
 
-const DIR = "test/fixtures/agent-transcripts";
-const NOW = Date.UTC(2026, 10, 30, 1, 25);
+import { DIR, jsonLines, recordedAt } from "../helpers/agent-transcripts.js";
 
 function translate(file: string): AgentEvent[] {
-  const lines = readFileSync(`${DIR}/${file}`, "utf8")
-    .split("\n")
-    .filter((l) => l.startsWith("{"));
+  const lines = jsonLines(file);
+  const NOW = recordedAt(file);
   const out: AgentEvent[] = [];
   if (file.includes("claude")) {
     let s = initialClaudeState(null);

@@ -1,24 +1,20 @@
 // Translators on recorded real CLI output (test/fixtures/agent-transcripts, copied from shared/reference).
 import { readFileSync } from "node:fs";
+import { RECORDED_DAY, jsonLines, recordedAt } from "../helpers/agent-transcripts.js";
 import { describe, expect, it } from "vitest";
 import { parseLimitText } from "../../src/agents/claude-code/limits.js";
 import { initialClaudeState, translateClaudeLine } from "../../src/agents/claude-code/translate.js";
 import { CODEX_RESUME_FAILED, initialCodexState, parseCodexLimit, translateCodexLine } from "../../src/agents/codex/translate.js";
 import type { AgentEvent } from "../../src/agents/port.js";
 
-const NOW = Date.UTC(2026, 10, 30, 1, 25); // the transcripts' day, 01:25 UTC
-
-function jsonLines(file: string): string[] {
-  return readFileSync(`test/fixtures/agent-transcripts/${file}`, "utf8")
-    .split("\n")
-    .filter((l) => l.startsWith("{"));
-}
+const NOW = RECORDED_DAY; // the day of the unversioned transcripts, 01:25 UTC
 
 function claude(file: string, requireServer: string | null = null): AgentEvent[] {
   let s = initialClaudeState(requireServer);
   const out: AgentEvent[] = [];
+  const at = recordedAt(file);
   for (const l of jsonLines(file)) {
-    const r = translateClaudeLine(s, l, NOW);
+    const r = translateClaudeLine(s, l, at);
     s = r.state;
     out.push(...r.events);
   }
@@ -39,9 +35,9 @@ function codex(file: string): AgentEvent[] {
 describe("Claude Code translator", () => {
   it("success with the task server connected", () => {
     const ev = claude("mockrun-claude-stream-json-success.txt", "task");
-    expect(ev[0]).toEqual({ type: "session", id: "fd848b6f-eee9-4ed4-9ffc-5b250faeeecd" });
+    expect(ev[0]).toEqual({ type: "session", id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(ev.filter((e) => e.type === "failed")).toEqual([]);
-    expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toContain("mcp__task__heartbeat");
+    expect(ev.filter((e) => e.type === "tool").map((e) => (e as { name: string }).name)).toContain("mcp__task__kanban_heartbeat");
     expect(ev.find((e) => e.type === "progress")).toEqual({ type: "progress", note: "Reporting progress, then checking the repo." });
     expect(ev.at(-1)).toMatchObject({
       type: "usage",
@@ -78,8 +74,9 @@ describe("Claude Code translator", () => {
   });
   it("no network: api_retry with no HTTP status is the API out of reach; a final connection error too; a 529 retry is progress", () => {
     const ev = claude("norun-claude-fakekey-nonetwork.txt");
-    expect(ev.filter((e) => e.type === "unreachable")).toHaveLength(5);
-    expect(ev.find((e) => e.type === "unreachable")).toEqual({ type: "unreachable", message: "API retry 1/10: no answer from the API (unknown)" });
+    // recorded with CLAUDE_CODE_MAX_RETRIES=3: each retry with no answer, then the run's own end
+    expect(ev.filter((e) => e.type === "unreachable")).toHaveLength(4);
+    expect(ev.find((e) => e.type === "unreachable")).toEqual({ type: "unreachable", message: "API retry 1/3: no answer from the API (unknown)" });
     const end = translateClaudeLine(
       initialClaudeState(null),
       JSON.stringify({ type: "result", subtype: "success", is_error: true, result: "API Error: Connection error." }),
@@ -94,11 +91,13 @@ describe("Claude Code translator", () => {
     expect(ev.filter((e) => e.type === "auth_failed")[0]).toEqual({ type: "auth_failed", message: "HTTP 401 authentication_failed, retried 2 times" });
   });
   it("subscription limits carry the reset time", () => {
-    const session = claude("mockrun-claude-429-oauth-subscription.txt").filter((e) => e.type === "limit");
+    const file = "mockrun-claude-429-oauth-subscription.txt";
+    const session = claude(file).filter((e) => e.type === "limit");
+    // the scripted API said: a five-hour limit, reset 3 h after the answer (scripts/record-claude-transcripts.ts)
     expect(session[0]).toEqual({
       type: "limit",
       kind: "five_hour",
-      resetsAt: 1796012726000,
+      resetsAt: Math.floor(recordedAt(file) / 1000) * 1000 + 3 * 3600_000,
       message: "subscription limit reached (rate_limit_event rejected)",
     });
     const weekly = claude("mockrun-claude-429-oauth-weekly.txt").filter((e) => e.type === "limit");

@@ -7,6 +7,7 @@
 // says when the agent got it. Once every message sent is answered by a result, stdin is closed and
 // Claude exits. cwd = workspace, per-seat CLAUDE_CONFIG_DIR, MCP_CONNECTION_NONBLOCKING=0, TZ=UTC.
 import type { StdinWriter } from "../../process/runner.js";
+import { randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
@@ -17,7 +18,8 @@ import { UUID } from "../json.js";
 import { CLAUDE_HOME } from "./home.js";
 import { noteIdsIn, renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput, RunPins } from "../port.js";
-import { initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
+import { HEADLESS_ENV, disallowedTools } from "./headless.js";
+import { atRest, initialClaudeState, replayedUserText, translateClaudeLine } from "./translate.js";
 
 export interface ClaudeOptions extends ProcessAgentOptions {
   command: readonly string[];
@@ -39,7 +41,11 @@ export interface ClaudeOptions extends ProcessAgentOptions {
   clock: Clock;
 }
 
-export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: string, pins?: RunPins): string[] {
+/**
+ * The CLI's argv for a run: a resumed session (`--resume`), else the session id the bridge chose before the start
+ * (`--session-id`: journaled first, so a run cut before its first line is resumed too).
+ */
+export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, session: { resume: string } | { id: string }, pins?: RunPins): string[] {
   const argv = [
     ...o.command,
     "-p",
@@ -54,6 +60,7 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
     "--strict-mcp-config",
     "--allowedTools",
     ["mcp__task", ...o.allowedTools].join(","),
+    ...disallowed(o.allowedTools),
     "--permission-mode",
     o.permissionMode,
     "--max-turns",
@@ -61,7 +68,8 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
     "--setting-sources",
     (o.settingSources ?? ["user"]).join(","),
   ];
-  if (resume) argv.push("--resume", resume);
+  if ("resume" in session) argv.push("--resume", session.resume);
+  else argv.push("--session-id", session.id);
   // The task's pinned model over the seat's; its skills as a plugin of this run only (never the workspace).
   const model = pins?.model ?? o.model;
   if (model) argv.push("--model", model);
@@ -69,6 +77,11 @@ export function claudeArgv(o: ClaudeOptions, mcpConfigFile: string, resume?: str
   if (o.appendSystemPrompt) argv.push("--append-system-prompt", o.appendSystemPrompt);
   return argv;
 }
+
+const disallowed = (allowed: readonly string[]) => {
+  const off = disallowedTools(allowed);
+  return off.length ? ["--disallowedTools", off.join(",")] : [];
+};
 
 /** One stream-json input line: a user message. */
 export const userMessage = (text: string) => `${JSON.stringify({ type: "user", message: { role: "user", content: text } })}\n`;
@@ -99,6 +112,7 @@ export class ClaudeCodeAgent implements AgentAdapter {
     writeFileSync(mcp, JSON.stringify({ mcpServers: { task: { type: "stdio", command: cmd, args, env: toolsEnv } } }), { mode: 0o600 });
     const env: Record<string, string> = {
       ...this.o.baseEnv,
+      ...HEADLESS_ENV,
       MCP_CONNECTION_NONBLOCKING: "0",
       CLAUDE_CONFIG_DIR: home.home,
       TZ: "UTC",
@@ -110,33 +124,50 @@ export class ClaudeCodeAgent implements AgentAdapter {
     };
     if (process.getuid?.() === 0 && this.o.permissionMode === "bypassPermissions") env.IS_SANDBOX = "1";
     const channel = new ClaudeChannel(input, this.o.promptMaxBytes);
-    let session: string | null = null;
+    // A fresh run's session id is the bridge's choice, journaled before the CLI starts (restart recovery resumes it).
+    const chosen = input.resume ? null : randomUUID();
+    let session: string | null = chosen;
+    let state = initialClaudeState("task");
     const translate = statefulTranslator(
-      initialClaudeState("task"),
+      state,
       (s, line) => {
         const r = translateClaudeLine(s, line, this.o.clock.now());
-        session = r.state.sessionId;
+        session = r.state.sessionId ?? session;
+        state = r.state;
         return r;
       },
-      (s) => s.resultSeen,
+      atRest,
     );
-    return runCliAgent({
-      argv: claudeArgv(this.o, mcp, input.resume?.session, input.pins),
+    // A turn's failure (its turn cap) that another turn follows — a note taken while it worked (2.1.205+ runs it at
+    // the cap) — is that turn's, not the run's: held until the run ends, dropped when a later result comes.
+    let held: AgentEvent[] = [];
+    const run = runCliAgent({
+      argv: claudeArgv(this.o, mcp, input.resume ? { resume: input.resume.session } : { id: chosen ?? randomUUID() }, input.pins),
       env,
       input,
       jailNeeds: seatJailNeeds(this.o.command, [mcp]),
       before: home.before,
-      after: () => home.after([session, input.resume?.session]),
+      after: async () => [...held, ...(await home.after([session, input.resume?.session]))],
       o: this.o,
       stdin: channel,
       translate: (line) => {
         channel.seen(line);
         const t = translate(line);
+        if (!state.atResult) return { events: t.events, terminal: false };
         // A result ends the run only when every message sent was taken: a note sent late is the next turn.
-        return { events: t.events, terminal: t.terminal && channel.settled() };
+        const more = !channel.settled() || state.queued > 0;
+        held = more ? t.events.filter((e) => e.type === "failed") : [];
+        return { events: more ? t.events.filter((e) => e.type !== "failed") : t.events, terminal: t.terminal && !more };
       },
     });
+    return chosen ? sessionFirst(chosen, run) : run;
   }
+}
+
+/** The chosen session, told before anything of the run starts (the pump starts its process at the first pull). */
+async function* sessionFirst(id: string, run: AsyncGenerator<AgentEvent>): AsyncGenerator<AgentEvent> {
+  yield { type: "session", id };
+  yield* run;
 }
 
 /** The held-open stdin of one Claude run: the prompt, then operator notes until the agent is done. */

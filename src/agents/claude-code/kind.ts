@@ -1,5 +1,6 @@
 // The Claude Code agent kind: its config part, per-seat CLAUDE_CONFIG_DIR, `claude auth status`.
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
@@ -8,8 +9,9 @@ import { agentEnv } from "../env.js";
 import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
 import { initialClaudeState, translateClaudeLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
-import { loginFix, loginStatus, shellLine } from "../cli-login.js";
+import { loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { TESTED_VERSIONS } from "../tested.js";
 import { CLAUDE_HOME } from "./home.js";
 import { statePath } from "../../state/layout.js";
 
@@ -137,4 +139,15 @@ export const claudeCodeKind = defineKind({
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.stateDir)))),
   program: (a) => a.command[0],
+  // In -p mode Claude Code always uses ANTHROPIC_API_KEY when it is set, over the subscription's login (env-vars docs).
+  planOverride: async (a, ctx) => {
+    const vars = agentEnv(ctx.env, a.passEnv, a.env);
+    const plan = vars.CLAUDE_CODE_OAUTH_TOKEN
+      ? "a subscription token (CLAUDE_CODE_OAUTH_TOKEN)"
+      : (await loginHolds(join(home(a, ctx.stateDir), ".credentials.json"), "claudeAiOauth"))
+        ? "the seat's subscription login"
+        : null;
+    return overridingKey(vars, ["ANTHROPIC_API_KEY"], plan);
+  },
+  version: { range: TESTED_VERSIONS.claudeCode, command: (a) => a.command },
 });

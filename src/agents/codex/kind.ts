@@ -1,6 +1,7 @@
 // The Codex agent kind: its config part, per-seat CODEX_HOME, `codex login status` (not checked with
 // a custom model provider, whose auth it does not know).
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { agentCommon, argv, list } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";
@@ -10,8 +11,9 @@ import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../prob
 import { initialCodexState, translateCodexLine } from "./translate.js";
 import { codexNativeImages } from "./native.js";
 import { systemClock } from "../../time/clock.js";
-import { loginFix, loginStatus, shellLine } from "../cli-login.js";
+import { loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
+import { TESTED_VERSIONS } from "../tested.js";
 import { CODEX_HOME } from "./home.js";
 import { customProviderOf } from "./provider.js";
 import { statePath } from "../../state/layout.js";
@@ -136,5 +138,12 @@ export const codexKind = defineKind({
   // A limit or 401 the run printed is checked with one request of the bridge's own, with the seat's login.
   check: (claim, a, ctx) => checked(async () => verdictOf(claim, await probeWith(a, ctx, home(a, ctx.stateDir)))),
   program: (a) => a.command[0],
+  // A ChatGPT plan's login (auth.json's tokens) beside a key Codex takes from the environment: the key is billed.
+  planOverride: async (a, ctx) => {
+    if (customProvider(a)) return null;
+    const plan = (await loginHolds(join(home(a, ctx.stateDir), "auth.json"), "tokens")) ? "the seat's ChatGPT login" : null;
+    return overridingKey(agentEnv(ctx.env, a.passEnv, a.env), CODEX_KEYS, plan);
+  },
+  version: { range: TESTED_VERSIONS.codex, command: (a) => a.command },
   images: (a, env) => codexNativeImages(a.command[0] ?? "", agentEnv(env, a.passEnv, a.env).PATH, process.cwd(), process.arch, null),
 });
