@@ -29,8 +29,11 @@ export type AgentEvent =
   | { type: "auth_failed"; message: string }
   /** The agent could not reach its API (a connection error, a reconnect loop): the run's watchdog counts from the first. */
   | { type: "unreachable"; message: string }
-  /** The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). */
-  | { type: "failed"; cause: "environment" | "human decision needed"; message: string }
+  /**
+   * The agent's own run failed for a reason the bridge can name (max turns, MCP not connected…). `transient`:
+   * its API failed in a way a later try may not meet (agents/network.ts `transientApiFailure`): retried first.
+   */
+  | { type: "failed"; cause: "environment" | "human decision needed"; message: string; transient?: "api" | "connection" }
   | { type: "outcome"; request: OutcomeRequest }
   | {
       type: "finished";

@@ -72,6 +72,8 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
     claim,
   };
   if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
+  // A reclaim someone asked for (`reclaim`, `manual: true`), not the claim's expiry (a stale lock).
+  if (e.kind === "reclaimed") ev.manual = p?.manual === true;
   if (e.kind === "review_requested") ev.review = { implementer: strOrNull(p?.implementer), reviewer: strOrNull(p?.reviewer) };
   if (e.kind === "reopened") ev.reopen = { landing: strOrNull(p?.landing), kind: strOrNull(p?.kind) };
   if (e.kind === "reclaimed") ev.reclaim = { manual: p?.manual === true };

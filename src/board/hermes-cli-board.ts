@@ -8,6 +8,7 @@ import type { Clock } from "../time/clock.js";
 import { systemClock } from "../time/clock.js";
 import type { VerbCall } from "./argv.js";
 import { detectCapabilities } from "./capabilities.js";
+import { oneLineWithUsage } from "./card.js";
 import { type CliCallRecord, HermesCli, type HermesCliOptions } from "./cli.js";
 import { parseAttach, parseClaim, parseShow, parseTask, parseTaskList } from "./parse.js";
 import type {
@@ -153,7 +154,8 @@ export class HermesCliBoard implements Board {
   }
 
   async release(taskId: string, reason: string, signal?: AbortSignal): Promise<void> {
-    const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLine(reason), 500)]], positionals: [taskId] };
+    // One line (the CLI's reason), its usage line kept whole at the end: the run's record of what it used (board/card.ts).
+    const call: VerbCall = { verb: "reclaim", options: [["reason", argvText(oneLineWithUsage(reason, 500), 500)]], positionals: [taskId] };
     // Never retried here: Hermes does not fence `reclaim`, and a retry after a lost answer could reclaim the
     // next seat's run. Its one caller reads the task first (lease/fenced.ts release, through lease/held.ts giveBack and the closer).
     await this.cli.run(call, { taskId, signal });

@@ -61,6 +61,8 @@ export interface TaskEvent {
    * default-assignee write). Absent for other kinds.
    */
   handoff?: boolean;
+  /** A `reclaimed` event's: someone reclaimed the task (`reclaim`), rather than the claim expiring. Absent for other kinds. */
+  manual?: boolean;
   /** An `existing_pr_authorized` event's grant (`authorize-existing-pr`, 0.21.4+); absent for other kinds. */
   prGrant?: PrGrant | null;
   /** A `review_requested` event's implementer and reviewer (who the task went to); absent for other kinds. */

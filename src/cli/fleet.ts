@@ -41,7 +41,9 @@ export function renderFleet(seats: readonly FleetSeat[], now: number): string {
       .join("  ")
       .trimEnd();
   const working = seats.filter((s) => s.state === "working").length;
-  return `${seats.length} seat(s), ${working} working · ${new Date(now).toISOString()}\n${[line(head), ...rows.map(line)].join("\n")}\n`;
+  // The service levels a seat's last 24 hours crossed (its own verdicts, as `stats` and the page flag them).
+  const levels = seats.flatMap((s) => (s.hours?.verdicts ?? []).map((v) => `! ${termSafe(s.seat, 60)}: ${termSafe(v.text, 200)}`));
+  return `${seats.length} seat(s), ${working} working · ${new Date(now).toISOString()}\n${[line(head), ...rows.map(line), ...levels].join("\n")}\n`;
 }
 
 export async function fleetCommand(

@@ -9,6 +9,7 @@ import { FLAGS, optionKey } from "../config/flags.js";
 import { bundledFile } from "../config/paths.js";
 import { ConfigError, ExitError, describeError } from "../errors/index.js";
 import { escapeControls } from "../result/text.js";
+import { STATS_SOURCES } from "./stats-help.js";
 
 function flagsOf(opts: Record<string, unknown>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
@@ -92,6 +93,27 @@ export async function main(argv: string[]): Promise<number> {
         ...common(opts),
         ...(str(opts.since) ? { since: str(opts.since) } : {}),
         ...(str(opts.by) ? { by: str(opts.by) } : {}),
+        csv: opts.csv === true,
+        json: opts.json === true,
+      });
+    });
+  withFlags(program.command("stats").description("runs, outcomes, rates, p50/p95/p99 and spend per seat, kind, board, day or task (every seat)"), [
+    ...BOARD,
+    ...STATE,
+  ])
+    .option("--since <when>", "an ISO date/time or a duration back from now (7d, 24h, 90m)", "7d")
+    .option("--by <key>", "seat | kind | board | day | task", "seat")
+    .option("--root <dir>", "the directory holding the seats' state dirs, whose outboxes hold dead letters (default: fleet.root)")
+    .option("--csv", "CSV output")
+    .option("--json", "JSON output")
+    .addHelpText("after", STATS_SOURCES)
+    .action(async (opts: Record<string, unknown>) => {
+      const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+      code = await (await import("./stats.js")).statsCommand({
+        ...common(opts),
+        ...(str(opts.since) ? { since: str(opts.since) } : {}),
+        ...(str(opts.by) ? { by: str(opts.by) } : {}),
+        ...(str(opts.root) ? { root: str(opts.root) } : {}),
         csv: opts.csv === true,
         json: opts.json === true,
       });

@@ -19,7 +19,20 @@ export interface OpsOptions {
 }
 
 /** The keys a seat records: what the commands that read its state dir need, nothing of the agent. */
-const RECORDED = ["boards", "assignee", "author", "reservedAssignees", "hermes", "seat", "stateDir", "webhook", "secrets", "http", "fleet"] as const;
+const RECORDED = [
+  "boards",
+  "assignee",
+  "author",
+  "reservedAssignees",
+  "hermes",
+  "seat",
+  "stateDir",
+  "webhook",
+  "secrets",
+  "http",
+  "fleet",
+  "serviceLevels",
+] as const;
 
 /** At `run`'s start: the settings the state-dir commands will read (0600, whole-file write). */
 export function recordSeatSettings(c: Config): void {

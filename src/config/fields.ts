@@ -110,6 +110,16 @@ export const agentCommon = {
    * back to the lane and the seat paused until its own check gets through. 0 = off.
    */
   unreachableSeconds: z.number().min(0).default(180),
+  /**
+   * An attempt that ended the environment's way — the agent's process crashed or was killed by the host, its
+   * API failed or was overloaded mid-turn, its connection broke mid-turn — is started again within the claim
+   * (its session resumed where it has one) this many times, after retryBackoffSeconds × 2^(n−1) (at most
+   * retryBackoffMaxSeconds), each a heartbeat note; only then the templated block, naming the attempts. The
+   * task's own ends (the gate, the agent's block, a refusal) are never retried. 0 = off.
+   */
+  retries: z.number().int().min(0).max(10).default(2),
+  retryBackoffSeconds: z.number().min(0).default(15),
+  retryBackoffMaxSeconds: z.number().min(0).default(300),
   /** A CLI that printed its final result and does not exit within this is stopped; the result counts. */
   afterResultSeconds: seconds.default(15),
   /** Polite stop this long before the deadline (default min(60, ttl/8)). */
@@ -144,3 +154,18 @@ export const agentCommon = {
 /** What the rest of the bridge knows of any agent's config: its kind and the common keys (the kind reads the rest). */
 export const AgentBaseSchema = z.looseObject({ kind: z.string(), ...agentCommon });
 export type AgentConfig = z.output<typeof AgentBaseSchema>;
+
+/**
+ * The seed's service levels (seeds/001): a failure rate ((blocked + lost + dead letters) ÷ closed) at or
+ * above `failureRate`, a dead-letter rate at or above `deadLetterRate`, a p95 run time above
+ * `runTimeP95Seconds` — each judged from `minRuns` closed runs — are flagged by `stats` and the fleet page,
+ * and alerted on by the Prometheus rules (the seat exports them: hkb_service_level_*).
+ */
+export const serviceLevels = z
+  .strictObject({
+    failureRate: z.number().min(0).max(1).default(0.05),
+    deadLetterRate: z.number().min(0).max(1).default(0.01),
+    runTimeP95Seconds: z.number().min(1).default(600),
+    minRuns: z.number().int().min(1).default(10),
+  })
+  .prefault({});

@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { Seat } from "./seat.js";
 
-import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, slug } from "./fields.js";
+import { type AgentConfig, AgentBaseSchema, argv, envName, list, seconds, serviceLevels, slug } from "./fields.js";
 
 export type { AgentConfig } from "./fields.js";
 
@@ -199,6 +199,7 @@ export const baseShape = {
       inFlight: z.enum(["continue", "handback"]).default("continue"),
     })
     .prefault({}),
+  serviceLevels,
   /** The fleet view (`hermes-bridge fleet`, the HTTP server's `/`): local seats' state dirs under `root` (default: the parent of stateDir) and remote seats' /status URLs. */
   fleet: z
     .strictObject({

@@ -2,8 +2,9 @@
 // ledger (state/ledger.ts) — today's and the 5-hour window's spend for status, the fleet view and the
 // seat's daily budget. The board's cards stay the record for `hermes-bridge usage`.
 import type { Config } from "../config/schema.js";
-import type { Metrics } from "../observe/metrics.js";
+import type { CLOSED_OUTCOMES, Metrics } from "../observe/metrics.js";
 import type { RunReport } from "../run/task-run.js";
+import { distribution, quantiles, verdicts } from "../observe/service-levels.js";
 import { type Hours, type Spend, type UsageLedger, startOfDay } from "../state/ledger.js";
 
 export interface Books {
@@ -27,6 +28,7 @@ export function account(b: Books, board: string, r: RunReport): void {
       measured: u?.tokens !== undefined || u?.costUsd !== undefined,
       costKnown: u?.costUsd !== undefined,
       outcome: ledgerOutcome(r),
+      ...closedFields(r),
     });
   } catch {
     // The ledger is the seat's own convenience (status, daily budget): the card keeps the record.
@@ -34,6 +36,8 @@ export function account(b: Books, board: string, r: RunReport): void {
   const m = b.metrics;
   if (!m) return;
   m.runDuration.observe({ board, decision: r.decision }, r.durationMs / 1000);
+  const closed = closedOutcome(r);
+  if (closed) m.runsClosed.inc({ board, outcome: closed });
   if (r.onBoard) m.boardStops.inc({ board, action: r.onBoard });
   else if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board });
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
@@ -43,6 +47,22 @@ export function account(b: Books, board: string, r: RunReport): void {
   if (r.resumed) m.resumes.inc({ board });
   if (r.cut === "stall") m.stalls.inc({ board });
   m.usage(b.config.seat.name, r.agent, r.usage);
+}
+
+function closedFields(r: RunReport): { closed?: NonNullable<ReturnType<typeof closedOutcome>>; cause?: string; durationMs: number } {
+  const closed = closedOutcome(r);
+  return { ...(closed ? { closed } : {}), ...(closed === "blocked" && r.cause ? { cause: r.cause.slice(0, 40) } : {}), durationMs: r.durationMs };
+}
+
+/** How the run ended, as hkb_runs_closed_total and the ledger count it; null: nothing closed (its claim kept for the restart). */
+export function closedOutcome(r: RunReport): (typeof CLOSED_OUTCOMES)[number] | null {
+  // A stop made on the board is no lost lease: the task went back to the board's hands (stats reads a manual reclaim so).
+  if (r.onBoard) return "given_back";
+  if (r.close === "lease_lost" || r.decision === "lost") return "lost";
+  if (r.close === "failed" || r.close === "dead") return "dead_letter";
+  if (r.close === "kept" || r.close === "not_attempted") return null;
+  if (r.handedOff || r.stopped) return "given_back";
+  return r.decision === "complete" ? "completed" : "blocked";
 }
 
 /** The fleet strip's three kinds of close: a landed complete, a landed block (not a usage-limit hand-back), the rest. */
@@ -57,8 +77,25 @@ const NOTHING: Spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0, noCost: 
 /** What this seat spent since `from` (epoch ms). */
 export const spentSince = (b: Books, from: number): Spend => b.ledger?.since(from) ?? { ...NOTHING };
 
-/** Runs closed per hour over the last 24 hours (the fleet's strip). */
-export const hoursOf = (b: Books): Hours | null => b.ledger?.hours(b.clock.now()) ?? null;
+/**
+ * Runs closed per hour over the last 24 hours (the fleet's strip), their run times by bucket and the service
+ * levels they cross (serviceLevels: the fleet page flags them as `stats` does).
+ */
+export function hoursOf(b: Books): Hours | null {
+  const now = b.clock.now();
+  const h = b.ledger?.hours(now);
+  if (!b.ledger || !h) return null;
+  const runs = b.ledger.last24h(now);
+  const count = (k: string) => runs.filter((e) => e.closed === k).length;
+  const closed = count("completed") + count("blocked") + count("lost") + count("dead_letter");
+  const times = runs.flatMap((e) => (e.durationMs === undefined ? [] : [e.durationMs]));
+  const runTimes = distribution(times);
+  const crossed = verdicts(
+    { closed, failed: closed - count("completed"), deadLetters: count("dead_letter"), runTime: quantiles(times) },
+    b.config.serviceLevels,
+  );
+  return { ...h, runTimes, verdicts: crossed.map((v) => ({ level: v.level, text: v.text })) };
+}
 
 /** What this seat spent today (since midnight UTC). */
 export const spentToday = (b: Books): Spend => spentSince(b, startOfDay(b.clock.now()));

@@ -207,7 +207,7 @@ export async function build(
   clock: Clock = systemClock,
   kinds: readonly AgentKind[] = AGENT_KINDS,
 ): Promise<Built> {
-  const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics() : undefined;
+  const metrics = c.http.port !== undefined ? new (await import("../observe/metrics.js")).Metrics(c.boards, c.serviceLevels) : undefined;
   const ops = buildOps(c, env, log, clock, metrics);
   const gateEnv = agentEnv(env, c.agent.passEnv, c.agent.env);
   const git = gitRunner(c, env);

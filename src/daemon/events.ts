@@ -9,6 +9,7 @@ import { describeError } from "../errors/index.js";
 import { Events } from "../log/emit.js";
 import type { Logger } from "../log/logger.js";
 import type { RunPhase, RunReport } from "../run/task-run.js";
+import type { RetryCause } from "../board/card.js";
 
 /** Which run an event is about. */
 export interface RunIds {
@@ -33,6 +34,8 @@ export interface SeatEvents extends DiscoveryEvents {
   "run:notes": [RunIds & { notes: readonly Note[]; at: number }];
   /** A run's proxy refused a host (the first time the run asked for it). */
   "run:egress-refused": [RunIds & { host: string; port: number; why: string; advice?: string | undefined; housekeeping?: boolean | undefined }];
+  /** A run's agent ended the environment's way and is started again after a backoff (agent.retries). */
+  "run:retry": [RunIds & { attempt: number; cause: RetryCause; detail: string }];
   /** A run ended, with how (exactly once per run). */
   "run:closed": [RunReport & { board: string }];
   /** A slot of the seat is free again (a run ended, or a claim came to nothing). */
@@ -60,6 +63,7 @@ export const SEAT_EVENTS = [
   "run:renewed",
   "run:notes",
   "run:egress-refused",
+  "run:retry",
   "run:closed",
   "slot:freed",
   "seat:paused",

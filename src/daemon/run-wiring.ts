@@ -54,6 +54,10 @@ export function wireRun(s: WiringServices, seat: SeatTell, run: TaskRun, held: H
   e.on("egress_failed", (host, port, why) => s.log.warn({ ...logIds(), host, port, why }, "an allowed host could not be reached"));
   e.on("log", (level, msg, data) => s.log[level]({ ...logIds(), ...(data ?? {}) }, msg));
   e.on("progress", (note) => seat.tell("run:progress", { ...ids(), note }));
+  e.on("retry", (r) => {
+    s.metrics?.retries.inc({ board, cause: r.cause });
+    seat.tell("run:retry", { ...ids(), attempt: r.attempt, cause: r.cause, detail: r.detail });
+  });
   e.on("notes", (notes, at) => {
     for (const n of notes) {
       s.metrics?.notesDelivered.inc({ board, agent: w.agent });

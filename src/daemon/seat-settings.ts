@@ -58,6 +58,7 @@ export function runSettings(c: Config): RunSettings {
     steering: c.steering,
     review: { mode: c.close.review, reviewer: c.close.reviewer, maxRounds: c.close.maxReviewRounds },
     killGraceMs: c.agent.killGraceSeconds * 1000,
+    retry: { retries: c.agent.retries, baseMs: c.agent.retryBackoffSeconds * 1000, maxMs: c.agent.retryBackoffMaxSeconds * 1000 },
     unreachableMs: c.agent.unreachableSeconds * 1000,
     runsDir: statePath(c.stateDir, "runs"),
     privateRoot: statePath(c.stateDir, "private"),

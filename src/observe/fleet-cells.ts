@@ -1,8 +1,7 @@
 // The fleet page's cells, as text an operator reads at a glance: times in this server's time zone and
 // relative to now, sources shortened (the full path on hover), long texts cut with the rest one click
-// away, the 24-hour strip. Every value is another party's data: each goes through `esc` here, and a
+// away (the 24-hour pictures are fleet-pictures.ts). Every value is another party's data: each goes through `esc` here, and a
 // time that is no time is shown as it came.
-import type { Hours } from "../state/ledger.js";
 
 export const esc = (s: string | number) =>
   String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
@@ -68,22 +67,4 @@ export function shortSource(source: string, o: { root?: string | undefined; home
 export function longText(text: string, cls: string, cut = 160): string {
   if (text.length <= cut) return `<span class="${cls}" title="${esc(text)}">${esc(text)}</span>`;
   return `<details class="${cls}"><summary title="${esc(text.slice(0, 2000))}">${esc(text.slice(0, cut))}…</summary><div class="full">${esc(text)}</div></details>`;
-}
-
-const level = (n: number) => (n <= 0 ? 0 : n === 1 ? 1 : n === 2 ? 2 : n <= 4 ? 3 : 4);
-
-/** The last 24 hours as a strip of bars (done green, blocked red, other closes grey), each hour's counts on hover. */
-export function hoursStrip(h: Hours | null, now: number): string {
-  if (!h) return "<small>-</small>";
-  const from = Date.parse(h.from);
-  const sum = (a: number[]) => a.reduce((x, y) => x + y, 0);
-  const cells = Array.from({ length: 24 }, (_, i) => {
-    const [d, b, o] = [h.done[i] ?? 0, h.blocked[i] ?? 0, h.other[i] ?? 0];
-    const start = from + i * 3_600_000;
-    const label = Number.isFinite(start) ? `${localTime(start, now)}–${localTime(start + 3_600_000, now)}` : `hour ${i + 1}`;
-    const bars = [d ? `<i class="dn l${level(d)}"></i>` : "", b ? `<i class="bl l${level(b)}"></i>` : "", o ? `<i class="ot l${level(o)}"></i>` : ""].join("");
-    return `<span class="h" data-done="${d}" data-blocked="${b}" title="${esc(`${label}: ${d} done, ${b} blocked${o ? `, ${o} other` : ""}`)}">${bars}</span>`;
-  }).join("");
-  const [done, blocked, other] = [sum(h.done), sum(h.blocked), sum(h.other)];
-  return `<div class="strip" title="last 24 h: ${done} done, ${blocked} blocked, ${other} other">${cells}</div><small class="totals">${done} done · ${blocked} blocked${other ? ` · ${other} other` : ""}</small>`;
 }

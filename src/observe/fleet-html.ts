@@ -6,7 +6,8 @@ import { dirname } from "node:path";
 import type { Spend } from "../state/ledger.js";
 import { systemClock } from "../time/clock.js";
 import { type FleetRun, type FleetSeat, asOf, collectFleet, spendText } from "./fleet.js";
-import { esc, hoursStrip, longText, shortSource, timeCell, zoneName } from "./fleet-cells.js";
+import { esc, longText, shortSource, timeCell, zoneName } from "./fleet-cells.js";
+import { levelFlags, outcomeStrip, runTimeChart } from "./fleet-pictures.js";
 
 export { esc } from "./fleet-cells.js";
 
@@ -18,8 +19,8 @@ td{overflow-wrap:anywhere}small{color:#57606a}.seat{min-width:11rem}.agent{white
 .err{color:#cf222e;min-width:18rem;max-width:34rem;white-space:normal}details summary{cursor:pointer}details .full{white-space:pre-wrap;margin-top:.3rem}
 code.fix{display:block;margin-top:.3rem;padding:.25rem .4rem;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;font:12px ui-monospace,monospace;
 color:#24292f;white-space:pre-wrap;overflow-wrap:anywhere;user-select:all}.today,.window{min-width:8rem}.outbox{white-space:nowrap}.unknown{color:#9a6700}
-.strip{display:flex;align-items:flex-end;gap:1px;height:24px}.h{display:flex;flex-direction:column-reverse;width:8px;height:24px;background:#eef1f4}
-.h i{display:block;width:8px}.dn{background:#2da44e}.bl{background:#cf222e}.ot{background:#8c959f}.l1{height:25%}.l2{height:45%}.l3{height:70%}.l4{height:100%}`;
+.hours{min-width:17rem}.hours svg{display:block}.legend{font-size:12px;margin:.2rem 0 .35rem;max-width:17rem}.lg{white-space:nowrap;margin-right:.45rem}
+.lg svg{display:inline;vertical-align:-1px}.pq{display:block}.level{color:#cf222e;font-weight:600;margin-top:.3rem;max-width:20rem}`;
 
 /** The page's Content-Security-Policy: no script, no frames, no forms; the one inline style sheet. */
 export const FLEET_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -63,7 +64,7 @@ ${stateCell(s, now)}
 <td class="runs">${runs}</td>
 ${spendCell("today", s.today)}
 ${spendCell("window", s.window5h)}
-<td class="hours">${hoursStrip(s.hours, now)}</td>
+<td class="hours">${outcomeStrip(s.hours, now)}${runTimeChart(s.hours)}${levelFlags(s.hours)}</td>
 <td class="outbox">${esc(s.outboxBacklog ?? "-")}</td>
 <td class="err">${s.lastError ? longText(s.lastError, "error") : ""}</td>
 </tr>`;

@@ -1,6 +1,10 @@
 // Prometheus metrics (prom-client, own registry): what an operator needs to see a seat's health.
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Usage } from "../agents/port.js";
+import type { ServiceLevels } from "./service-levels.js";
+
+/** How a run ended, as hkb_runs_closed_total counts it. */
+export const CLOSED_OUTCOMES = ["completed", "blocked", "lost", "dead_letter", "given_back"] as const;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -19,6 +23,40 @@ export class Metrics {
     labelNames: ["board", "mode"],
     registers: [this.registry],
   });
+  readonly retries = new Counter({
+    name: "hkb_agent_retries_total",
+    help: "Agent attempts started again within their claim after an end that was the environment's (cause: crash, api, connection)",
+    labelNames: ["board", "cause"],
+    registers: [this.registry],
+  });
+  readonly runsClosed = new Counter({
+    name: "hkb_runs_closed_total",
+    help: "Runs ended, by how (outcome: completed, blocked, lost, dead_letter — a close that never landed —, given_back): the seed's failure and dead-letter rates",
+    labelNames: ["board", "outcome"],
+    registers: [this.registry],
+  });
+  private readonly level = (name: string, help: string) => new Gauge({ name: `hkb_service_level_${name}`, help, registers: [this.registry] });
+  /** The seat's service levels (config serviceLevels): the alert rules compare with these. */
+  readonly levels = {
+    failureRate: this.level("failure_rate", "serviceLevels.failureRate: (blocked + lost + dead letters) ÷ closed at or above this is a finding"),
+    deadLetterRate: this.level("dead_letter_rate", "serviceLevels.deadLetterRate: dead letters ÷ closed at or above this is a finding"),
+    runTimeP95: this.level("run_time_p95_seconds", "serviceLevels.runTimeP95Seconds: the run time's p95 above this is a finding"),
+    minRuns: this.level("min_runs", "serviceLevels.minRuns: no verdict from fewer closed runs"),
+  };
+
+  /** A seat's metrics: its boards and service levels (`seat`); without them, a registry that only serves (a test's). */
+  constructor(boards: readonly string[] = [], levels?: ServiceLevels) {
+    if (levels) this.seat(boards, levels);
+  }
+
+  /** At the seat's start: its levels, and every outcome of its boards at 0 (a rate over a window sees the first close). */
+  seat(boards: readonly string[], l: ServiceLevels): void {
+    this.levels.failureRate.set(l.failureRate);
+    this.levels.deadLetterRate.set(l.deadLetterRate);
+    this.levels.runTimeP95.set(l.runTimeP95Seconds);
+    this.levels.minRuns.set(l.minRuns);
+    for (const board of boards) for (const outcome of CLOSED_OUTCOMES) this.runsClosed.inc({ board, outcome }, 0);
+  }
   readonly leaseLosses = new Counter({ name: "hkb_lease_losses_total", help: "Runs that lost their lease", labelNames: ["board"], registers: [this.registry] });
   readonly boardStops = new Counter({
     name: "hkb_board_stops_total",
@@ -119,7 +157,7 @@ export class Metrics {
     name: "hkb_run_duration_seconds",
     help: "Claim → close",
     labelNames: ["board", "decision"],
-    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 900, 1800, 3600],
+    buckets: [1, 5, 15, 30, 60, 120, 300, 450, 600, 750, 900, 1200, 1800, 2700, 3600, 7200, 14400],
     registers: [this.registry],
   });
   readonly cliCalls = new Counter({

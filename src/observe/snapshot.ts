@@ -63,7 +63,31 @@ const amount = z.number().finite().min(0);
 const isoText = text(40).nullable();
 const SpendSchema = z.object({ tokens: amount, costUsd: amount, runs: count, unmeasured: count, noCost: count.optional() });
 const hourly = z.array(count).length(24);
-const HoursSchema = z.object({ from: text(40), done: hourly, blocked: hourly, other: hourly });
+const HoursSchema = z.object({
+  from: text(40),
+  done: hourly,
+  blocked: hourly,
+  other: hourly,
+  // finer, where the seat knows: done, each block cause, lost, dead letter, given back, other
+  outcomes: z
+    .record(text(40), hourly)
+    .refine((o) => Object.keys(o).length <= 16, "at most 16 outcomes")
+    .optional(),
+  runTimes: z
+    .object({
+      edges: z.array(amount).max(12),
+      counts: z.array(count).max(13),
+      n: count,
+      p50: amount.nullable(),
+      p95: amount.nullable(),
+    })
+    .refine((r) => r.counts.length === r.edges.length + 1, "one count more than edges")
+    .optional(),
+  verdicts: z
+    .array(z.object({ level: text(40), text: text(300) }))
+    .max(5)
+    .optional(),
+});
 
 /** What the fleet reads of a snapshot (other keys are ignored): bounded, finite, typed. */
 export const FleetSnapshotSchema = z.object({

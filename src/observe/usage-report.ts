@@ -56,7 +56,7 @@ const CLOSE_EVENTS = new Set(["blocked", "block_loop_detected", "reclaimed", "sc
 const foreignClaimer = (lock: string) => !lock.startsWith("hermes-bridge:") && !/^[^:\s]+:\d+$/.test(lock);
 
 /** Why a run's usage record is not the bridge's own, or null. */
-function distrustOf(d: TaskDetail, run: TaskRunRecord, cost: RunCost | null): string | null {
+export function distrustOf(d: TaskDetail, run: TaskRunRecord, cost: RunCost | null): string | null {
   if (!cost) return null;
   const edited = d.events.find((e) => e.runId === run.id && e.kind === "edited");
   if (edited) return "its record was edited after the close (kanban edit)";
@@ -74,20 +74,30 @@ export function cardRuns(board: string, d: TaskDetail): CardRun[] {
   });
 }
 
-/** Reads every task of the boards (archived ones included), a few at a time. */
-export async function collectRuns(boards: readonly Board[], signal?: AbortSignal, parallel = 4): Promise<CardRun[]> {
-  const out: CardRun[] = [];
+/** Reads every task of the boards (archived ones included), a few at a time: each task's `show` to `visit`. */
+export async function eachTask(
+  boards: readonly Pick<Board, "slug" | "listTasks" | "show">[],
+  visit: (board: string, d: TaskDetail) => void,
+  signal?: AbortSignal,
+  parallel = 4,
+): Promise<void> {
   for (const b of boards) {
     const tasks = await b.listTasks({ archived: true }, signal);
     let next = 0;
     const worker = async () => {
       while (next < tasks.length) {
         const t = tasks[next++];
-        if (t) out.push(...cardRuns(b.slug, await b.show(t.id, signal)));
+        if (t) visit(b.slug, await b.show(t.id, signal));
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, tasks.length) }, worker));
   }
+}
+
+/** Every run of the boards with what it cost. */
+export async function collectRuns(boards: readonly Board[], signal?: AbortSignal, parallel = 4): Promise<CardRun[]> {
+  const out: CardRun[] = [];
+  await eachTask(boards, (slug, d) => out.push(...cardRuns(slug, d)), signal, parallel);
   return out;
 }
 

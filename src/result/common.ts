@@ -119,6 +119,8 @@ export interface BridgeInfo {
   isolation?: { mode: string; why: string };
   /** Set only when no cgroup capped the run (agent.limits rlimit: per process, weaker; or none). */
   limits?: { mode: string; why: string };
+  /** The attempts started again before the close (agent.retries): why each ended, and when. */
+  retries?: { attempt: number; cause: string; detail: string; at: string }[];
   exit: { code: number | null; signal: string | null; reason: string };
 }
 

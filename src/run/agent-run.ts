@@ -1,7 +1,10 @@
 // The agent's part of the working phase: the agent runs resumed or fresh, its events folded into the
 // run's record (drive.ts); a resume that is refused before the agent did anything is started over
-// fresh, once (never in a loop), with a comment on the task saying so.
-import type { AgentEvent, AgentRunInput, RunInbox, Usage } from "../agents/port.js";
+// fresh, once (never in a loop), with a comment on the task saying so; an attempt that ended the
+// environment's way (its process crashed, its API failed mid-turn: retry.ts) is started again after a
+// backoff, up to agent.retries within the claim, each retry a heartbeat note on the card.
+import { rm } from "node:fs/promises";
+import type { AgentEvent, AgentRunInput, ResumeInput, RunInbox, Usage } from "../agents/port.js";
 import { describeError } from "../errors/index.js";
 import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
@@ -11,6 +14,7 @@ import { boundedLimit } from "./limit.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { ToolsEndpoint } from "./factories.js";
 import type { WorkInput } from "./deps.js";
+import { type RetryRecord, addUsage, retryCause, retryDelay, retryNote } from "./retry.js";
 
 export interface AgentRun {
   tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;
@@ -33,16 +37,19 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
   const { prep, record, tools } = w;
   const state: DriveState = newDriveState();
   const plan = prep.plan;
-  const input = (resume: boolean): AgentRunInput => ({
+  const input = (resume: ResumeInput | null): AgentRunInput => ({
     ...prep.input,
     signal: w.signal,
     wrapUp: w.wrapUp,
     ...(w.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
-    ...(resume && plan.mode === "resume" && prep.resumePrompt ? { resume: { session: plan.session, prompt: prep.resumePrompt } } : {}),
+    ...(resume ? { resume } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
     ...(w.runJail ? { jail: w.runJail } : {}),
     ...(w.egressApi ? { egress: w.egressApi } : {}),
   });
+  // Each attempt reports its own usage totals; the run's are the earlier attempts' plus this one's (retry.ts).
+  let before: Usage | null = null;
+  let resumed: string | null = null;
   const hooks: DriveHooks = {
     onEvent: (e) => {
       w.reach(e);
@@ -51,8 +58,9 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
         w.events.tell("progress", e.note);
       }
       if (e.type === "usage") {
-        record.setUsage(e.usage);
-        const over = record.facts.stop === null ? w.overBudget(e.usage) : null;
+        const u = addUsage(before, e.usage);
+        record.setUsage(u);
+        const over = record.facts.stop === null && u ? w.overBudget(u) : null;
         if (over) w.stop("budget", over);
       }
       w.events.tell("agent", e);
@@ -68,7 +76,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
       }),
     onSession: (id) => {
       try {
-        record.sessionStarted(id, plan.mode === "resume" && id === plan.session && state.resumeFailed === null);
+        record.sessionStarted(id, resumed !== null && id === resumed && state.resumeFailed === null);
         w.events.tell("log", "info", "agent session journaled", { task_id: record.lease.taskId, session: id });
       } catch (err) {
         w.events.tell("log", "warn", "could not journal the agent's session", { task_id: record.lease.taskId, err: describeError(err) });
@@ -77,13 +85,30 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     onAuthFailed: () => w.stop(null),
     boundLimit: (l) => boundedLimit(l, w.clock.now(), w.maxLimitPauseMs ?? DEFAULT_MAX_PAUSE_MS),
   };
-  const resume = plan.mode === "resume";
-  await drive(w.agent, input(resume), record.facts, state, hooks);
-  if (!resume || state.resumeFailed === null || state.acted || w.signal.aborted) return;
-  // The session cannot be continued: remember that, say so on the task, and start over fresh once.
-  const failed = plan.session;
+  let resume: ResumeInput | null = plan.mode === "resume" && prep.resumePrompt ? { session: plan.session, prompt: prep.resumePrompt } : null;
+  let freshOnce = false;
+  for (;;) {
+    resumed = resume?.session ?? null;
+    await drive(w.agent, input(resume), record.facts, state, hooks);
+    if (resume && state.resumeFailed !== null && !state.acted && !w.signal.aborted && !freshOnce) {
+      await startFresh(w, resume.session, state.resumeFailed);
+      freshOnce = true;
+      resetForRetry(record.facts);
+      state.resumeFailed = null;
+      resume = null;
+      continue;
+    }
+    const next = await retryAfter(w, state);
+    if (!next) return;
+    before = record.story.usage;
+    resume = next.resume;
+  }
+}
+
+/** The session cannot be continued: remember that, say so on the task, and start over fresh (once, never in a loop). */
+async function startFresh(w: WorkInput & AgentRun, failed: string, why: string): Promise<void> {
+  const { record } = w;
   record.session?.resumeFailed(failed);
-  const why = state.resumeFailed;
   w.events.tell("log", "warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
   await w.held.fenced
     .comment(
@@ -91,7 +116,57 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
       w.shutdown,
     )
     .catch((err: unknown) => w.events.tell("log", "warn", "could not post the fresh-start comment", { task_id: record.lease.taskId, err: describeError(err) }));
-  resetForRetry(record.facts);
-  state.resumeFailed = null;
-  await drive(w.agent, input(false), record.facts, state, hooks);
+}
+
+/**
+ * The attempt ended the environment's way (retry.ts) and agent.retries allows another within the claim: the
+ * heartbeat says so, the backoff is waited out (a stop of the run's cuts it short: no retry then), and the
+ * next attempt continues the attempt's session where it has one. Null: no retry — the run decides as it is.
+ */
+async function retryAfter(w: WorkInput & AgentRun, state: DriveState): Promise<{ resume: ResumeInput | null } | null> {
+  const { record, tools } = w;
+  const facts = record.facts;
+  const retries = record.story.retries ?? [];
+  const why = retryCause({ ...facts, outcome: facts.outcome ?? tools?.host.request ?? null }, w.signal.aborted || w.wrapUp.aborted);
+  if (!why || retries.length >= w.retry.retries) return null;
+  const n = retries.length + 1;
+  const waitMs = retryDelay(n, w.retry);
+  const now = w.clock.now();
+  // No attempt that could not start before the polite stop: the run decides now, with the time it has left.
+  if (now + waitMs >= w.held.clock.wrapUpAt(w.held.deadline)) return null;
+  const session = w.agent.resumable ? (record.story.session?.id ?? null) : null;
+  const r: RetryRecord = { attempt: n, cause: why.cause, detail: why.detail, at: now };
+  retries.push(r);
+  record.story.retries = retries;
+  w.events.tell("retry", r);
+  w.events.tell("log", "warn", "the agent's attempt ended the environment's way: retrying", {
+    task_id: record.lease.taskId,
+    attempt: n,
+    cause: why.cause,
+    detail: why.detail,
+    wait_ms: waitMs,
+  });
+  await w.held.fenced
+    .heartbeat(retryNote(r, w.retry.retries, waitMs, session))
+    .catch((err: unknown) => w.events.tell("log", "warn", "could not post the retry heartbeat", { task_id: record.lease.taskId, err: describeError(err) }));
+  const waited = await new Promise<boolean>((resolve) => {
+    const done = (waited: boolean) => {
+      timer.cancel();
+      w.signal.removeEventListener("abort", stopped);
+      w.wrapUp.removeEventListener("abort", stopped);
+      resolve(waited);
+    };
+    const stopped = () => done(false);
+    const timer = w.make.timer(now + waitMs, () => done(true));
+    if (w.signal.aborted || w.wrapUp.aborted) return stopped();
+    w.signal.addEventListener("abort", stopped, { once: true });
+    w.wrapUp.addEventListener("abort", stopped, { once: true });
+  });
+  if (!waited) return null;
+  // What this attempt left is forgotten (its outcome file, its requests); the workspace keeps its work.
+  resetForRetry(facts);
+  if (tools && tools.host.request?.kind === "complete") tools.host.request = null;
+  state.acted = false;
+  await rm(w.prep.input.resultFile, { force: true }).catch(() => undefined);
+  return { resume: session && w.prep.continuePrompt ? { session, prompt: w.prep.continuePrompt(r) } : null };
 }

@@ -33,6 +33,7 @@ export interface RunSettings {
   review: TaskRunDeps["review"];
   killGraceMs: number;
   unreachableMs: number;
+  retry: TaskRunDeps["retry"];
   runsDir: string;
   privateRoot: string;
   continuity: { enabled: boolean; budget: number };
@@ -106,6 +107,7 @@ export function taskRunDeps(s: SeatServices, r: RunStart, seat: SeatPart): TaskR
     author: c.author,
     traceId: r.traceId,
     killGraceMs: c.killGraceMs,
+    retry: c.retry,
     unreachableMs: c.unreachableMs,
     runsDir: c.runsDir,
     privateRoot: c.privateRoot,

@@ -13,6 +13,7 @@ import type { Kept } from "../sandbox/owner.js";
 import type { RunFacts } from "./decide.js";
 import { apiBeyondReport } from "./budget.js";
 import type { ToolBudget } from "../tools/budget.js";
+import { type RetryRecord, retriesText } from "./retry.js";
 
 export interface RunStory {
   traceId: string;
@@ -38,6 +39,8 @@ export interface RunStory {
   egress?: EgressCounts | undefined;
   /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
   kept?: Kept | undefined;
+  /** The attempts the run started again before its close (agent.retries, run/retry.ts). */
+  retries?: RetryRecord[] | undefined;
   /** The board's reopen of a done task this run re-works (run/reopen.ts). */
   reopen?: BridgeInfo["reopen"] | undefined;
   /** What the run did with the task tools, against its budget (tools/budget.ts). */
@@ -69,6 +72,8 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.retries?.length)
+    info.retries = s.retries.map((r) => ({ attempt: r.attempt, cause: r.cause, detail: r.detail.slice(0, 300), at: new Date(r.at).toISOString() }));
   if (s.reopen) info.reopen = s.reopen;
   if (s.isolation) info.isolation = s.isolation;
   if (s.limits) info.limits = s.limits;
@@ -215,7 +220,8 @@ export const limitsLine = (l: { mode: string; why: string }): string =>
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => {
   const api = s.egress?.api;
-  return usageLine(s.usage, s.model, s.seat, api ? { requests: api.requests, input: api.tokens.input, output: api.tokens.output } : undefined);
+  const counted = api ? { requests: api.requests, input: api.tokens.input, output: api.tokens.output } : undefined;
+  return usageLine(s.usage, s.model, s.seat, { api: counted, agent: s.agent, retries: s.retries?.map((r) => r.cause) });
 };
 
 /** A cut: the run stopped before the agent finished (the block names where it got to). */
@@ -229,6 +235,7 @@ export function blockReason(d: Extract<Decision, { type: "block" }>, s: RunStory
       what += ` Files changed so far: ${s.changedFiles.length ? s.changedFiles.slice(0, 20).join(", ") + (s.changedFiles.length > 20 ? `, +${s.changedFiles.length - 20} more` : "") : "none"}.`;
   }
   if (s.workspaceNote) what += ` Workspace: ${s.workspaceNote}.`;
+  if (s.retries?.length) what += retriesText(s.retries);
   const lines = [renderBlock({ ...d.template, what_happened: what })];
   if (s.session)
     lines.push(

@@ -23,6 +23,7 @@ import type { RunFactories } from "./factories.js";
 import type { RunEventsOut, RunPhase } from "./events.js";
 import type { Prepared } from "./prepare.js";
 import type { RunRecord } from "./record.js";
+import type { RetryPolicy } from "./retry.js";
 
 export interface TaskRunDeps {
   /** Reads only: every write of the run goes through its lease's fenced view (`held.fenced`). */
@@ -62,6 +63,8 @@ export interface TaskRunDeps {
   author: string;
   traceId: string;
   killGraceMs: number;
+  /** An attempt that ended the environment's way is started again (agent.retries, its backoff: run/retry.ts). */
+  retry: RetryPolicy;
   /** The agent's reports that it cannot reach its API, unanswered this long, stop the run (agent.unreachableSeconds; 0: off). */
   unreachableMs?: number | undefined;
   /** Where the agent's run directory is made (the agent is told of it). */
@@ -96,6 +99,7 @@ export type WorkInput = Pick<
   | "author"
   | "traceId"
   | "killGraceMs"
+  | "retry"
   | "unreachableMs"
   | "shutdown"
   | "gate"

@@ -4,6 +4,7 @@
 // own (lease/held.ts: heartbeat, renewed, lost, unresolved).
 import type { AgentEvent, Note } from "../agents/port.js";
 import { Events } from "../log/emit.js";
+import type { RetryRecord } from "./retry.js";
 
 export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
 
@@ -32,6 +33,8 @@ export interface RunEvents {
   /** An allowed host the run's proxy could not reach (once per host:port and run). */
   egress_failed: [host: string, port: number, why: string];
   log: [level: "debug" | "info" | "warn", msg: string, data?: Record<string, unknown>];
+  /** The agent's attempt ended the environment's way and is started again after a backoff (retry.ts). */
+  retry: [RetryRecord];
 }
 
 /** A run's event map (its owner listens; a listener's throw stays with the listener). */

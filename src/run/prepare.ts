@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { AgentAdapter, AgentRunInput } from "../agents/port.js";
 import type { TaskDetail } from "../board/port.js";
 import { activePrHold } from "../board/pr-guard.js";
-import type { SessionJournal } from "../continuity/journal.js";
+import type { LastRunInfo, SessionJournal } from "../continuity/journal.js";
 import { type RunPlan, continuationVars, planRun } from "../continuity/plan.js";
 import { TaskSession } from "../continuity/session.js";
 import { describeError } from "../errors/index.js";
@@ -53,6 +53,8 @@ export interface Prepared {
   input: Omit<AgentRunInput, "signal" | "wrapUp" | "tools" | "resume">;
   /** The continuation prompt, when the plan resumes. */
   resumePrompt: string | null;
+  /** The continuation prompt of an attempt started again within the run (run/retry.ts): what ended the last one. */
+  continuePrompt?: (r: { attempt: number; detail: string; at: number }) => string;
 }
 
 export type PrepareResult = Prepared | { decision: Decision };
@@ -129,7 +131,20 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   const contract = contractBrief(detail.task.completionContract);
   input.prompt = lead + renderPrompt(i.prompts.task, p) + contract;
   const resumePrompt = plan.mode === "resume" ? lead + renderPrompt(i.prompts.resume, p, continuationVars(shown.detail, last, i.author)) + contract : null;
-  return { ws, before, plan, input, resumePrompt };
+  const continuePrompt = (r: { attempt: number; detail: string; at: number }) => {
+    const cut: LastRunInfo = {
+      runId: lease.runId,
+      traceId: record.traceId,
+      cut: "crash",
+      at: new Date(r.at).toISOString(),
+      note: `attempt ${r.attempt} of this run ended: ${r.detail}${record.story.lastNote ? `; its last progress note: ${record.story.lastNote}` : ""}`,
+      changedFiles: [],
+      commentsSeen: last?.commentsSeen ?? detail.comments.length,
+      summary: null,
+    };
+    return lead + renderPrompt(i.prompts.resume, p, continuationVars(shown.detail, cut, i.author)) + contract;
+  };
+  return { ws, before, plan, input, resumePrompt, continuePrompt };
 }
 
 function workspaceBlock(err: unknown): Decision {

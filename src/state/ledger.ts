@@ -25,6 +25,10 @@ const Entry = z.object({
   costKnown: z.boolean().optional(),
   /** What the close did (the fleet's 24-hour strip): done · blocked · other (handed back, parked, lost). Absent in older lines. */
   outcome: z.enum(["done", "blocked", "other"]).optional(),
+  /** How the run ended (hkb_runs_closed_total's outcome), its block's cause and its run time: the fleet's strip and levels. */
+  closed: z.enum(["completed", "blocked", "lost", "dead_letter", "given_back"]).optional(),
+  cause: z.string().max(40).optional(),
+  durationMs: amount.optional(),
 });
 export type LedgerEntry = z.output<typeof Entry>;
 
@@ -38,12 +42,31 @@ export interface Spend {
   noCost?: number;
 }
 
-/** Runs closed per hour over the last 24 hours, the current hour last: from its start (ISO), one count per hour and outcome. */
+/**
+ * Runs closed per hour over the last 24 hours, the current hour last: from its start (ISO), one count per
+ * hour and outcome — `done`/`blocked`/`other`, and finer where the ledger knows (`outcomes`: done, each block
+ * cause, lost, dead letter, given back, other) — with what the seat makes of them (`runTimes`, `verdicts`).
+ */
 export interface Hours {
   from: string;
   done: number[];
   blocked: number[];
   other: number[];
+  outcomes?: Record<string, number[]>;
+  /** The run times of the runs closed in these hours, by bucket (seconds, upper bounds `edges`; the last bucket is above them). */
+  runTimes?: { edges: number[]; counts: number[]; n: number; p50: number | null; p95: number | null };
+  /** The seat's service levels these hours cross (observe/service-levels.ts). */
+  verdicts?: { level: string; text: string }[];
+}
+
+/** The strip's finer outcome of an entry: done, its block's cause, lost, dead letter, given back, or other (older lines). */
+export function stripKey(e: LedgerEntry): string {
+  if (e.closed === "completed") return "done";
+  if (e.closed === "blocked") return e.cause ?? "other";
+  if (e.closed === "dead_letter") return "dead letter";
+  if (e.closed === "given_back") return "given back";
+  if (e.closed === "lost") return "lost";
+  return e.outcome === "done" ? "done" : "other";
 }
 
 const KEEP_MS = 8 * 24 * 3600_000;
@@ -84,13 +107,24 @@ export class UsageLedger {
   hours(now: number): Hours {
     const from = now - (now % 3_600_000) - 23 * 3_600_000;
     const h: Hours = { from: new Date(from).toISOString(), done: Array(24).fill(0), blocked: Array(24).fill(0), other: Array(24).fill(0) };
+    const outcomes: Record<string, number[]> = {};
     for (const e of this.entries) {
       const i = Math.floor((e.at - from) / 3_600_000);
       if (i < 0 || i > 23) continue;
       const row = h[e.outcome ?? "other"];
       row[i] = (row[i] ?? 0) + 1;
+      const key = stripKey(e);
+      const o = outcomes[key] ?? Array(24).fill(0);
+      o[i] = (o[i] ?? 0) + 1;
+      outcomes[key] = o;
     }
-    return h;
+    return { ...h, outcomes };
+  }
+
+  /** The entries of the last 24 clock hours (as `hours`): what the seat judges its levels by. */
+  last24h(now: number): readonly LedgerEntry[] {
+    const from = now - (now % 3_600_000) - 23 * 3_600_000;
+    return this.entries.filter((e) => e.at >= from && e.at < from + 24 * 3_600_000);
   }
 
   /** Reads the file (at start): old entries dropped, bad lines reported, an unreadable file quarantined. */

@@ -147,9 +147,19 @@ export class ManualFactories implements RunFactories {
     };
   }
 
+  private armed: { at: number; then: () => void }[] = [];
+
+  /** Resolves once a timer for `at` is armed (already, or later): what a test awaits before it fires one. */
+  timerAt(at: number): Promise<void> {
+    if (this.timers.some((t) => t.at === at && !t.cancelled)) return Promise.resolve();
+    return new Promise((then) => this.armed.push({ at, then }));
+  }
+
   timer(at: number, fire: () => void) {
     const t = { at, fire, cancelled: false };
     this.timers.push(t);
+    for (const w of this.armed.filter((x) => x.at === at)) w.then();
+    this.armed = this.armed.filter((x) => x.at !== at);
     return {
       cancel: () => {
         t.cancelled = true;

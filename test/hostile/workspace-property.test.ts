@@ -109,6 +109,7 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
     author: "seat",
     traceId: "trace-property-0001",
     killGraceMs: 1000,
+    retry: { retries: 0, baseMs: 0, maxMs: 0 },
     runsDir: join(root, "runs"),
     privateRoot: join(root, "private"),
     cliOnThisHost: true,

@@ -2,7 +2,8 @@
 // is not installed unless HKB_REQUIRE_BROWSER is set, as CI does): four real seats under one root — one
 // working (its last progress note), one paused by a usage limit (until when, in this server's time zone
 // and from now; its 24-hour strip), one whose agent is not logged in (the error readable, the fix
-// copyable), and a Codex seat (tokens, but "cost unknown": Codex reports no cost). Each cell is checked;
+// copyable), and a Codex seat (tokens, but "cost unknown": Codex reports no cost). Each cell is checked,
+// the 24-hour pictures (the strip of outcomes, the run-time distribution, a level crossed) among them;
 // the screenshot goes to test-artifacts/fleet-page.png (and, with HKB_SCREENSHOT_TO_DOCS=1, to
 // docs/fleet.png, the README's picture).
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -78,12 +79,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
     const e = emu;
     const root = join(e.dir, "seats");
     mock = await new ResponsesMock(COMPLETE).start();
-    const seat = async (lane: string, agent: Record<string, unknown>, env: Record<string, string> = {}) => {
+    const seat = async (lane: string, agent: Record<string, unknown>, env: Record<string, string> = {}, extra: Record<string, unknown> = {}) => {
       const b = await runBridge(e, {
         seat: lane,
         once: false,
         env,
-        base: { seat: { name: `ws1/${lane}` }, stateDir: join(root, lane), discovery: { watch: false, sweepSeconds: 1 }, agent },
+        base: { seat: { name: `ws1/${lane}` }, stateDir: join(root, lane), discovery: { watch: false, sweepSeconds: 1 }, agent, ...extra },
       });
       bridges.push(b);
       return join(root, lane);
@@ -108,7 +109,13 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
     const dirs = {
       work: await seat("claude-work", fixture),
       // (the seat's own check confirms the limit — agent.check exit 75 — so the agent's reset an hour out stands)
-      pool: await seat("claude-pool", { ...fixture, passEnv: ["FIXTURE_RESET_MS"], check: ["sh", "-c", "exit 75"] }, { FIXTURE_RESET_MS: "3600000" }),
+      // (its levels judged from one run: its day crosses the failure rate, and the page says so)
+      pool: await seat(
+        "claude-pool",
+        { ...fixture, passEnv: ["FIXTURE_RESET_MS"], check: ["sh", "-c", "exit 75"] },
+        { FIXTURE_RESET_MS: "3600000" },
+        { serviceLevels: { minRuns: 1 } },
+      ),
       auth: await seat("claude-auth", { kind: "claude-code", command: [fakeClaude] }),
       codex: await seat("codex-1", {
         kind: "codex",
@@ -158,20 +165,23 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
       expect(state).toMatch(new RegExp(`^paused until ${local} \\(in 1 h \\d+ min\\)`));
       expect(await cell("claude-pool", "state").locator("time").getAttribute("datetime")).toBe(until);
       expect(state).toContain("usage limit");
+      // its last 24 h: a strip of outcomes (done, the block's cause, the hand-back at the limit), a run-time
+      // distribution, and the level its day crossed — inline SVG, drawn (the strip's bars have a size on screen)
       const hours = cell("claude-pool", "hours");
-      expect(await hours.locator(".h").count()).toBe(24);
-      const counts = await hours
-        .locator(".h")
-        .evaluateAll((hs) => hs.map((h) => [Number(h.getAttribute("data-done")), Number(h.getAttribute("data-blocked"))]));
-      expect(
-        counts
-          .slice(0, 23)
-          .flat()
-          .every((n) => n === 0),
-      ).toBe(true);
-      expect(counts[23]).toEqual([1, 1]);
-      expect(await hours.locator(".totals").textContent()).toBe("1 done · 1 blocked · 1 other");
-      expect(await hours.locator(".h").last().getAttribute("title")).toMatch(/^\d\d:00–\d\d:00: 1 done, 1 blocked, 1 other$/);
+      const strip = hours.locator("svg.strip");
+      expect(await strip.locator("g.hour").count()).toBe(24);
+      const totals = await strip.locator("g.hour").evaluateAll((gs) => gs.map((g) => Number(g.getAttribute("data-total"))));
+      expect(totals.slice(0, 23).every((n) => n === 0)).toBe(true);
+      expect(totals[23]).toBe(3);
+      const drawn = await strip.locator("g.hour").last().locator("rect[data-outcome]");
+      expect(await drawn.evaluateAll((rs) => rs.map((r) => r.getAttribute("data-outcome")))).toEqual(["done", "spec undecided", "given back"]);
+      for (const box of await Promise.all((await drawn.all()).map((r) => r.boundingBox()))) expect(box?.height ?? 0).toBeGreaterThan(2);
+      expect(await strip.locator("g.hour").last().locator("title").textContent()).toMatch(/^\d\d:00–\d\d:00: 1 done, 1 spec undecided, 1 given back$/);
+      const words = async (l: ReturnType<typeof cell>) => ((await l.textContent()) ?? "").replace(/\s+/g, " ").trim();
+      expect(await words(hours.locator(".legend"))).toBe("1 done 1 spec undecided 1 given back");
+      expect(await hours.locator("svg.runtimes g.bucket").count()).toBe(6);
+      expect(await hours.locator(".pq").textContent()).toMatch(/^run time p50 \d+s · p95 \d+s \(3 runs\)$/);
+      expect(await hours.locator(".level").textContent()).toBe("! failure rate 50.0 % ≥ 5.0 % (1 of 2 closed runs; serviceLevels.failureRate)");
 
       // logged out: the error readable (wrapped, the whole text one click away), the fix whole and copyable
       expect(await row("claude-auth").getAttribute("data-state")).toBe("auth");
@@ -198,7 +208,8 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
       const today = (await cell("codex-1", "today").textContent()) ?? "";
       expect(today).toMatch(/^\d+ tok · cost unknown$/);
       expect(today).not.toContain("$0");
-      expect(await cell("codex-1", "hours").locator(".totals").textContent()).toBe("1 done · 0 blocked");
+      expect(((await cell("codex-1", "hours").locator(".legend").textContent()) ?? "").trim()).toBe("1 done");
+      expect(await cell("codex-1", "hours").locator(".level").count()).toBe(0);
 
       mkdirSync("test-artifacts", { recursive: true });
       await page.screenshot({ path: "test-artifacts/fleet-page.png", fullPage: true });

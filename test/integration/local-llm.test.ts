@@ -104,6 +104,36 @@ describe("local-LLM agent", () => {
     expect(r).toMatch(what);
   });
 
+  it("an overloaded server (HTTP 529) is retried after the backoff: the task completes, the card names the retry", async () => {
+    emu = await Emu.create();
+    llm = await OpenAiMock.start([
+      { chunks: [call(0, "w", "write_file", '{"path":"a.txt","content":"x"}'), finish("tool_calls"), usage(100, 20)] },
+      { status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+      {
+        chunks: [
+          call(0, "c", "kanban_complete", '{"summary":"done after a retry","result":{"ok":true,"status":"ok","items":1}}'),
+          finish("tool_calls"),
+          usage(50, 10),
+        ],
+      },
+    ]);
+    const id = await emu.createTask("llm task", { assignee: SEAT, body: "Write a.txt" });
+    const agent = { kind: "local-llm", baseUrl: llm.baseUrl, model: "mock-coder", maxSteps: 6, retryBackoffSeconds: 0.02 };
+    const b = await runBridge(emu, { base: { agent } });
+    await b.daemon.done;
+    const doc = await emu.show(id);
+    expect(doc.task.status).toBe("done");
+    const meta = doc.runs.at(-1)?.metadata as { bridge: { retries: { cause: string; detail: string }[]; tokens: { input: number } } } | undefined;
+    const bridge = meta?.bridge;
+    expect(bridge?.retries).toEqual([expect.objectContaining({ cause: "api", detail: expect.stringContaining("HTTP 529") })]);
+    expect(bridge?.tokens.input).toBe(150); // both attempts
+    const note = doc.events.filter((e) => e.kind === "heartbeat").map((e) => String(e.payload?.note ?? ""));
+    expect(note.filter((n) => n.includes("retry 1 of 2 (api)"))).toHaveLength(1);
+    // the retry continued the saved conversation: the write of the first attempt is in the third request
+    const third = llm.requests[2] as { messages: { role: string }[] };
+    expect(third.messages.filter((m) => m.role === "tool")).toHaveLength(1);
+  });
+
   it("a server that goes away mid-run: the task goes back to the lane (never blocked), naming it; the seat pauses", async () => {
     const { doc, reports } = await runWith([{ reset: true }]);
     expect(doc.task.status).toBe("ready");

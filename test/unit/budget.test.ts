@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskRunRecord } from "../../src/board/port.js";
-import { parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
+import { oneLineWithUsage, parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
 import { apiBeyondReport, overrun, overrunText, priorSpend, spentUsage } from "../../src/run/budget.js";
 import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
 import { taskEventOf } from "../../src/board/events.js";
@@ -33,7 +33,16 @@ describe("usage lines", () => {
       tokensOut: 300,
       costUsd: 0.0123,
       measured: true,
+      turns: 4,
+      retries: [],
+      costKnown: true,
     });
+    // the agent kind and the retries before the close ride on the same line, read back whole
+    const retried = usageLine({ turns: 1 }, undefined, "s", { agent: "claude-code", retries: ["crash", "api"] });
+    expect(retried).toBe("usage: 1 turn · seat s · agent claude-code · retried 2 (crash, api)");
+    expect(parseUsageLine(retried)).toMatchObject({ agent: "claude-code", retries: ["crash", "api"], turns: 1, measured: false });
+    // an agent's own text that looks like the tail is no usage line unless it is the last line
+    expect(parseUsageLine(`${retried}\nmore text`)).toBeNull();
     const none = usageLine(null, undefined, "s");
     expect(none).toBe("usage: unmeasured (the agent reported none) · seat s");
     expect(parseUsageLine(none)).toMatchObject({ measured: false, tokensIn: 0, seat: "s" });
@@ -42,7 +51,21 @@ describe("usage lines", () => {
 
   it("a run's cost: metadata.bridge of a complete wins over text; a run the bridge did not close is null", () => {
     const meta = { bridge: { seat: "a", agent: "codex", tokens: { input: 10, output: 5 }, cost_usd: 0.5, usage: "measured" } };
-    expect(runCost(run(1, { metadata: meta }))).toEqual({ seat: "a", agent: "codex", model: null, tokensIn: 10, tokensOut: 5, costUsd: 0.5, measured: true });
+    expect(runCost(run(1, { metadata: meta }))).toEqual({
+      seat: "a",
+      agent: "codex",
+      model: null,
+      tokensIn: 10,
+      tokensOut: 5,
+      costUsd: 0.5,
+      measured: true,
+      turns: null,
+      retries: [],
+      costKnown: true,
+      durationMs: null,
+    });
+    const retried = { bridge: { ...meta.bridge, turns: 3, retries: [{ cause: "crash" }, { cause: "forged" }, "x", { cause: "api" }] } };
+    expect(runCost(run(4, { metadata: retried }))).toMatchObject({ turns: 3, retries: ["crash", "api"] });
     expect(runCost(run(2, { metadata: { bridge: { seat: "a", usage: "unmeasured" } } }))?.measured).toBe(false);
     expect(runCost(run(3, { summary: "manual close" }))).toBeNull();
   });
@@ -52,11 +75,11 @@ describe("the proxy's count of the API on the card (issue 50: the key's use on t
   const api = { requests: 6, bytesOut: 1, bytesIn: 2, tokens: { input: 900, output: 120, cacheRead: 0, cacheWrite: 0 }, unread: 0 };
 
   it("the usage line carries it before the seat; read back, a run cost at least what its proxy counted", () => {
-    const line = usageLine({ tokens: { input: 400, output: 80 } }, "m", "box/s", { requests: 6, input: 900, output: 120 });
+    const line = usageLine({ tokens: { input: 400, output: 80 } }, "m", "box/s", { api: { requests: 6, input: 900, output: 120 } });
     expect(line).toBe("usage: 400 input / 80 output tokens (model m) · api 6 requests, 900 input / 120 output tokens · seat box/s");
     expect(parseUsageLine(line)).toMatchObject({ tokensIn: 900, tokensOut: 120, seat: "box/s", measured: true });
     // an agent that reported nothing, a proxy that counted: measured by the proxy's count
-    expect(parseUsageLine(usageLine(null, undefined, "s", { requests: 1, input: 50, output: 5 }))).toMatchObject({
+    expect(parseUsageLine(usageLine(null, undefined, "s", { api: { requests: 1, input: 50, output: 5 } }))).toMatchObject({
       tokensIn: 50,
       tokensOut: 5,
       measured: true,
@@ -165,5 +188,22 @@ describe("usage report from cards", () => {
     const r = usageReport(runs, { since: 1_000_000, by: "seat", boards: ["b"] });
     expect(r.rows).toEqual([{ key: "a", runs: 1, unmeasured: 0, reopens: 0, tokensIn: 70, tokensOut: 7, costUsd: 0 }]);
     expect(r.otherRuns).toBe(1);
+  });
+});
+
+describe("a hand-back's one-line reason", () => {
+  it("keeps its usage line whole at the end, however long the text before it; read back from there", () => {
+    const usage = usageLine({ tokens: { input: 7, output: 3 } }, undefined, "box/seat-a", { agent: "command", retries: ["crash"] });
+    const long = `usage limit of seat box/seat-a — ${"ü".repeat(400)}\nhanded back to the lane 'pool'\n${usage}`;
+    const flat = oneLineWithUsage(long, 500);
+    expect(Buffer.byteLength(flat)).toBeLessThanOrEqual(500);
+    expect(flat).not.toContain("\n");
+    expect(flat.endsWith(` ${usage}`)).toBe(true);
+    expect(flat).toContain("…");
+    expect(parseUsageLine(flat)).toMatchObject({ seat: "box/seat-a", agent: "command", tokensIn: 7, tokensOut: 3, retries: ["crash"] });
+    // a text without a usage line is only flattened and cut
+    expect(oneLineWithUsage("a\nb  c", 500)).toBe("a b c");
+    // a usage line of the agent's in the middle of a one-line text is not the run's
+    expect(parseUsageLine("usage: 1 input / 1 output tokens · seat x and more words")).toBeNull();
   });
 });

@@ -98,8 +98,38 @@ describe("fleet cells", () => {
     hours.done[23] = 3;
     hours.blocked[20] = 1;
     const html = fleetHtml([seat({ hours })], Date.parse("2026-12-02T10:30:00Z"));
-    expect(html.match(/class="h"/g)?.length).toBe(24);
-    expect(html).toContain('data-done="3" data-blocked="0"');
-    expect(html).toContain("3 done · 1 blocked");
+    expect(html.match(/class="hour"/g)?.length).toBe(24);
+    // (an older seat says done / blocked / other only)
+    expect(html).toMatch(/<g class="hour" data-total="3"><title>\d\d:00–\d\d:00: 3 done<\/title>/);
+    expect(html).toMatch(/data-outcome="done"><svg[^>]*>.*?<\/svg> 3 done<\/span> <span class="lg" data-outcome="blocked">/);
+    expect(html).toContain('aria-label="last 24 h: 3 done, 1 blocked"');
+  });
+
+  it("the day's pictures: outcomes by cause stacked per hour, the run-time distribution, the levels crossed — all escaped", () => {
+    const zeros = () => Array<number>(24).fill(0);
+    const at = (i: number, n: number) => Object.assign(zeros(), { [i]: n });
+    const hours = {
+      from: "2026-12-01T11:00:00.000Z",
+      done: at(23, 4),
+      blocked: at(22, 2),
+      other: at(21, 1),
+      outcomes: { done: at(23, 4), "test failure": at(22, 1), environment: at(22, 1), lost: at(21, 1), "<b>new</b>": at(20, 2) },
+      runTimes: { edges: [60, 300, 900, 1800, 3600], counts: [1, 4, 1, 0, 0, 0], n: 6, p50: 125, p95: 640 },
+      verdicts: [{ level: "failure_rate", text: "failure rate 42.9 % ≥ 5.0 % <script>" }],
+    };
+    const html = fleetHtml([seat({ hours })], Date.parse("2026-12-02T10:30:00Z"));
+    expect(html).toContain('aria-label="last 24 h: 4 done, 1 test failure, 1 environment, 1 lost lease, 2 other"');
+    // an hour's runs stacked, each outcome its own colour; the hour's counts on hover
+    expect(html).toMatch(
+      /<title>\d\d:00–\d\d:00: 1 test failure, 1 environment<\/title><rect[^>]*fill="#eef1f4"\/><rect data-outcome="test failure"[^>]*fill="#cf222e"\/><rect data-outcome="environment"[^>]*fill="#bc4c00"\/>/,
+    );
+    // a key this page does not know counts as other, its name never markup
+    expect(html).toContain('<span class="lg" data-outcome="other">');
+    expect(html).not.toContain("<b>new</b>");
+    expect(html).toContain('<g class="bucket" data-count="4"><title>1–5m: 4 run(s)</title>');
+    expect(html).toContain("run time p50 2m05s · p95 10m40s (6 runs)");
+    expect([...html.matchAll(/<text [^>]*>([^<]*)<\/text>/g)].map((m) => m[1])).toEqual(["&lt;1m", "1–5m", "5–15m", "15–30m", "30m–1h", "&gt;1h"]);
+    expect(html).toContain('<div class="level" data-level="failure_rate">! failure rate 42.9 % ≥ 5.0 % &lt;script&gt;</div>');
+    expect(html).not.toMatch(/<script/i);
   });
 });

@@ -42,3 +42,13 @@ it("shows each seat's jail and network, and says so where a seat runs unjailed o
   expect(a).toMatch(/bwrap \/ proxy\s+-\s+cgroup/);
   expect(c).toMatch(/bwrap \/ proxy\s+evil\.example:443 ×3/);
 });
+
+it("names the service levels a seat's last 24 hours crossed, under the table", () => {
+  const zeros = () => Array<number>(24).fill(0);
+  const hours = { from: "2026-12-01T11:00:00.000Z", done: zeros(), blocked: zeros(), other: zeros() };
+  const text = renderFleet(
+    [seat({}), seat({ seat: "b", hours: { ...hours, verdicts: [{ level: "dead_letter_rate", text: "dead-letter rate 4.8 % ≥ 1.0 % \u001b[31m" }] } })],
+    Date.UTC(2026, 11, 2),
+  );
+  expect(text.trimEnd().split("\n").at(-1)).toBe("! b: dead-letter rate 4.8 % ≥ 1.0 % \\x1b[31m");
+});

@@ -1,6 +1,7 @@
 // TaskRun on in-memory collaborators: every way a run can stop ends in exactly one close — complete,
 // a templated block, or a recorded lost lease — and cleanup runs in reverse order even when a step
 // fails. No processes, no real waits: the timers, the keeper and the tools are driven by hand.
+import type { RetryPolicy } from "../../src/run/retry.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,6 +54,8 @@ interface Setup {
   unread?: boolean;
   /** How the seat checks a limit or failed login the agent reports (default: it confirms them). */
   claims?: ClaimPolicy;
+  /** agent.retries and its backoff (default: 2 retries, 10 s × 2^(n−1), at most 60 s). */
+  retry?: RetryPolicy;
 }
 
 const boards: TestBoard[] = [];
@@ -95,6 +98,7 @@ function start(s: Setup) {
       author: "seat",
       traceId: "trace-0123456789",
       killGraceMs: 1000,
+      retry: s.retry ?? { retries: 2, baseMs: 10_000, maxMs: 60_000 },
       runsDir: scratchDir("hkb-runs-"),
       privateRoot: scratchDir("hkb-private-"),
       cliOnThisHost: true,
@@ -399,5 +403,127 @@ describe("TaskRun stop paths", () => {
     expect(r.decision).toBe("complete");
     expect(make.toolsClosed).toBe(1);
     expect(make.keeperStops).toBe(1);
+  });
+});
+
+describe("retries before a block (agent.retries)", () => {
+  const segv = finished({ exitCode: null, signal: "SIGSEGV" });
+  const overloaded: AgentEvent = {
+    type: "failed",
+    cause: "environment",
+    message: "Claude ended with an error (error_during_execution, HTTP 529): Overloaded",
+    transient: "api",
+  };
+  /** The heartbeat notes the run posted (its CLI calls), in order. */
+  const notes = (calls: () => string[]) => calls().filter((c) => c.startsWith("heartbeat"));
+  const waitFor = async (make: ManualFactories, at: number) => {
+    await make.timerAt(at);
+    make.fireUntil(at);
+  };
+
+  it("a crash is retried after the backoff, resuming the attempt's session; the usage is the attempts' sum", async () => {
+    const agent = new ScriptAgent(async function* (input) {
+      if (!input.resume) {
+        yield { type: "session", id: "sess-1" };
+        yield { type: "usage", usage: { tokens: { input: 10, output: 1 }, costUsd: 0.1, turns: 1 } };
+        yield segv;
+        return;
+      }
+      yield { type: "usage", usage: { tokens: { input: 5, output: 2 }, costUsd: 0.05, turns: 2 } };
+      yield { type: "outcome", request: { kind: "complete", summary: `resumed ${input.resume.session}`, result: RESULT } };
+      yield finished();
+    });
+    const { report, make, closer, calls } = start({ agent });
+    await waitFor(make, NOW + 10_000);
+    const r = await report;
+    expect(r).toMatchObject({ decision: "complete", usage: { tokens: { input: 15, output: 3 }, turns: 3 } });
+    expect(r.usage?.costUsd).toBeCloseTo(0.15);
+    expect(agent.inputs).toHaveLength(2);
+    expect(agent.inputs[1]?.resume?.session).toBe("sess-1");
+    expect(agent.inputs[1]?.resume?.prompt).toBe("continue the agent or the bridge stopped unexpectedly");
+    expect(closer.intents[0]).toMatchObject({
+      type: "complete",
+      summary: "resumed sess-1",
+      metadata: { bridge: { retries: [{ attempt: 1, cause: "crash", detail: "the agent was killed by SIGSEGV" }] } },
+    });
+    const hb = notes(calls);
+    expect(hb).toHaveLength(1);
+    expect(hb[0]).toContain("retry 1 of 2 (crash): the agent was killed by SIGSEGV; attempt 2 of 3 in 10 s, resuming session sess-1");
+  });
+
+  it("retries used up: the templated block names every attempt and its cause; the usage line says so", async () => {
+    let n = 0;
+    const agent = new ScriptAgent(async function* () {
+      n += 1;
+      if (n === 2) {
+        yield overloaded;
+        yield finished({ exitCode: 1 });
+        return;
+      }
+      yield finished({ exitCode: 139, stderrTail: "Segmentation fault" });
+    });
+    const { report, make, closer, calls } = start({ agent });
+    await waitFor(make, NOW + 10_000);
+    await waitFor(make, NOW + 20_000); // base × 2^(n−1)
+    const r = await report;
+    expect(agent.inputs).toHaveLength(3);
+    expect(agent.inputs.every((i) => i.resume === undefined)).toBe(true); // no session: fresh each time
+    expect(r).toMatchObject({ decision: "block", cause: "environment" });
+    const b = block(closer);
+    expect(b.reason).toContain("The run was started again 2 times before this block (agent.retries): attempt 1 ended at");
+    expect(b.reason).toContain("(crash: the agent exited with code 139 (signal 11))");
+    expect(b.reason).toContain("(api: Claude ended with an error (error_during_execution, HTTP 529): Overloaded)");
+    expect(b.reason.split("\n").at(-1)).toBe("usage: unmeasured (the agent reported none) · seat seat · agent script · retried 2 (crash, api)");
+    expect(notes(calls).map((c) => /retry (\d) of 2 \((\w+)\)/.exec(c)?.slice(1).join(" "))).toEqual(["1 crash", "2 api"]);
+  });
+
+  it("the task's own ends are never retried: the agent's block, a failed result, a plain non-zero exit, a refusal", async () => {
+    const ends: AgentEvent[][] = [
+      [
+        {
+          type: "outcome",
+          request: { kind: "block", block: { cause: "spec undecided", what_happened: "x", options: ["a"], recommendation: "a", next_action: "pick" } },
+        },
+        segv,
+      ],
+      [{ type: "outcome", request: { kind: "complete", summary: "tests failed", result: { ok: false, status: "error", items: 0 } } }, finished()],
+      [finished({ exitCode: 3 })],
+      [{ type: "failed", cause: "environment", message: "billing: credit balance too low" }, finished({ exitCode: 1 })],
+    ];
+    for (const events of ends) {
+      const agent = new ScriptAgent(async function* () {
+        for (const e of events) yield e;
+      });
+      const { report, closer } = start({ agent });
+      const r = await report;
+      expect(agent.inputs).toHaveLength(1);
+      expect(block(closer).reason).not.toContain("started again");
+    }
+  });
+
+  it("no retry that could not start before the polite stop, none after a stop of the bridge's, none with agent.retries 0", async () => {
+    for (const retry of [
+      { retries: 2, baseMs: 3_600_000, maxMs: 3_600_000 },
+      { retries: 0, baseMs: 1000, maxMs: 1000 },
+    ]) {
+      const agent = new ScriptAgent(async function* () {
+        yield segv;
+      });
+      const r = await start({ agent, retry }).report;
+      expect(agent.inputs).toHaveLength(1);
+      expect(r).toMatchObject({ decision: "block", cause: "environment" });
+    }
+    // the seat stops while the run waits for its next attempt: the run decides with what it has
+    const agent = new ScriptAgent(async function* () {
+      yield segv;
+    });
+    const { report, make, shutdown, closer } = start({ agent });
+    await make.timerAt(NOW + 10_000);
+    shutdown.abort(new Error("stopping"));
+    make.fireUntil(NOW + 5_000);
+    const r = await report;
+    expect(agent.inputs).toHaveLength(1);
+    expect(r).toMatchObject({ cut: "shutdown" });
+    expect(block(closer).reason).toContain("The run was started again 1 time before this block");
   });
 });

@@ -5,7 +5,7 @@
 // that cannot be continued). Background tasks (2.1.198+: subagents, workflows) are followed from the
 // stream's own list: a result while one still runs is not the run's end, and a subagent's usage limit
 // (2.1.199+: reported to the parent as the task's failure) is the seat's limit.
-import { noAnswerFromApi } from "../network.js";
+import { noAnswerFromApi, transientApiFailure } from "../network.js";
 import { arr, modelName, num, obj, parseLine, str, uuid } from "../json.js";
 import type { AgentEvent, Usage } from "../port.js";
 import { parseLimitText } from "./limits.js";
@@ -219,5 +219,13 @@ function resultError(line: Record<string, unknown>, s: ClaudeState, now: number)
   if (legacy && status !== null) return [{ type: "limit", kind: legacy.kind, resetsAt: s.resetsAt ?? legacy.resetsAt, message: text }];
   if (legacy && /usage limit reached\|/i.test(text)) return [{ type: "limit", kind: legacy.kind, resetsAt: legacy.resetsAt, message: text }];
   if (status === null && noAnswerFromApi(text)) return [{ type: "unreachable", message: text.slice(0, 300) }];
-  return [{ type: "failed", cause: "environment", message: `Claude ended with an error (${subtype ?? "error"}${status ? `, HTTP ${status}` : ""}): ${text}` }];
+  const transient = transientApiFailure(text, status);
+  return [
+    {
+      type: "failed",
+      cause: "environment",
+      message: `Claude ended with an error (${subtype ?? "error"}${status ? `, HTTP ${status}` : ""}): ${text}`,
+      ...(transient ? { transient } : {}),
+    },
+  ];
 }

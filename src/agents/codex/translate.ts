@@ -2,7 +2,7 @@
 // = success, turn.failed carries the reason, "Reconnecting… n/5" errors are progress; thread_id is
 // the resumable handle; turn.completed usage is the thread's running total, reported as such.)
 import { num, obj, parseLine, str, uuid } from "../json.js";
-import { noAnswerFromApi } from "../network.js";
+import { noAnswerFromApi, transientApiFailure } from "../network.js";
 import type { AgentEvent, Usage } from "../port.js";
 
 export interface CodexState {
@@ -44,7 +44,8 @@ function failure(message: string, now: number): AgentEvent {
   if (limit) return { type: "limit", kind: "usage", resetsAt: limit.resetsAt, message };
   if (/401 Unauthorized|Please log out and sign in again|Not logged in/i.test(message)) return { type: "auth_failed", message };
   if (/\b429\b|Too Many Requests|rate limit/i.test(message)) return { type: "limit", kind: "rate_limit", resetsAt: null, message };
-  return { type: "failed", cause: "environment", message: `Codex turn failed: ${message}` };
+  const transient = transientApiFailure(message);
+  return { type: "failed", cause: "environment", message: `Codex turn failed: ${message}`, ...(transient ? { transient } : {}) };
 }
 
 function usageOf(u: Record<string, unknown>, turns: number): Usage {

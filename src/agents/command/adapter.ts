@@ -2,6 +2,7 @@
 // the rendered prompt, output drained and capped), then reads the outcome file it wrote. Its polite
 // stop is SIGTERM (then the kill ladder); it may declare a resumable session in
 // $HERMES_BRIDGE_SESSION_FILE (read even when the run is cut) or as "session" in its outcome file.
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import { type ProcessAgentOptions, commandFiles, runCliAgent } from "../cli-agent.js";
@@ -86,6 +87,8 @@ export class CommandAgent implements AgentAdapter {
  * (sandbox/append.ts): made before the agent starts and written only through the held descriptor.
  */
 async function openInbox(input: AgentRunInput, file: string): Promise<() => Promise<void>> {
+  // An earlier attempt of this run (run/retry.ts) left its inbox: the name goes (never followed), a fresh file is made.
+  await rm(file, { force: true });
   const out = await AppendOnlyFile.create(file);
   const inbox = input.inbox;
   if (!inbox) return () => out.close();

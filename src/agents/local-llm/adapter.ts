@@ -8,6 +8,7 @@ import { TOOL_DESCRIPTIONS, TOOL_NAMES, TOOL_SCHEMAS } from "../../tools/host.js
 import { renderNote } from "../../tools/notes.js";
 import type { AgentAdapter, AgentEvent, AgentRunInput, Usage } from "../port.js";
 import { type AgentEnd, type PumpHandle, pump } from "../pump.js";
+import { transientApiFailure } from "../network.js";
 import { LlmError, streamChat } from "./client.js";
 import { type Msg, loadHistory, newSessionId, saveHistory } from "./history.js";
 import { WORKSPACE_TOOL_SPECS, runWorkspaceTool } from "./workspace-tools.js";
@@ -186,7 +187,15 @@ export class LocalLlmAgent implements AgentAdapter {
       const cause = e instanceof LlmError && e.kind === "context_overflow" ? "human decision needed" : "environment";
       // The bridge's own request got no answer: the run goes back to the lane and the seat pauses (decide.ts).
       if (e instanceof LlmError && e.kind === "unreachable") p.emit({ type: "unreachable", message: e.message });
-      p.emit({ type: "failed", cause, message: e.message });
+      // A 5xx or an overload, a stream the server cut: a later try may not meet it (run/retry.ts).
+      const status = e instanceof LlmError && e.kind === "http" ? Number(/^HTTP (\d{3})/.exec(e.message)?.[1] ?? Number.NaN) : Number.NaN;
+      const transient =
+        e instanceof LlmError && e.kind === "stalled"
+          ? "connection"
+          : e instanceof LlmError && e.kind === "http"
+            ? transientApiFailure(e.message, Number.isFinite(status) ? status : null)
+            : null;
+      p.emit({ type: "failed", cause, message: e.message, ...(transient ? { transient } : {}) });
       return ended("exited");
     }
   }
