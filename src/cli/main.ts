@@ -128,8 +128,12 @@ export async function main(argv: string[]): Promise<number> {
     .option("--agent-command <argv>", "the command agent's argv, or the CLI to run instead of claude / codex on PATH")
     .option("--hermes <argv>", 'how this host runs the board\'s CLI (default "hermes"; e.g. "ssh -T board-host hermes")')
     .option("--hermes-home <dir>", "HERMES_HOME for the CLI")
-    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-kanban-bridge/<seat>)")
+    .option(
+      "--state-dir <dir>",
+      "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-bridge/<seat>, the systemd unit's)",
+    )
     .option("-c, --config <file>", "where to write the config (default: ./<seat>.yaml)")
+    .option("--user <name>", "as root: the service user the seat runs as (systemd's User=): it owns the state dir, its group reads the config")
     .option("--force", "replace an existing config file")
     .option("--no-doctor", "do not run doctor at the end")
     .action(async (opts: Record<string, unknown>) => {
@@ -149,6 +153,7 @@ export async function main(argv: string[]): Promise<number> {
         config: str(opts.config),
         force: opts.force === true,
         doctor: opts.doctor !== false,
+        user: str(opts.user),
       });
     });
   program
