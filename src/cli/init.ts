@@ -25,6 +25,8 @@ export interface InitOptions extends SetupInput {
   stateDir?: string | undefined;
   hermes?: string | undefined;
   hermesHome?: string | undefined;
+  /** hermes.share: host — this host's seats of the board share one call server and watch (docs/call-server.md). */
+  hermesShare?: string | undefined;
   force?: boolean;
   doctor?: boolean;
   /** As root: the service user the seat is for (the systemd unit's User=). */
@@ -43,7 +45,11 @@ const ISOLATION_COMMENTS: Record<string, string> = {
 
 /** The document: every key with its comment above it, lists in flow style. */
 function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: string; file: string }): string {
-  const hermes: Record<string, unknown> = { command: o.hermes ?? "hermes", ...(o.hermesHome ? { home: o.hermesHome } : {}) };
+  const hermes: Record<string, unknown> = {
+    command: o.hermes ?? "hermes",
+    ...(o.hermesHome ? { home: o.hermesHome } : {}),
+    ...(o.hermesShare ? { share: o.hermesShare } : {}),
+  };
   const agentItems = setup.agent(o);
   const doc = new Document({
     boards: [o.board],
@@ -83,7 +89,13 @@ function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: strin
         }
         if (isSeq(p.value) && (p.value.items.length ?? 0) <= 2 && item?.key !== "config") p.value.flow = true;
       }
-    if (key === "hermes" && isMap(pair.value)) for (const p of pair.value.items as Pair[]) if (isSeq(p.value)) p.value.flow = true;
+    if (key === "hermes" && isMap(pair.value))
+      for (const p of pair.value.items as Pair[]) {
+        if (isSeq(p.value)) p.value.flow = true;
+        if (isScalar(p.key) && p.key.value === "share")
+          p.key.commentBefore =
+            " host: this host's seats of the board share one call server and watch, the hub (docs/call-server.md; under systemd: hermes-bridge-hubs.service)";
+      }
   }
   return doc.toString({ lineWidth: 0 });
 }
@@ -130,10 +142,19 @@ export async function initCommand(
     for (const [n, s] of steps.entries()) print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${asUser(user, s.command)}\n${s.after ? `    ${s.after}\n` : ""}`);
   } else for (const line of setup.instead?.(o) ?? []) print(`  ${line}\n`);
   const doctor = shellLine({}, ["hermes-bridge", "doctor", "--config", file]);
-  print(`\nThen: ${user ? shellLine({}, ["runuser", "-u", user.name, "--", "hermes-bridge", "doctor", "--config", file]) : doctor}\n`);
-  // The shipped unit reads /etc/hermes-bridge/<instance>.yaml: a config there is that instance's.
-  const unit = file === join("/etc", "hermes-bridge", `${seat}.yaml`) ? `systemctl enable --now hermes-bridge@${seat}` : null;
-  print(`Run:  ${unit ?? `hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`);
+  // The shipped unit reads /etc/hermes-bridge/<instance>.yaml: a config there is that instance's, and doctor
+  // sees what its unit will — the instance's secrets file and the units' cache directory.
+  const unit = file === join("/etc", "hermes-bridge", `${seat}.yaml`);
+  const secrets = shellLine({}, [join("/etc", "hermes-bridge", `${seat}.env`)]);
+  const then = !user
+    ? doctor
+    : unit
+      ? asUser(user, `set -a && . ${secrets} && XDG_CACHE_HOME=/var/cache ${doctor}`)
+      : shellLine({}, ["runuser", "-u", user.name, "--", "hermes-bridge", "doctor", "--config", file]);
+  print(`\nThen: ${then}\n`);
+  print(
+    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
+  );
   print(`Work: hermes kanban --board ${o.board} create "a task" --assignee ${lane}\n`);
   // doctor run here would check root's view of the seat, not its user's: printed above instead.
   if (o.doctor === false || user) return 0;

@@ -5,6 +5,8 @@
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { defaultShareDir } from "../../src/board/hub-client.js";
 import { defaultStateRoot } from "../../src/config/schema.js";
 import { runProcess } from "../../src/process/runner.js";
 import { ensureStateDir } from "../../src/state/dir.js";
@@ -45,6 +47,35 @@ describe("one state-dir default for a seat run as a service", () => {
   });
 });
 
+describe("the shipped units", () => {
+  const seat = readFileSync("deploy/hermes-bridge@.service", "utf8");
+  const hubs = readFileSync("deploy/hermes-bridge-hubs.service", "utf8");
+  const line = (unit: string, key: string) => unit.match(new RegExp(`^${key}=(.*)$`, "gm"))?.map((l) => l.slice(key.length + 1)) ?? [];
+
+  it("the hub service runs as the seats' user with their share dir, and the seats start after it", () => {
+    for (const key of ["User", "CacheDirectory", "CacheDirectoryMode"]) expect([key, line(hubs, key)]).toEqual([key, line(seat, key)]);
+    expect(line(hubs, "Environment")).toEqual(["XDG_CACHE_HOME=%C"]);
+    expect(line(seat, "Environment")).toContain("XDG_CACHE_HOME=%C");
+    // %C is /var/cache for a system unit: the seats' default share dir, which the service serves by default too
+    expect(defaultShareDir({ XDG_CACHE_HOME: "/var/cache", HOME: "/home/hermes-bridge" })).toBe("/var/cache/hermes-bridge/hubs");
+    expect(line(hubs, "ExecStart")).toEqual(["/usr/bin/env hermes-bridge hubs"]);
+    expect(line(hubs, "ExecStartPost")[0]).toMatch(/^\/usr\/bin\/env hermes-bridge hubs --wait \d+$/);
+    expect(line(seat, "After")).toContain("hermes-bridge-hubs.service");
+    // ordered after it, never pulled in by a seat: seats with share: seat need no hub service
+    expect(line(seat, "Wants").join(" ")).not.toContain("hermes-bridge-hubs");
+  });
+
+  it("the seat unit's comments say a stop or a crash continues runs, never that it blocks them", () => {
+    const comments = seat
+      .split("\n")
+      .filter((l) => l.startsWith("#"))
+      .join("\n");
+    expect(comments).not.toMatch(/\bblocks?\b|\bblocks them|as interrupted/i);
+    expect(comments).toMatch(/claim KEPT/);
+    expect(comments).toMatch(/continues each cut run/);
+  });
+});
+
 describe("init --user: the seat is the service user's", () => {
   it.skipIf(!asRoot)(
     "its state dir and login home are the user's (0700), the config root's and read by its group (0640); login and doctor printed as the user",
@@ -54,7 +85,7 @@ describe("init --user: the seat is the service user's", () => {
       mkdirSync(etc, { mode: 0o755 });
       const stateDir = join(emu.dir, "lib", "claude-1");
       const file = join(etc, "claude-1.yaml");
-      const argv = ["init", "--board", "main", "--seat", "claude-1", "--assignee", "claude", "--agent", "claude", "--user", "nobody"];
+      const argv = ["init", "--board", "main", "--seat", "claude-1", "--assignee", "claude", "--agent", "claude", "--user", "nobody", "--hermes-share", "host"];
       const more = ["--hermes", `${process.execPath} ${emu.command[1]}`, "--hermes-home", emu.home, "--state-dir", stateDir, "--config", file];
       const r = await runProcess({ argv: [process.execPath, CLI_BIN, ...argv, ...more], env: { PATH: process.env.PATH ?? "", HOME: emu.dir }, cwd: emu.dir });
       expect(r.stderr).toBe("");
@@ -70,6 +101,10 @@ describe("init --user: the seat is the service user's", () => {
       expect(r.stdout).toContain(`runuser -u nobody -- sh -c 'cd && CLAUDE_CONFIG_DIR=${join(stateDir, "claude")} claude auth login'`);
       expect(r.stdout).toContain(`Then: runuser -u nobody -- hermes-bridge doctor --config ${file}`);
       expect(r.stdout).not.toMatch(/^doctor:/m);
+      // the seat shares the host's hub (hermes.share: host), said in the config
+      const written = readFileSync(file, "utf8");
+      expect((parse(written) as { hermes: { share: string } }).hermes.share).toBe("host");
+      expect(written).toMatch(/# host: this host's seats of the board share one call server and watch.*\n\s+share: host\n/);
       // what the user can do with it: read its config, write its state dir
       const can = await runProcess({
         argv: ["runuser", "-u", "nobody", "--", "sh", "-c", `test -r '${file}' && test -w '${stateDir}' && test -w '${stateDir}/claude'`],
