@@ -12,7 +12,10 @@
 #                                                               that environment ("inherit": true: on top of
 #                                                               the server's own, as through ssh)
 #   <- {"id": n, "op": "kill"}                                  stop that call's child (its process group)
-#   -> {"event": "ready", "host": ..., "pid": ..., "python": ...}   once, when warm
+#   -> {"event": "ready", "host": ..., "pid": ..., "python": ..., "reexec": path|null}   once, when warm;
+#                                                               `reexec`: the launcher replaced its process with
+#                                                               another program (a lazy install re-executing into
+#                                                               a package manager's Python): no warm server helps
 #   -> {"id": n, "event": "started", "pid": child}              before the call runs (a claim's lock names it)
 #   -> {"id": n, "event": "done", "code": c, "signal": s, "stdout": b64, "stderr": b64, "truncated": bool}
 #   -> {"id": n, "event": "stale"}                               the install changed on disk: not run; the
@@ -169,8 +172,12 @@ def run_child(argv, env):
     os._exit(code & 0xFF)
 
 
+REEXEC_MARK = "\0reexec "
+
+
 def learn(argv, env=None):
-    """The modules a kanban call imports: a child runs one (output discarded) and names them."""
+    """The modules a kanban call imports: a child runs one (output discarded) and names them — or, when
+    the launcher execs another program instead of running in this interpreter, that program's path."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -178,6 +185,16 @@ def learn(argv, env=None):
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
+        # Every os.exec* goes through execv or execve (os.py): a launcher that replaces its process says so
+        # before it goes (the pipe closes on exec).
+        for _name in ("execv", "execve"):
+            _real = getattr(os, _name)
+
+            def _told(path, *rest, _real=_real):
+                os.write(w, (REEXEC_MARK + os.fsdecode(path)).encode("utf-8", "replace"))
+                return _real(path, *rest)
+
+            setattr(os, _name, _told)
         try:
             os.environ.update(env or {})
             sys.argv = [LAUNCHER] + EXTRA + argv
@@ -197,13 +214,17 @@ def learn(argv, env=None):
         chunks.append(data)
     os.close(r)
     os.waitpid(pid, 0)
-    return b"".join(chunks).decode("utf-8", "replace").split("\n")
+    text = b"".join(chunks).decode("utf-8", "replace")
+    if text.startswith(REEXEC_MARK):
+        return [], text[len(REEXEC_MARK):]
+    return text.split("\n"), None
 
 
 # Warm: import in this process what a kanban call imports (learned from two harmless calls: the help,
 # and a list on a throwaway Hermes home — a call that opens a board's database, without touching the
 # real one), so each forked call finds it loaded.
 WARM = 0
+REEXEC = None
 try:
     _scratch = tempfile.mkdtemp(prefix="hermes-callserver-warmup-")
 except OSError:
@@ -213,7 +234,10 @@ if _scratch:
     _probes.append((["kanban", "list", "--json"], {"HERMES_HOME": _scratch, "HOME": _scratch}))
 try:
     for probe, probe_env in _probes:
-        for name in learn(probe, probe_env):
+        names, REEXEC = learn(probe, probe_env)
+        if REEXEC:
+            break
+        for name in names:
             if name and name not in sys.modules and name != "__main__":
                 try:
                     __import__(name)
@@ -416,7 +440,7 @@ for _fd in (WAKE_R, WAKE_W):
     os.set_blocking(_fd, False)
 signal.set_wakeup_fd(WAKE_W)
 signal.signal(signal.SIGCHLD, lambda *_: None)
-send({"event": "ready", "host": socket.gethostname(), "pid": os.getpid(), "python": sys.version.split()[0], "warm": WARM})
+send({"event": "ready", "host": socket.gethostname(), "pid": os.getpid(), "python": sys.version.split()[0], "warm": WARM, "reexec": REEXEC})
 
 while stdin_open or calls or waiting:
     fds = [WAKE_R] + ([0] if stdin_open else [])

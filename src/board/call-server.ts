@@ -130,6 +130,15 @@ export class ServerTransport implements CliTransport {
     } finally {
       clearTimeout(timer);
     }
+    if (s.reexec && this.o.mode === "auto") {
+      // Hermes 0.21.6's launcher may re-exec itself into a package manager's Python on its first start: each
+      // call would be a fresh interpreter behind the server, which keeps nothing warm — plain calls, said why.
+      s.stop(true);
+      this.fallBack(
+        `the hermes launcher re-executes itself (into ${s.reexec}) instead of running in the server's Python — a lazy install; set HERMES_DISABLE_LAZY_INSTALLS=1 in hermes.env to keep the call server`,
+      );
+      return null;
+    }
     if (!this.checked) {
       // The handshake: the same help text through the server as from a plain process.
       const args = ["kanban", "--help"];

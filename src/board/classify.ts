@@ -3,6 +3,7 @@ import type { RunResult } from "../process/runner.js";
 import {
   type BoardError,
   type BoardErrorData,
+  BoardCorrupt,
   BoardNotFound,
   CliUnavailable,
   GoalJudgeRejected,
@@ -67,12 +68,29 @@ export function classify(res: RunResult, d: Omit<BoardErrorData, "exitCode" | "s
   }
   if (res.exitCode !== 1 && !legacyFailure) return new Transient(data, `unexpected exit code ${res.exitCode}`);
   if (/board '[^']*' does not exist/.test(stderr)) return new BoardNotFound(data);
+  const corrupt = corruptBoard(stderr, data);
+  if (corrupt) return corrupt;
   if (/no such task|unknown task/.test(stderr)) return new TaskNotFound(data);
   const nc = /cannot claim \S+: status=(\S+) lock=(\S+)/.exec(stderr);
   if (nc) return new NotClaimable(data, nc[1] ?? null, nc[2] === "(none)" ? null : (nc[2] ?? null));
   if (TRANSIENT_RE.test(stderr) || /Traceback \(most recent call last\)/.test(stderr)) return new Transient(data, "the CLI failed while working");
   if (stderr === "") return new Transient(data, "failed without a message");
   return closeRefusal(stderr, data) ?? new Rejected(data, stderr.split("\n").pop() ?? "refused");
+}
+
+const CORRUPT_RE = /Refusing to open corrupt kanban DB at (.+?): (.*)\. Original preserved; backup at (.+?)\.?$/m;
+
+/**
+ * A corrupt board database, as the CLI says it at the database's start (hermes_cli/kanban.py
+ * `kanban_command`: `could not initialize database: …`, recorded from the real 0.21.3 CLI): the guard's
+ * `KanbanDbCorruptError` (db, reason, backup — `<backup failed>` when the copy failed), or SQLite's own
+ * words when the guard did not catch it first (an invalid header, a malformed image).
+ */
+function corruptBoard(stderr: string, data: BoardErrorData): BoardCorrupt | null {
+  const m = CORRUPT_RE.exec(stderr);
+  if (m) return new BoardCorrupt(data, { dbPath: m[1] ?? null, backupPath: m[3] === "<backup failed>" ? null : (m[3] ?? null), reason: m[2] ?? "" });
+  const sqlite = /could not initialize database: (.*(?:file is not a database|database disk image is malformed).*)$/m.exec(stderr);
+  return sqlite ? new BoardCorrupt(data, { dbPath: null, backupPath: null, reason: sqlite[1] ?? "" }) : null;
 }
 
 /**

@@ -2,7 +2,8 @@
 // (env.ts), the transport (a process per call, or the call server: transport.ts, call-server.ts), the
 // typed error (classify.ts), the call record for metrics, and the retry policy (retry.ts). The only
 // code that starts the hermes command.
-import { Transient } from "../errors/board.js";
+import { diesWithParent, hostSetpriv } from "../process/parent-death.js";
+import { type BoardError, Transient } from "../errors/board.js";
 import type { RunResult } from "../process/runner.js";
 import { ServerTransport } from "./call-server.js";
 import { type VerbCall, buildArgv } from "./argv.js";
@@ -24,6 +25,8 @@ export interface CliCallRecord {
   durationMs: number;
   ok: boolean;
   transport: TransportMode;
+  /** What the call failed with (typed), or null. */
+  error: BoardError | null;
 }
 
 export interface HermesCliOptions {
@@ -118,6 +121,7 @@ export class HermesCli {
       durationMs: r.durationMs,
       ok: err === null,
       transport: this.transport.mode,
+      error: err,
     });
     if (err) throw err;
     return r;
@@ -152,7 +156,10 @@ export class HermesCli {
   /** The watch child's argv and env, of one assignee. */
   private watchSpawn(assignee: string): { argv: string[]; env: Record<string, string> } {
     const s = this.spec(buildArgv([], this.slug, { verb: "watch", options: [["assignee", assignee]] }));
-    return { argv: hermesArgv(this.o.command, s.args, s.remoteEnv), env: s.env };
+    // The watch ends with the bridge, also a SIGKILLed one (else it lives on until the next line it writes).
+    const argv = hermesArgv(this.o.command, s.args, s.remoteEnv);
+    const setpriv = hostSetpriv();
+    return { argv: setpriv ? diesWithParent(setpriv, process.pid, argv) : argv, env: s.env };
   }
 
   /** A call's arguments and its scrubbed env (+ the fencing pair), and what of it a CLI on another host must be told. */

@@ -5,9 +5,10 @@ import type { ClaimFacts, TaskEvent, WatchLine } from "./port.js";
 
 /**
  * The one list of board events after which a task may be claimable (besides `created` as ready): a
- * promotion, an unblock, a reclaim, an assignment, a review sent back (0.20 and 0.21 alike).
+ * promotion, an unblock, a reclaim, an assignment, a review sent back (0.20 and 0.21 alike), a done task
+ * reopened (0.21.6: it may land blocked or todo — a claim then misses, at the cost of one call).
  */
-export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened"]);
+export const READY_EVENT_KINDS: ReadonlySet<string> = new Set(["promoted", "unblocked", "reclaimed", "assigned", "review_reopened", "reopened"]);
 
 /** The kinds of board event the bridge tells apart (0.20 and 0.21's recordings); any other is `other`. */
 export const BOARD_EVENT_KINDS = [
@@ -32,6 +33,7 @@ export const BOARD_EVENT_KINDS = [
   "model_override_set",
   "pr_acceptance",
   "existing_pr_authorized",
+  "reopened",
 ] as const;
 export type BoardEventKind = (typeof BOARD_EVENT_KINDS)[number] | "other";
 
@@ -70,6 +72,8 @@ export function taskEventOf(e: { kind: string; payload: Record<string, unknown> 
     claim,
   };
   if (HANDOFF_KINDS.has(e.kind)) ev.handoff = isHandoff(e.kind, p);
+  if (e.kind === "review_requested") ev.review = { implementer: strOrNull(p?.implementer), reviewer: strOrNull(p?.reviewer) };
+  if (e.kind === "reopened") ev.reopen = { landing: strOrNull(p?.landing), kind: strOrNull(p?.kind) };
   if (e.kind === "existing_pr_authorized") {
     const floor = p?.run_id_floor;
     ev.prGrant = {

@@ -192,7 +192,7 @@ const listener = createServer((sock) => {
   sock.on("data", (c: Buffer) => lines.pushBytes(c));
   sock.on("error", () => leave(s));
   sock.on("close", () => leave(s));
-  if (ready) send(s, { event: "ready", host: server.host, pid: process.pid });
+  if (ready) send(s, { event: "ready", host: server.host, pid: process.pid, reexec: server.reexec });
 });
 
 // Bound beside the name, then moved onto it: a seat never connects to a half-made socket.

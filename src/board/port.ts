@@ -63,6 +63,10 @@ export interface TaskEvent {
   handoff?: boolean;
   /** An `existing_pr_authorized` event's grant (`authorize-existing-pr`, 0.21.4+); absent for other kinds. */
   prGrant?: PrGrant | null;
+  /** A `review_requested` event's implementer and reviewer (who the task went to); absent for other kinds. */
+  review?: { implementer: string | null; reviewer: string | null };
+  /** A `reopened` event's landing and block kind (0.21.6 `reopen`); absent for other kinds. */
+  reopen?: { landing: string | null; kind: string | null };
 }
 
 /** An operator's single-use grant to amend a task's existing PR (hermes_cli/kanban_pr_authorization.py). */

@@ -24,6 +24,8 @@ export class ServerProcess {
   private next = 1;
   private exited = false;
   host: string | null = null;
+  /** What the launcher exec'd instead of running in the server's interpreter (a lazy install re-executing), as its `ready` said. */
+  reexec: string | null = null;
   readonly ready: Promise<void>;
   private readyResolve!: () => void;
   private readyReject!: (e: Error) => void;
@@ -107,6 +109,7 @@ export class ServerProcess {
     }
     if (m.event === "ready") {
       this.host = typeof m.host === "string" ? m.host : null;
+      this.reexec = typeof m.reexec === "string" ? m.reexec.slice(0, 300) : null;
       this.readyResolve();
       return;
     }

@@ -4,6 +4,6 @@ export interface Check {
   ok: boolean;
   detail: string;
   fix: string;
-  /** Passed, with something to look at (an untested CLI version): printed `warn`. */
+  /** Passed, with something to look at (an untested CLI version, a Hermes below 0.21.6): printed `warn`, with its fix when it has one; doctor still exits 0. */
   warn?: boolean;
 }

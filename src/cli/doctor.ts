@@ -23,6 +23,7 @@ import type { Check } from "./check.js";
 import { agentChecks } from "./doctor-agent.js";
 import { networkCheck } from "./doctor-network.js";
 import { workspaceChecks } from "./doctor-workspace.js";
+import { boardFix, versionCheck } from "./doctor-hermes.js";
 
 export type { Check } from "./check.js";
 
@@ -62,6 +63,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
           `guards: ${caps?.expectedStatus.length ? caps.expectedStatus.join(", ") : "none"}; reclaim counts as failure: ${caps?.reclaimCountsAsFailure ? "yes" : "no"}`,
       ),
     );
+    checks.push(versionCheck(caps?.version ?? null));
   } catch (err) {
     checks.push(fail("hermes command", describeError(err), 'install Hermes ≥ 0.20 or set hermes.command (e.g. ["ssh", "board-host", "hermes"])'));
   }
@@ -74,7 +76,7 @@ export async function runChecks(o: DoctorOptions, env: NodeJS.ProcessEnv): Promi
         fail(
           `board ${b.slug}`,
           describeError(err),
-          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : "check hermes.command, HERMES_HOME and the board host",
+          err instanceof BoardNotFound ? `hermes kanban boards create ${b.slug}` : (boardFix(err) ?? "check hermes.command, HERMES_HOME and the board host"),
         ),
       );
     }
@@ -256,7 +258,7 @@ export async function doctorCommand(
   print(`${"CHECK".padEnd(16)} ${"RESULT".padEnd(6)} DETAIL\n`);
   for (const ch of checks) {
     print(`${ch.name.padEnd(16)} ${(ch.ok ? (ch.warn ? "warn" : "ok") : "FAIL").padEnd(6)} ${ch.detail}\n`);
-    if (!ch.ok) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
+    if (!ch.ok || (ch.warn && ch.fix)) print(`${"".padEnd(23)} fix: ${ch.fix}\n`);
   }
   if (config) {
     print(`\n${"SETTING".padEnd(26)} ${"VALUE".padEnd(40)} FROM\n`);

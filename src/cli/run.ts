@@ -62,7 +62,7 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
       : null;
   let notClosed = 0;
   daemon.on("run:closed", (r) => {
-    if (r.close === "failed" || r.close === "dead" || r.close === "not_attempted") notClosed += 1;
+    if (r.close === "failed" || r.close === "dead" || r.close === "held" || r.close === "not_attempted") notClosed += 1;
   });
   try {
     log.info({ ...effectiveSettings(config), agent: b.agent.name, once: o.once === true }, "hermes-kanban-bridge started");

@@ -28,15 +28,19 @@ export function csvCell(v: string | number): string {
 
 export function renderUsage(r: UsageReport, as: "text" | "csv" | "json"): string {
   if (as === "json") return `${JSON.stringify(r, null, 2)}\n`;
-  const lines = [...r.rows, r.total].map((x) => [x.key, x.runs, x.unmeasured, x.tokensIn, x.tokensOut, Number(x.costUsd.toFixed(6))]);
-  if (as === "csv")
-    return `${[[r.by, "runs", "unmeasured_runs", "tokens_in", "tokens_out", "cost_usd"], ...lines].map((l) => l.map(csvCell).join(",")).join("\n")}\n`;
+  const all = [...r.rows, r.total];
+  const lines = all.map((x) => [x.key, x.runs, x.unmeasured, x.tokensIn, x.tokensOut, Number(x.costUsd.toFixed(6))]);
+  if (as === "csv") {
+    const head = [r.by, "runs", "unmeasured_runs", "tokens_in", "tokens_out", "cost_usd", "reopen_runs"];
+    return `${[head, ...lines.map((l, i) => [...l, all[i]?.reopens ?? 0])].map((l) => l.map(csvCell).join(",")).join("\n")}\n`;
+  }
   const head = `usage since ${r.since} by ${r.by} (boards: ${r.boards.join(", ")})\n`;
   const fmt = (l: (string | number)[]) =>
     `${termSafe(String(l[0]), 40).padEnd(40)} ${String(l[1]).padStart(5)} ${String(l[2]).padStart(11)} ${String(l[3]).padStart(11)} ${String(l[4]).padStart(11)} ${(typeof l[5] === "number" ? `$${l[5].toFixed(4)}` : String(l[5])).padStart(11)}`;
   const body = [fmt([r.by.toUpperCase(), "RUNS", "UNMEASURED", "TOKENS IN", "TOKENS OUT", "COST"]), ...lines.map(fmt)].join("\n");
   const notes = [
     r.total.unmeasured ? `${r.total.unmeasured} run(s) reported no usage: the real spend is higher than shown.` : null,
+    r.total.reopens ? `${r.total.reopens} run(s) re-worked a task reopened after it was done (a reopen, not a second success).` : null,
     r.otherRuns ? `${r.otherRuns} run(s) in the window were not closed by a bridge (no usage record).` : null,
     r.untrusted.length
       ? `${r.untrusted.length} run(s) not counted, their usage record cannot be trusted:\n${r.untrusted

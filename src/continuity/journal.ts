@@ -1,8 +1,9 @@
 // The session journal: per board + task, what the next run of this seat needs to continue a cut run
 // — the agent's session handle, why and when the last run ended, what it saw and changed. Durable
 // (state dir, 0600, atomic writes), parsed with zod on read (a bad file is quarantined, never trusted).
-// Removed when the task completes.
-import { mkdirSync, rmSync } from "node:fs";
+// Kept when the task completes (cut `done`: the board may reopen it — Hermes 0.21.6 `reopen` — and the
+// next run resumes the session), pruned once such a record is old (`prune`).
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
@@ -24,6 +25,7 @@ export const CUT_REASONS = [
   "budget",
   "cap",
   "review",
+  "done",
 ] as const;
 export type CutReason = (typeof CUT_REASONS)[number];
 
@@ -98,7 +100,32 @@ export class SessionJournal {
     writeStateFile(f, `${JSON.stringify(rec)}\n`);
   }
 
-  /** The task completed: nothing is left to continue. */
+  /**
+   * Drops the records of tasks completed more than `maxAgeMs` ago (a reopen after that starts fresh, with
+   * the earlier run's summary on the board): the journal does not grow with every task a seat finished.
+   */
+  async prune(now: number, maxAgeMs: number): Promise<number> {
+    let dropped = 0;
+    let names: string[];
+    try {
+      names = readdirSync(this.dir).filter((n) => n.endsWith(".json"));
+    } catch {
+      return 0;
+    }
+    for (const n of names) {
+      const [board, task] = n.slice(0, -".json".length).split("__");
+      if (!board || !task) continue;
+      const rec = await this.get(board, task);
+      const at = rec?.lastRun?.cut === "done" ? Date.parse(rec.lastRun.at) : Number.NaN;
+      if (rec && now - at > maxAgeMs) {
+        this.remove(rec.board, rec.task);
+        dropped += 1;
+      }
+    }
+    return dropped;
+  }
+
+  /** The task's record is of no more use (pruned): its file and its directory. */
   remove(board: string, task: string): void {
     rmSync(this.file(board, task), { force: true });
     rmSync(join(this.dir, `${safe(board)}__${safe(task)}`), { recursive: true, force: true });

@@ -43,6 +43,7 @@ const CUT_TEXT: Record<CutReason, string> = {
   budget: "the task (or the seat's day) crossed its budget and an operator raised it",
   cap: "it met one of its caps (memory, processes or /tmp: agent.limits) and was stopped; use less this time (fewer parallel jobs, smaller temporary files)",
   review: "you handed the task over for review, and the reviewer sent it back",
+  done: "you completed the task, and it was reopened on the board since (the reason leads this prompt)",
 };
 
 export function cutText(reason: CutReason): string {

@@ -1,12 +1,12 @@
 // One task's continuity record, and the only code that writes it: the session journal entry of a
 // board + task (journal.ts stores it) as a run moves on — the agent's session handle the moment it is
 // known (a crash later must not lose it), a resume that failed, the end of the run (what the next run
-// needs, or nothing once the task is done), a run cut by a bridge restart. The record is held here
+// needs — also once the task is done, for a reopen), a run cut by a bridge restart. The record is held here
 // and read from here; nobody keeps a copy.
 import { type CutReason, type LastRunInfo, SessionJournal, type SessionRecord } from "./journal.js";
 
 export interface RunEnd {
-  /** The task was completed (the close landed): nothing is left to continue. */
+  /** The task was completed (the close landed): kept as cut `done` for a reopen. */
   completed: boolean;
   runId: number | null;
   traceId: string;
@@ -64,16 +64,15 @@ export class TaskSession {
     this.write({ ...this.rec, commentsSeen });
   }
 
-  /** After the close: forgotten when the task is done, else what the next run needs to continue. */
+  /**
+   * After the close: what the next run needs to continue. A completed task keeps its session (cut `done`,
+   * the resume budget afresh): if the board reopens it, the next run of this seat resumes that session.
+   */
   ended(e: RunEnd): void {
-    if (e.completed) {
-      this.journal.remove(this.rec.board, this.rec.task);
-      return;
-    }
     const lastRun: LastRunInfo = {
       runId: e.runId,
       traceId: e.traceId,
-      cut: e.cut,
+      cut: e.completed ? "done" : e.cut,
       at: e.at,
       note: e.note?.slice(0, 500) ?? null,
       changedFiles: e.changedFiles.slice(0, 200),
@@ -81,7 +80,7 @@ export class TaskSession {
       summary: null,
     };
     const { commentsSeen: _mid, ...rest } = this.rec;
-    this.write({ ...rest, runs: this.rec.runs + 1, resumes: this.rec.resumes + (e.resumed ? 1 : 0), lastRun });
+    this.write({ ...rest, runs: this.rec.runs + 1, resumes: e.completed ? 0 : this.rec.resumes + (e.resumed ? 1 : 0), lastRun });
   }
 
   /** A run cut by a bridge restart (recovery): only an existing record is updated. */

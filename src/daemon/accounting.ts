@@ -36,7 +36,7 @@ export function account(b: Books, board: string, r: RunReport): void {
   m.runDuration.observe({ board, decision: r.decision }, r.durationMs / 1000);
   if (r.close === "lease_lost" || r.decision === "lost") m.leaseLosses.inc({ board });
   else if (r.close === "failed" || r.close === "dead") m.closeFailures.inc({ board, result: r.close });
-  else if (r.decision === "complete") m.completes.inc({ board });
+  else if (r.decision === "complete") (r.reopen ? m.reopens : m.completes).inc({ board });
   else if (r.handedOff) m.limitHandoffs.inc({ board, mode: r.handedOff });
   else if (r.decision === "block" && !r.stopped) m.blocks.inc({ board, cause: r.cause ?? "unknown" });
   if (r.resumed) m.resumes.inc({ board });

@@ -32,6 +32,8 @@ const ActiveRunSchema = z.object({
   /** The run's private dir, where its agent's output files are (never shown to the agent); older entries: the run dir. */
   outputDir: z.string().optional(),
   agent: z.string(),
+  /** The agent ran inside the bridge (the local loop; pid, pidStart: the bridge's): it died with it, never adopted. */
+  inProcess: z.boolean().optional(),
   /** The bridge stopped the agent politely and kept the claim for its restart (shutdown.inFlight: continue). */
   kept: z.boolean().optional(),
   /** The run's task-tools socket and token (0600 file): an adopted CLI agent reconnects to it. */

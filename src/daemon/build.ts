@@ -39,6 +39,7 @@ import { systemClock, type Clock } from "../time/clock.js";
 import { type GitRunner, hardenedGit } from "../git/runner.js";
 import { LocalWorkspaces } from "../workspace/resolve.js";
 import { ActiveRuns } from "./active-runs.js";
+import { BoardConditions } from "./board-health.js";
 import type { RunServices } from "./launcher.js";
 import { statePath } from "../state/layout.js";
 
@@ -55,6 +56,8 @@ export interface Ops {
   transports: Map<string, { mode: "server" | "process"; why: string }>;
   /** Stops what the boards keep running between calls (their call servers). */
   closeBoards(): Promise<void>;
+  /** Boards whose database is corrupt: paused, alerted once, resumed when they answer (board-health.ts). */
+  conditions: BoardConditions;
 }
 
 export interface Built extends Ops, Omit<RunServices, "metrics"> {
@@ -98,7 +101,7 @@ export function buildBoards(
   c: OpsConfig,
   env: NodeJS.ProcessEnv,
   redactor: Redactor,
-  o: { log?: Logger | undefined; clock?: Clock; metrics?: Metrics | undefined; transports?: Ops["transports"] } = {},
+  o: { log?: Logger | undefined; clock?: Clock; metrics?: Metrics | undefined; transports?: Ops["transports"]; conditions?: BoardConditions } = {},
 ): RedactingBoard[] {
   const { log, metrics } = o;
   // HKB_CALL_LOG=<file>: one JSON line per CLI call as the bridge saw it (the benchmark counts these).
@@ -127,14 +130,11 @@ export function buildBoards(
           retry: retryPolicy(c),
           clock: o.clock ?? systemClock,
           onRetry: (verb, err, attempt) => log?.warn({ board: slug, verb, attempt, err: err.message }, "board call failed; retrying"),
-          ...(metrics || callLog
-            ? {
-                onCall: (r: CliCallRecord) => {
-                  metrics?.cliCall(r.verb, r.exitCode, r.durationMs, r.transport);
-                  if (callLog) logCall(callLog, r);
-                },
-              }
-            : {}),
+          onCall: (r: CliCallRecord) => {
+            o.conditions?.observe(slug, r);
+            metrics?.cliCall(r.verb, r.exitCode, r.durationMs, r.transport);
+            if (callLog) logCall(callLog, r);
+          },
         }),
         redactor,
       ),
@@ -145,7 +145,8 @@ export function buildBoards(
 export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, clock: Clock = systemClock, metrics?: Metrics): Ops {
   const redactor = redactorFor(c, env);
   const transports: Ops["transports"] = new Map();
-  const boards = buildBoards(c, env, redactor, { log, clock, metrics, transports });
+  const conditions = new BoardConditions(clock, log);
+  const boards = buildBoards(c, env, redactor, { log, clock, metrics, transports, conditions });
   const bySlug = new Map(boards.map((b) => [b.slug, b]));
   const now = () => new Date(clock.now());
   const outbox = new Outbox(c.stateDir, now);
@@ -183,10 +184,9 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
     retry: retryPolicy(c),
     log: (level, msg, data) => log[level](data, msg),
   });
-  const closeBoards = async () => {
-    await Promise.allSettled(boards.map((b) => b.close()));
-  };
-  return { boards, outbox, alerts, closer, redactor, metrics, transports, closeBoards };
+  conditions.alerts = alerts;
+  const closeBoards = async () => void (await Promise.allSettled(boards.map((b) => b.close())));
+  return { boards, outbox, alerts, closer, redactor, metrics, transports, closeBoards, conditions };
 }
 
 /** The bridge's one git (git/runner.ts), with the operator's git settings and a bridge-owned global config. */

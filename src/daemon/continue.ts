@@ -66,6 +66,10 @@ export async function continueInterrupted(d: ContinueDeps, board: Board, r: Acti
         detail,
       },
     );
+    // One line on the card: this run goes on after the bridge's restart (a crash leaves nothing else there).
+    await held.fenced
+      .heartbeat(`hermes-kanban-bridge (seat ${d.config.seat.name}): continuing this run after ${why}; the agent resumes its session (no action needed)`)
+      .catch((err: unknown) => d.log.warn({ ...ids, err: describeError(err) }, "could not leave the continuation's note"));
     d.launcher.launch({ board, held, agent: d.agent, traceId });
     return "same_run";
   }

@@ -24,6 +24,7 @@ import { preflightAtStart } from "./preflight.js";
 import { recover } from "./recovery.js";
 import { announceIsolation, seatNetwork } from "./isolation.js";
 import { SeatState } from "./seat.js";
+import { type BoardConditions, wireConditions } from "./board-health.js";
 import { type SnapshotInput, type StatusSnapshot, buildSnapshot, iso, writeStatusFile } from "../observe/status.js";
 export type { SeatEvents } from "./events.js";
 
@@ -37,6 +38,8 @@ export interface DaemonDeps extends RunServices {
   closeBoards?: () => Promise<void>;
   /** How each board's calls reach the CLI (build.ts keeps it current). */
   transports?: Map<string, { mode: string; why: string }>;
+  /** Boards whose database is corrupt (board-health.ts): paused, said once, resumed when they answer. */
+  conditions?: BoardConditions;
   /** Checked once at start: a failure pauses the seat (no task is claimed only to fail). */
   preflight?: () => Promise<PreflightResult>;
   once?: boolean;
@@ -100,15 +103,13 @@ export class Daemon extends SeatEventsOut {
     this.on("board:event", (e) => this.launcher.boardEvent(e.board, e.taskId, e.kind));
     this.on("scan", (r) => {
       if (r.ok) this.health.boardAnswered(r.board);
-      else {
-        this.health.noteError(`scan ${r.board}: ${r.error}`);
-        d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
-      }
+      else this.health.noteError(`scan ${r.board}: ${r.error}`);
+      if (!r.ok && !d.conditions?.isCorrupt(r.board)) d.log.warn({ board: r.board, err: r.error, retry_in_ms: r.retryInMs }, "scan failed; backing off");
       this.checkIdle();
     });
     this.on("watch:down", (e) => {
       this.health.noteError(`watch ${e.board}: ${e.error}`);
-      d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
+      if (!d.conditions?.isCorrupt(e.board)) d.log.warn({ board: e.board, err: e.error, restart_in_ms: e.restartInMs }, "watch ended; restarting");
     });
     this.scheduler = new Scheduler({
       boards: d.boards,
@@ -119,6 +120,7 @@ export class Daemon extends SeatEventsOut {
       scanBackoff: d.once ? { baseMs: d.retry.minDelayMs, maxMs: d.retry.maxDelayMs } : { baseMs: 1000, maxMs: 60_000 }, // a pass: a call's waits
       capacity: () => c.concurrency - this.launcher.inflight.size,
       paused: () => this.seat.paused(),
+      boardPaused: (board) => d.conditions?.isCorrupt(board) === true,
       busy: (board, taskId) => this.launcher.inflight.has(RunLauncher.key(board, taskId)),
       author: c.author,
       claim: (board, taskId) => this.tryClaim(board, taskId),
@@ -129,6 +131,7 @@ export class Daemon extends SeatEventsOut {
         void this.stop();
       },
     });
+    if (d.conditions) wireConditions(d.conditions, { ...d, health: this.health, scheduler: this.scheduler, seat: this });
   }
 
   /** Runs (and claims under way) in flight now. */

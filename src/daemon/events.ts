@@ -39,6 +39,10 @@ export interface SeatEvents extends DiscoveryEvents {
   "slot:freed": [{ board: string; taskId: string }];
   "seat:paused": [{ until: string | null; reason: string | null }];
   "seat:resumed": [];
+  /** A board's database is corrupt: nothing is claimed there, its closes wait in the outbox (daemon/board-health.ts). */
+  "board:paused": [{ board: string; reason: string; repair: string }];
+  /** The corrupt board answers again: `replayed` closes held for it were applied, it is scanned. */
+  "board:resumed": [{ board: string; replayed: number }];
 }
 
 /** How the seat's events are told (the Daemon, or a test's map). */
@@ -60,6 +64,8 @@ export const SEAT_EVENTS = [
   "slot:freed",
   "seat:paused",
   "seat:resumed",
+  "board:paused",
+  "board:resumed",
   "scan",
   "watch:up",
   "watch:down",

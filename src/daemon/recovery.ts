@@ -48,8 +48,13 @@ export interface RecoveryReport {
   orphans: { board: string; taskId: string }[];
 }
 
+/** How long the session of a completed task is kept for a reopen (continuity/journal.ts `prune`). */
+const DONE_SESSION_DAYS = 30;
+
 export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
   const report: RecoveryReport = { adopted: [], continued: [], orphans: [] };
+  const pruned = await d.journal.prune(d.clock.now(), DONE_SESSION_DAYS * 86_400_000).catch(() => 0);
+  if (pruned) d.log.info({ pruned }, `sessions of tasks completed over ${DONE_SESSION_DAYS} days ago dropped`);
   const known = new Set<string>();
   const c = d.config;
   for (const r of await d.active.list()) {
@@ -59,7 +64,8 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       d.log.error({ board: r.board, task_id: r.task }, "active run on a board this daemon no longer serves: left alone");
       continue;
     }
-    const alive = sameProcessAlive(r.pid, r.pidStart);
+    // An agent that ran inside the bridge died with it (the pid named is the old bridge's).
+    const alive = !r.inProcess && sameProcessAlive(r.pid, r.pidStart);
     const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId, agent_pid: r.pid };
     if (alive && d.clock.now() < r.deadline) {
       d.log.warn(ids, "adopting a run that survived a bridge restart");

@@ -61,8 +61,10 @@ export function wireRun(s: WiringServices, seat: SeatTell, run: TaskRun, held: H
     s.log.info({ ...logIds(), notes: notes.map((n) => n.id), latency_ms: notes.map((n) => at - n.postedAt) }, "operator notes handed to the agent");
     seat.tell("run:notes", { ...ids(), notes, at });
   });
-  e.on("started", ({ pid, resultFile, runDir, outputDir, workspace, tools }) => {
+  e.on("started", ({ pid: own, resultFile, runDir, outputDir, workspace, tools }) => {
     const lease = fenced.lease;
+    // An agent inside the bridge (the local loop) is journaled as the bridge's own process: it dies with it.
+    const pid = own ?? process.pid;
     if (!w.adopted)
       s.active.write({
         board,
@@ -83,6 +85,7 @@ export function wireRun(s: WiringServices, seat: SeatTell, run: TaskRun, held: H
         outputDir,
         agent: w.agent,
         tools,
+        ...(own === null ? { inProcess: true } : {}),
       });
     // Logged after the journal write: from here on a crash of the bridge is recoverable.
     s.log.info({ ...logIds(), agent_pid: pid, adopted: w.adopted }, "agent started");

@@ -25,6 +25,8 @@ export interface SchedulerDeps {
   /** Free slots now (seat limit minus runs in flight). */
   capacity(): number;
   paused(): boolean;
+  /** The board claims nothing now (its database is corrupt): its scans only probe it. */
+  boardPaused?(board: string): boolean;
   /** True when the task is in flight or being claimed here. */
   busy(board: string, taskId: string): boolean;
   /** The author of this seat's comments (its own lines never reach its runs). */
@@ -109,14 +111,14 @@ export class Scheduler {
     for (const b of this.d.boards) this.wake(b, 0);
   }
 
-  private canClaim(): boolean {
-    return !this.stopped && this.d.capacity() > 0 && !this.d.paused();
+  private canClaim(board?: string): boolean {
+    return !this.stopped && this.d.capacity() > 0 && !this.d.paused() && !(board !== undefined && this.d.boardPaused?.(board));
   }
 
   private async claimPending(board: Board): Promise<boolean> {
     const ids = this.pending.get(board.slug) ?? [];
     let claimed = false;
-    while (ids.length > 0 && this.canClaim()) {
+    while (ids.length > 0 && this.canClaim(board.slug)) {
       const id = ids.shift() as string;
       if (this.d.busy(board.slug, id)) continue;
       claimed = (await this.d.claim(board, id).catch(() => false)) || claimed;
@@ -139,7 +141,7 @@ export class Scheduler {
     const id = readyTaskFromLine(line);
     // Only a task of this seat's lane (a watch shared through the host's hub is filtered there too).
     if (!id || e?.assignee?.toLowerCase() !== this.d.assignee.toLowerCase() || this.d.busy(board.slug, id)) return;
-    if (!this.canClaim()) return this.defer(board.slug, [id]);
+    if (!this.canClaim(board.slug)) return this.defer(board.slug, [id]);
     // A miss (someone else was faster, not ours) costs one call; an error falls back to a scan.
     await this.d.claim(board, id).catch(() => this.wake(board, 0));
   }

@@ -28,8 +28,9 @@ export function fail(ctx: Ctx, message: string): never {
  * back), the worker-scope guard on closes, and 0.21's extra task and event fields.
  */
 export function v021(env: NodeJS.ProcessEnv): boolean {
-  // 0.21.5 (verbs/line0215.ts) is 0.21.3 and what 0.21.4/0.21.5 add to it.
-  return env.HERMES_EMULATOR_COMPAT === "0.21" || env.HERMES_EMULATOR_COMPAT === "0.21.5";
+  // 0.21.5 (verbs/line0215.ts) is 0.21.3 and what 0.21.4/0.21.5 add to it; 0.21.6 (verbs/line0216.ts) is 0.21.5 and more.
+  const c = env.HERMES_EMULATOR_COMPAT;
+  return c === "0.21" || c === "0.21.5" || c === "0.21.6";
 }
 
 export function legacyExitCodes(env: NodeJS.ProcessEnv): boolean {

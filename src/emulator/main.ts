@@ -24,6 +24,8 @@ import type { Verb } from "./verbs/types.js";
 import { NAMED_CLAIMS_HELP, namedClaimsTable } from "./verbs/named-claims.js";
 import { line0215Table, v0215 } from "./verbs/line0215.js";
 import { watchVerb } from "./verbs/watch.js";
+import { line0216Table, v0216 } from "./verbs/line0216.js";
+import { corruptGuard } from "./verbs/repair.js";
 
 const topUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("top", env)}\n`;
 
@@ -81,10 +83,18 @@ const VERB_NAMES_020 = [
 const VERB_NAMES_021 = VERB_NAMES_020.flatMap((v) => (v === "unguard" ? [] : v === "request-review" ? [v, "request-changes"] : [v]));
 /** 0.21.4+'s: `authorize-existing-pr` after `reassign` (hermes_cli/kanban.py `_HANDLERS`, commit 00030df1…). */
 const VERB_NAMES_0215 = VERB_NAMES_021.flatMap((v) => (v === "reassign" ? [v, "authorize-existing-pr"] : [v]));
-const verbNames = (env: NodeJS.ProcessEnv) => (v0215(env) ? VERB_NAMES_0215 : v021(env) ? VERB_NAMES_021 : VERB_NAMES_020);
-const VERSIONS = { "0.20": "Hermes Agent v0.20.0 (2026.8.3)", "0.21": "Hermes Agent v0.21.3 (2026.9.14)", "0.21.5": "Hermes Agent v0.21.5 (2026.9.24)" };
+/** 0.21.6's (hermes_cli/kanban_parser.py at ee272988…): `reopen` after `unblock`; no `authorize-existing-pr`. */
+const VERB_NAMES_0216 = VERB_NAMES_021.flatMap((v) => (v === "unblock" ? [v, "reopen"] : [v]));
+const verbNames = (env: NodeJS.ProcessEnv) => (v0216(env) ? VERB_NAMES_0216 : v0215(env) ? VERB_NAMES_0215 : v021(env) ? VERB_NAMES_021 : VERB_NAMES_020);
+const VERSIONS = {
+  "0.20": "Hermes Agent v0.20.0 (2026.8.3)",
+  "0.21": "Hermes Agent v0.21.3 (2026.9.14)",
+  "0.21.5": "Hermes Agent v0.21.5 (2026.9.24)",
+  // As 0.21.6 prints it: the date is 0.21.5's.
+  "0.21.6": "Hermes Agent v0.21.6 (2026.9.24) · upstream 818c13be",
+};
 const versionText = (env: NodeJS.ProcessEnv) =>
-  `${VERSIONS[v0215(env) ? "0.21.5" : v021(env) ? "0.21" : "0.20"]}\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n`;
+  `${VERSIONS[v0216(env) ? "0.21.6" : v0215(env) ? "0.21.5" : v021(env) ? "0.21" : "0.20"]}\nInstall directory: (hermes-kanban-emulator)\nPython: (none, emulated)\n`;
 const kanbanUsage = (env: NodeJS.ProcessEnv) => `${usageBlock("kanban", env)}\n`;
 const MUTATING = new Set([
   "create",
@@ -105,6 +115,8 @@ const MUTATING = new Set([
   "set-model",
   "link",
   "authorize-existing-pr",
+  "reopen",
+  "repair",
 ]);
 
 export interface MainResult {
@@ -114,7 +126,7 @@ export interface MainResult {
 }
 
 function verbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
-  return line0215Table(line021Table(namedClaimsTable(baseVerbs(env, dieAfter), env), env), env);
+  return line0216Table(line0215Table(line021Table(namedClaimsTable(baseVerbs(env, dieAfter), env), env), env), env);
 }
 
 function baseVerbs(env: NodeJS.ProcessEnv, dieAfter: number | null): Record<string, Verb> {
@@ -214,13 +226,15 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       );
     }
     const loc = resolveBoard(env, boardArg);
-    const db = openDb(loc, env);
+    // The connect-time integrity guard (0.21): a corrupt board refuses everything but `repair`, which opens nothing.
+    corruptGuard(env, loc, verbName);
+    const db = verbName === "repair" ? null : openDb(loc, env);
     try {
       await verb.run(
         {
           env,
           loc,
-          db,
+          db: db as NonNullable<typeof db>,
           now: nowSeconds(root),
           out: (t) => {
             stdout += t;
@@ -232,7 +246,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
         parsed.values,
       );
     } finally {
-      db.close();
+      db?.close();
     }
     if (fault?.mode === "kill-server" && inServer) process.exit(70);
     if (fault?.mode === "crash-after" || fault?.mode === "kill-server")

@@ -144,6 +144,28 @@ export class UnmetParents extends Rejected {
 }
 
 /**
+ * The board's database is corrupt (Hermes 0.21.3+ `KanbanDbCorruptError`: `could not initialize database:
+ * Refusing to open corrupt kanban DB at <db>: <reason>. Original preserved; backup at <bak>.`): every call
+ * fails until an operator repairs it. Not a refusal of the call (nothing was decided about the task) and
+ * never retried (a retry only adds load): the seat pauses the board and holds its closes until a call
+ * succeeds again. `repair` says what to run.
+ */
+export class BoardCorrupt extends PermanentBoardError {
+  readonly dbPath: string | null;
+  readonly backupPath: string | null;
+  readonly reason: string;
+  readonly repair: string;
+  constructor(d: BoardErrorData, facts: { dbPath: string | null; backupPath: string | null; reason: string }) {
+    const repair = `hermes kanban --board ${d.board} repair`;
+    super("board_corrupt", "board database corrupt", d, `the board's database refuses to open (${facts.reason}); an operator runs \`${repair}\``);
+    this.dbPath = facts.dbPath;
+    this.backupPath = facts.backupPath;
+    this.reason = facts.reason;
+    this.repair = repair;
+  }
+}
+
+/**
  * A claim call failed in a way that does not say whether it took effect (a refusal after the claim, a
  * lost answer, a timeout): the lease layer reads the task to tell. Carries the claim's own lock.
  */
@@ -166,4 +188,4 @@ export class ClaimUncertain extends BridgeError {
   }
 }
 
-export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected | CliUnavailable;
+export type BoardError = Transient | NotClaimable | TaskNotFound | LeaseLost | BoardNotFound | UsageError | Rejected | CliUnavailable | BoardCorrupt;

@@ -6,6 +6,7 @@
 // tmpfs of the cap's size (bubblewrap's --size). `auto` picks the first that works here and says which;
 // `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins its group
 // itself before it execs the jail (a wrapper: nothing it forks escapes), then drops to the agent's uid.
+import { diesWithParent } from "../process/parent-death.js";
 import { existsSync } from "node:fs";
 import { PermanentError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
@@ -76,12 +77,6 @@ const JOIN = [
   'exec "$@"',
 ].join("; ");
 
-/**
- * The last step before the jail: the parent-death signal is armed (setpriv, after any uid switch); if the
- * bridge died before that, the parent is no longer the bridge and nothing starts.
- */
-const PARENT = 'read -r _ _ _ pp _ < /proc/$$/stat; [ "$pp" = "$1" ] || exit 125; shift; exec "$@"';
-
 /** The uid switch after joining the run's caps needs setpriv (util-linux), and the host has none. */
 export class SetprivMissing extends PermanentError {
   constructor() {
@@ -122,7 +117,8 @@ export function capped(
   if (die) {
     // The uid switch and the parent-death signal in one setpriv (in that order: a switch clears the signal).
     const ids = o.as ? [`--reuid=${o.as.uid}`, `--regid=${o.as.gid}`, "--clear-groups", "--inh-caps=-all"] : [];
-    const armed = [die.setpriv, ...ids, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", PARENT, "hkb-parent", String(die.parent), ...argv];
+    // The last step before the jail: the parent-death signal armed after any uid switch (process/parent-death.ts).
+    const armed = diesWithParent(die.setpriv, die.parent, argv, ids);
     if (binds.length === 0 && files.length === 0 && !scope) return { argv: armed, switched: o.as !== null };
     return wrap(armed, { ...o, binds, files, scope, drop: [] });
   }

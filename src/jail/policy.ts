@@ -3,6 +3,7 @@
 // shape — and otherwise falls back, loudly: to `user` (the agent as its unprivileged uid, no namespaces)
 // where the bridge runs as root, else to `none`; `user` and `none` are also the operator's explicit
 // choices. The operator's extra paths are checked against the forbidden roots (roots.ts).
+import { HOST_TOOL_PATH } from "../process/parent-death.js";
 import { readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { delimiter } from "node:path";
@@ -67,9 +68,6 @@ export const BWRAP_ON_HOST =
 export const BWRAP_IN_CONTAINER =
   "docker run --security-opt seccomp=deploy/docker/seccomp-bwrap.json (or seccomp=unconfined) --security-opt systempaths=unconfined " +
   "--security-opt apparmor=unconfined --security-opt no-new-privileges; compose: privileged: true with no-new-privileges:true (docs/deploy.md)";
-
-/** Where the host's own tools (setpriv, bwrap) are looked for after the bridge's PATH: a narrow PATH never hides them. */
-export const HOST_TOOL_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** A host tool the bridge runs itself (never the agent's choice): its absolute path, or null. */
 export const hostTool = (program: string, path: string | undefined): string | null =>

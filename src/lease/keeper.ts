@@ -1,6 +1,7 @@
 // LeaseKeeper: heartbeats every interval with the latest progress note, then checks ownership.
 // A fenced failure, a non-running status or another open run = lease lost → onLost (abort the run).
-// Failures it cannot resolve after a short re-check → onUnresolved. Where the CLI can renew a claim
+// Failures it cannot resolve after a short re-check → onUnresolved (a corrupt board is no such failure:
+// the beat is skipped). Where the CLI can renew a claim
 // (`extend`), every confirmed heartbeat renews it and reports the new expiry (onExtended). Sees the
 // board through the run's fenced view (2 verbs), owns its AbortController, and stops (idempotently)
 // with every wait interrupted. `checkNow()` is the same ownership check at once (a board event said the
@@ -9,7 +10,7 @@
 // Beats keep a fixed rate: each is due one interval after the previous one began, so the time a
 // beat spends in the CLI (two Python processes on real Hermes) does not push every later beat back.
 import type { TaskDetail } from "../board/port.js";
-import { LeaseLost } from "../errors/board.js";
+import { BoardCorrupt, LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type Clock, sleepUnlessAborted, systemClock } from "../time/clock.js";
 import type { FencedBoard } from "./fenced.js";
@@ -126,6 +127,12 @@ export class LeaseKeeper implements Keeper {
         if (err instanceof LeaseLost) {
           this.stopFor(err);
           return "stop";
+        }
+        // A corrupt board answers nobody (daemon/board-health.ts pauses it): the agent keeps working, the
+        // next beat asks again, and the claim's own deadline still ends the run.
+        if (err instanceof BoardCorrupt) {
+          this.d.onFailure?.(err);
+          return "ok";
         }
         lastErr = err;
         this.d.onFailure?.(err);

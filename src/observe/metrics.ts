@@ -6,6 +6,12 @@ export class Metrics {
   readonly registry = new Registry();
   readonly claims = new Counter({ name: "hkb_claims_total", help: "Tasks claimed", labelNames: ["board"], registers: [this.registry] });
   readonly completes = new Counter({ name: "hkb_completes_total", help: "Tasks completed", labelNames: ["board"], registers: [this.registry] });
+  readonly reopens = new Counter({
+    name: "hkb_reopen_completes_total",
+    help: "Reopened tasks completed again (a reopen, not counted in hkb_completes_total)",
+    labelNames: ["board"],
+    registers: [this.registry],
+  });
   readonly blocks = new Counter({ name: "hkb_blocks_total", help: "Tasks blocked, by cause", labelNames: ["board", "cause"], registers: [this.registry] });
   readonly limitHandoffs = new Counter({
     name: "hkb_limit_handoffs_total",

@@ -12,6 +12,8 @@ export interface UsageRow {
   key: string;
   runs: number;
   unmeasured: number;
+  /** Runs that re-worked a task reopened after it was done (0.21.6 `reopen`): a reopen, not a second success. */
+  reopens: number;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -37,6 +39,15 @@ export interface CardRun {
   cost: RunCost | null;
   /** Why the run's usage record is not counted, or null (card totals are advisory: any board writer can edit a done card). */
   distrust: string | null;
+  /** The run re-worked a reopened task: a `reopened` event came before its start with no completion between. */
+  reopen: boolean;
+}
+
+/** The board's own record of a reopen (its `reopened` event) before the run, with no completion since. */
+function reworksReopen(d: TaskDetail, run: TaskRunRecord): boolean {
+  const start = run.startedAt ?? Number.POSITIVE_INFINITY;
+  const reopened = d.events.findLast((e) => e.kind === "reopened" && e.createdAt <= start);
+  return reopened !== undefined && !d.events.some((e) => e.kind === "completed" && e.createdAt > reopened.createdAt && e.createdAt < start);
 }
 
 const CLOSE_EVENTS = new Set(["blocked", "block_loop_detected", "reclaimed", "scheduled"]);
@@ -59,7 +70,7 @@ export function cardRuns(board: string, d: TaskDetail): CardRun[] {
   return d.runs.map((run) => {
     const reasons = d.events.filter((e) => e.runId === run.id && CLOSE_EVENTS.has(e.kind)).map((e) => e.reason ?? "");
     const cost = runCost({ ...run, reasons });
-    return { board, task: d.task.id, run, cost, distrust: distrustOf(d, run, cost) };
+    return { board, task: d.task.id, run, cost, distrust: distrustOf(d, run, cost), reopen: reworksReopen(d, run) };
   });
 }
 
@@ -89,10 +100,11 @@ function keyOf(r: CardRun, by: UsageKey): string {
   return r.cost?.seat ?? "(unnamed seat)";
 }
 
-const empty = (key: string): UsageRow => ({ key, runs: 0, unmeasured: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+const empty = (key: string): UsageRow => ({ key, runs: 0, unmeasured: 0, reopens: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
 
-function add(row: UsageRow, c: RunCost): void {
+function add(row: UsageRow, c: RunCost, reopen: boolean): void {
   row.runs += 1;
+  if (reopen) row.reopens += 1;
   if (!c.measured) row.unmeasured += 1;
   row.tokensIn += c.tokensIn;
   row.tokensOut += c.tokensOut;
@@ -119,8 +131,8 @@ export function usageReport(runs: readonly CardRun[], o: { since: number; by: Us
     const key = keyOf(r, o.by);
     const row = rows.get(key) ?? empty(key);
     rows.set(key, row);
-    add(row, r.cost);
-    add(total, r.cost);
+    add(row, r.cost, r.reopen);
+    add(total, r.cost, r.reopen);
   }
   const sorted = [...rows.values()].sort((a, b) =>
     o.by === "day" ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut) || a.key.localeCompare(b.key),

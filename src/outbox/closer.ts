@@ -7,7 +7,7 @@
 import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import { withRetry } from "../board/retry.js";
-import { LeaseLost } from "../errors/board.js";
+import { BoardCorrupt, LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type CloseOutcome, type FencedBoard, fencedView } from "../lease/fenced.js";
 import type { Lease, LeaseRecord } from "../lease/lease.js";
@@ -18,7 +18,8 @@ import { contractRefusal } from "../result/contract.js";
 import { isDefinitiveRefusal, refusedCloseBlock } from "./refused.js";
 import type { AlertPayload } from "./webhook.js";
 
-export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead";
+/** `held`: the board's database is corrupt — the entry stays pending in the outbox until the board answers again. */
+export type CloseResult = "applied" | "already_applied" | "lease_lost" | "failed" | "dead" | "held";
 
 /** Where alerts go: queued for the background sender (`canDeliver` false: no webhook configured). */
 export interface AlertSink {
@@ -74,7 +75,37 @@ export class Closer implements RunCloser {
       reason: `lease lost while the agent was running (run ${lease.runId ?? "?"}); the agent was stopped and nothing was applied`,
     });
     await this.leaseLost(entry, err, { comment: false });
+    // Pulled into review by someone else (`request-review --force`): the card says who moved it — the one
+    // write after the loss, a comment; nothing of the run is applied.
+    const moved = await this.movedToReview(entry, err);
+    if (moved)
+      await this.say(
+        entry,
+        `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} was ${moved} while its agent was working; the agent was stopped and nothing of this run was applied (its work so far stays in ${entry.workspace}).`,
+      );
     return entry;
+  }
+
+  /** Who moved the task to review, from the board's own record (the review event, the run's closer), or null when it is not in review. */
+  private async movedToReview(entry: OutboxEntry, err: LeaseLost): Promise<string | null> {
+    if (err.currentStatus !== "review") return null;
+    const d = await this.d
+      .board(entry.board)
+      .show(entry.taskId)
+      .catch(() => null);
+    const run = d?.runs.find((r) => r.id === entry.runId);
+    const to = d?.events.findLast((e) => e.kind === "review_requested")?.review?.reviewer;
+    const by = run?.closedBy ? `by ${run.closedBy.slice(0, 100)}` : "by another actor (the board records no name; not this seat)";
+    return `moved to review ${by} with \`request-review --force\`${to ? `, handed to reviewer ${to.slice(0, 100)}` : ""}`;
+  }
+
+  /** A comment on the entry's task (unfenced: the task is not the run's any more); a failure is only logged. */
+  private async say(entry: OutboxEntry, note: string): Promise<void> {
+    try {
+      await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
+    } catch (cerr) {
+      this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
+    }
   }
 
   /** Applies an already journaled entry again (`outbox replay`), fenced on the lease its entry records. */
@@ -89,6 +120,7 @@ export class Closer implements RunCloser {
       outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
+      if (err instanceof BoardCorrupt) return { result: this.held(entry, err), landed: entry };
       const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
       const instead = isDefinitiveRefusal(err)
         ? refusedCloseBlock(entry.intent, this.d.redactor.redact(describeError(err)), () => explain, {
@@ -107,6 +139,23 @@ export class Closer implements RunCloser {
     }
     this.d.outbox.mark(entry.id, "done");
     return { result: outcome, landed: entry };
+  }
+
+  /**
+   * The board's database is corrupt: nothing was decided about this close. It stays pending in the outbox
+   * (its error says why) and is applied when the board answers again (the seat's board pause, daemon/
+   * board-health.ts, alerts once for the board — not once per close).
+   */
+  private held(entry: OutboxEntry, err: BoardCorrupt): CloseResult {
+    const error = this.d.redactor.redact(err.message);
+    this.d.outbox.mark(entry.id, "pending", { error });
+    this.d.log?.("warn", "the board's database is corrupt: the close is kept in the outbox until the board answers again", {
+      task_id: entry.taskId,
+      run_id: entry.runId,
+      trace_id: entry.traceId,
+      repair: err.repair,
+    });
+    return "held";
   }
 
   /** The task's completion contract and the board's last word on it, when they explain a refusal. */
@@ -148,14 +197,11 @@ export class Closer implements RunCloser {
       return "lease_lost";
     }
     this.d.log?.("warn", "lease lost at close: result not applied", { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId });
+    const moved = await this.movedToReview(entry, err);
     const note =
-      `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}; ` +
+      `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} lost its lease before it could ${entry.intent.type}${moved ? ` (it was ${moved})` : ""}; ` +
       `its result was NOT applied to the board. It is kept in the outbox of seat ${this.d.seat} (entry ${entry.id}, trace ${entry.traceId}: \`hermes-bridge outbox list\`).`;
-    try {
-      await withRetry(() => this.d.board(entry.board).comment(entry.taskId, this.d.author, note), this.d.retry);
-    } catch (cerr) {
-      this.d.log?.("warn", "could not post the lease-lost comment", { task_id: entry.taskId, err: describeError(cerr) });
-    }
+    await this.say(entry, note);
     this.alert("lease_lost", entry, error);
     return "lease_lost";
   }

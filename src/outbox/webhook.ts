@@ -7,8 +7,11 @@ import { BridgeError } from "../errors/index.js";
 import { redactUrl } from "../result/redact.js";
 
 export interface AlertPayload {
-  /** isolation_off: the seat started with its agents unjailed (agent.isolation fell back or is user/none) or on the host's network (network: host); once per start. */
-  event: "close_failed" | "lease_lost" | "isolation_off" | "test";
+  /**
+   * isolation_off: the seat started with its agents unjailed (agent.isolation fell back or is user/none) or on the host's network (network: host); once per start.
+   * board_corrupt: a board's database refuses to open (`error` names `hermes kanban --board <slug> repair`); once until the board answers again.
+   */
+  event: "close_failed" | "lease_lost" | "isolation_off" | "board_corrupt" | "test";
   /** The outbox entry the alert is about (none for a test alert). */
   entry_id?: string;
   board: string;

@@ -77,6 +77,8 @@ export interface BridgeInfo {
   tokens?: { input: number; output: number; cache_read?: number; cache_write?: number };
   /** The agent's resumable session and whether this run continued it. */
   session?: { id: string; resumed: boolean };
+  /** The run re-works a task reopened after it was done (0.21.6 `reopen`): the completed run it undid, why, when. */
+  reopen?: { of_run: number | null; reason: string | null; kind: string | null; at: string };
   /** The workspace mode and where it ran (board, mapped, checkout); `note`: what became of the work (the branch it was pushed to). */
   workspace?: { mode: string; path: string; note?: string };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */

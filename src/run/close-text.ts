@@ -31,6 +31,8 @@ export interface RunStory {
   isolation?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
+  /** The board's reopen of a done task this run re-works (run/reopen.ts). */
+  reopen?: BridgeInfo["reopen"] | undefined;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */
@@ -58,6 +60,7 @@ export function bridgeInfo(s: RunStory, runId: number | null, fin: FinishedEvent
     if (u.tokens.cacheWrite !== undefined) info.tokens.cache_write = u.tokens.cacheWrite;
   }
   if (s.session) info.session = s.session;
+  if (s.reopen) info.reopen = s.reopen;
   if (s.isolation) info.isolation = s.isolation;
   if (s.egress && (s.egress.blocked.length || s.egress.allowed.length || s.egress.failed?.length)) info.egress = egressOf(s.egress);
   if (s.workspace) info.workspace = s.workspaceNote ? { ...s.workspace, note: s.workspaceNote } : s.workspace;

@@ -13,7 +13,8 @@ export interface DriveState {
 
 export interface DriveHooks {
   onEvent?: (e: AgentEvent) => void;
-  onStarted?: (pid: number) => void;
+  /** The agent started: its process, or null for one that runs inside the bridge (the local loop). */
+  onStarted?: (pid: number | null) => void;
   onSession?: (id: string) => void;
   /** An auth failure stops the run at once. */
   onAuthFailed?: () => void;
@@ -29,7 +30,7 @@ export function newDriveState(): DriveState {
 export function fold(e: AgentEvent, facts: RunFacts, s: DriveState, h: DriveHooks): void {
   switch (e.type) {
     case "started":
-      if (e.pid !== undefined) h.onStarted?.(e.pid);
+      h.onStarted?.(e.pid ?? null);
       break;
     case "session":
       h.onSession?.(e.id);

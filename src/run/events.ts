@@ -9,7 +9,8 @@ export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verify
 
 /** The agent process is up: enough to find it again after a bridge restart. */
 export interface RunStarted {
-  pid: number;
+  /** The agent's process; null: the agent runs inside the bridge (the local loop) and dies with it. */
+  pid: number | null;
   resultFile: string;
   runDir: string;
   outputDir: string;

@@ -18,6 +18,7 @@ import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from
 import { activePrBlock } from "./active-pr.js";
 import { checkPins, stagePins } from "./pins.js";
 import { changesBrief } from "./review.js";
+import { reopenBrief, reopenRecord } from "./reopen.js";
 import { shownToAgent } from "../tools/shown.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
 import type { RunRecord } from "./record.js";
@@ -116,8 +117,9 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     plan.mode === "resume" ? { session: plan.session, cut_reason: last?.cut ?? "unknown", previous_run_id: last?.runId ?? null } : undefined,
   );
   const p = { detail: shown.detail, contextText: shown.contextText, workspace: ws.local, contextFile: input.contextFile, resultFile: input.resultFile };
-  // Changes a reviewer asked for lead the prompt; what the task's contract needs closes it.
-  const lead = changesBrief(shown.detail);
+  // Changes a reviewer asked for, or why a done task was reopened, lead the prompt; what the task's contract needs closes it.
+  const lead = changesBrief(shown.detail) + reopenBrief(shown.detail);
+  record.story.reopen = reopenRecord(shown.detail);
   const contract = contractBrief(detail.task.completionContract);
   input.prompt = lead + renderPrompt(i.prompts.task, p) + contract;
   const resumePrompt = plan.mode === "resume" ? lead + renderPrompt(i.prompts.resume, p, continuationVars(shown.detail, last, i.author)) + contract : null;

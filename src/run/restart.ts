@@ -30,7 +30,7 @@ export function shutdownIntent(mode: ShutdownMode, o: { seat: string; lane: stri
     const until = isoOrNull(o.expiresAt);
     return {
       type: "keep",
-      note: `the bridge of seat ${seat} is restarting: it continues this task in this run when it is back, resuming ${session} (shutdown.inFlight: continue; no action needed${until ? `; not back by ${until}: the task goes back to the lane '${lane}'` : ""}). ${progress(story)}`,
+      note: `the bridge of seat ${seat} is restarting: it continues this task in this run when it is back, resuming ${session} (shutdown.inFlight: continue; no action needed${until ? `; not back by ${until}: the claim ends then, and the dispatcher's next tick (\`hermes gateway start\`) or an operator's \`reclaim\` gives the task back to the lane '${lane}'` : ""}). ${progress(story)}`,
     };
   }
   return {

@@ -53,6 +53,8 @@ export interface RunReport {
   /** A run the bridge's own stop cut: its claim kept for the restart, or handed back (shutdown.inFlight). */
   stopped?: "kept" | "handed_back";
   resumed: boolean;
+  /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
+  reopen?: boolean;
   usage: Usage | null;
   durationMs: number;
 }
@@ -153,6 +155,7 @@ export class TaskRun {
       durationMs: this.d.clock.now() - started,
     };
     if (cut) report.cut = cut;
+    if (record.story.reopen) report.reopen = true;
     if (decision.type === "block") report.cause = decision.template.cause;
     if (this.refusedInstead) report.cause = this.refusedCause;
     if (record.facts.limit) report.limit = record.facts.limit;

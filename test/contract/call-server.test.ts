@@ -20,6 +20,7 @@ afterEach(async () => {
 
 function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: Record<string, string>; timeoutMs?: number } = {}) {
   const modes: string[] = [];
+  const whys: string[] = [];
   const c = new HermesCli({
     slug: "b",
     command,
@@ -27,12 +28,15 @@ function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: R
     callServer: o.callServer ?? "auto",
     timeoutMs: o.timeoutMs ?? 20_000,
     hangGraceMs: 500,
-    onTransport: (m) => modes.push(m),
+    onTransport: (m, why) => {
+      modes.push(m);
+      whys.push(why);
+    },
   });
   clis.push(c);
   const run = (args: string[], fence?: { taskId: string; runId: number }, timeoutMs?: number) =>
     c.transport.run({ args, env: buildCliEnv(opts(o.env), fence), remoteEnv: {}, timeoutMs: timeoutMs ?? o.timeoutMs ?? 20_000, captureLimit: 1 << 20 });
-  return { c, run, modes };
+  return { c, run, modes, whys };
 }
 
 /** A private copy of the fake Python CLI (a test may rewrite its launcher). */
@@ -179,5 +183,39 @@ describe("the emulator's call server (callServer: on)", () => {
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
     expect(b.reports[0]).toMatchObject({ decision: "complete", close: "applied" });
+  });
+});
+
+describe("the call server under a launcher that re-executes itself (Hermes 0.21.6's lazy installs)", () => {
+  /** The fake launcher, made to do what 0.21.6's may on its start: exec another interpreter unless told not to. */
+  function reexecing(): string {
+    const launcher = fakeHermes();
+    const text = readFileSync(launcher, "utf8").replace(
+      'if __name__ == "__main__":\n',
+      'if __name__ == "__main__":\n    import os, sys\n    if os.environ.get("HERMES_DISABLE_LAZY_INSTALLS") != "1" and not os.environ.get("FAKE_REEXECED"):\n        os.environ["FAKE_REEXECED"] = "1"\n        os.execv(sys.executable, [sys.executable, __file__] + sys.argv[1:])\n',
+    );
+    writeFileSync(launcher, text);
+    return launcher;
+  }
+
+  it("auto: seen at the handshake — calls go as plain processes, saying why and how to keep the server", async () => {
+    const { c, run, modes, whys } = cli([reexecing()]);
+    const r = await run(["echo-env", "FAKE_REEXECED"]);
+    // The call ran all the same (a plain process, re-executed as the launcher wants).
+    expect([r.exitCode, r.stdout]).toEqual([0, "1\n"]);
+    expect(modes).toEqual(["process"]);
+    expect(c.transport.mode).toBe("process");
+    expect(whys[0]).toMatch(
+      /^the hermes launcher re-executes itself \(into \S*python\S*\) instead of running in the server's Python — a lazy install; set HERMES_DISABLE_LAZY_INSTALLS=1 in hermes\.env to keep the call server$/,
+    );
+  });
+
+  it("with HERMES_DISABLE_LAZY_INSTALLS=1 in the board's environment the launcher stays put and the server is used", async () => {
+    const { c, run, modes } = cli([reexecing()], { env: { HERMES_DISABLE_LAZY_INSTALLS: "1" } });
+    const [a, b] = [await run(["pid"]), await run(["pid"])];
+    expect(modes).toEqual(["server"]);
+    expect(c.transport.mode).toBe("server");
+    expect(a.stdout.trim()).not.toBe(b.stdout.trim());
+    expect((await run(["echo-env", "FAKE_REEXECED"])).stdout).toBe("(unset)\n");
   });
 });

@@ -3,7 +3,7 @@
 // heartbeat would have noticed (default TTL and heartbeat: 120 s), and nothing of that run lands
 // afterwards; an operator's comment reaches a command agent's inbox exactly once, the seat's own
 // comments never do.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { RunReport } from "../../src/run/task-run.js";
@@ -138,3 +138,29 @@ export async function noteToInbox(emu: Emu, o: { watch: boolean; base?: Record<s
     await b.daemon.done.catch(() => undefined);
   }
 }
+
+/** The processes whose parent is `pid`. */
+export function childrenOf(pid: number): number[] {
+  return readdirSync("/proc")
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        return (
+          readFileSync(`/proc/${d}/stat`, "utf8")
+            .replace(/^.*\) /, "")
+            .split(" ")[1] === String(pid)
+        );
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+export const cmdline = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+};

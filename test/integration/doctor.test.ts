@@ -42,9 +42,28 @@ describe("doctor", () => {
     expect(r.stdout).toMatch(/^claim.ttlSeconds\s+900\s+default$/m);
     expect(r.stdout).toMatch(/^heartbeat.intervalSeconds\s+120\s+derived from the TTL$/m);
     expect(r.stdout).toMatch(/^board bridge\s+ok/m);
+    // The emulator plays 0.20.0: a warning naming the advisory, and no failure.
+    expect(r.stdout).toMatch(/^hermes version\s+warn\s+Hermes 0\.20\.0 is below 0\.21\.6: it has Tenable TRA-2026-65 /m);
     expect(r.stdout).toMatch(/^webhook\s+ok\s+test alert delivered/m);
     expect(r.exitCode).toBe(0);
     expect(hook.received[0]?.json.event).toBe("test");
+  });
+
+  it("on Hermes 0.21.6 the version row passes; a board whose database is corrupt fails naming its repair", async () => {
+    emu = await Emu.create("bridge", { env: { HERMES_EMULATOR_COMPAT: "0.21.6" } });
+    const cfg = join(emu.dir, "0216.yaml");
+    writeFileSync(
+      cfg,
+      `boards: [bridge]\nassignee: doc-seat\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}", env: {HERMES_EMULATOR_COMPAT: "0.21.6"}}\nagent: {command: ["${process.execPath}", "${AGENT}"]}\nstateDir: "${join(emu.dir, "st")}"\n`,
+    );
+    writeFileSync(join(emu.home, "kanban", "boards", "bridge", "kanban.db.emulator-corrupt"), "");
+    const r = await cli(["doctor", "--config", cfg]);
+    expect(r.stdout).toMatch(/^hermes version\s+ok\s+Hermes 0\.21\.6 \(0\.21\.6 or later: Tenable TRA-2026-65 fixed\)$/m);
+    expect(r.stdout).toMatch(
+      /^board bridge\s+FAIL\s+board database corrupt: the board's database refuses to open \(sqlite refused to open file: database disk image is malformed\)/m,
+    );
+    expect(r.stdout).toMatch(/^\s+fix: run `hermes kanban --board bridge repair` \(Hermes kept a copy: \S+\.bak\); a running seat has paused this board/m);
+    expect(r.exitCode).toBe(1);
   });
 
   it("hermes.share: host says where the hub's socket is; a share dir others can enter refuses the seat, naming it", async () => {

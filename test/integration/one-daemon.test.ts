@@ -8,7 +8,7 @@ import { runProcess } from "../../src/process/runner.js";
 import { SEAT } from "../helpers/bridge.js";
 import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
-import { alive } from "../helpers/steering.js";
+import { alive, childrenOf, cmdline, untilHost } from "../helpers/steering.js";
 
 let emu: Emu;
 afterEach(() => {
@@ -50,12 +50,16 @@ describe("one daemon per seat", () => {
     expect(d.events.filter((e) => e.kind === "blocked")).toEqual([]);
   });
 
-  it("a daemon killed with SIGKILL leaves no lock: the next one starts at once", async () => {
+  it("a daemon killed with SIGKILL leaves no lock and no watch: the next one starts at once", async () => {
     emu = await Emu.create();
     const first = startDaemon(emu);
     await first.waitFor((l) => l.msg === "hermes-kanban-bridge started");
+    // its board `watch` child (the process it started whose command line says watch)
+    const watch = await untilHost("the daemon's watch", () => childrenOf(first.pid).find((pid) => cmdline(pid).includes(" watch")));
     process.kill(first.pid, "SIGKILL");
     await first.result;
+    // …ends with it (its parent-death signal), not at the next line it writes
+    await untilHost("the watch to end with its daemon", () => !alive(watch), 10_000);
     const next = await startDaemon(emu, ["--once"]).result;
     expect(next.exitCode, next.stderr).toBe(0);
   });

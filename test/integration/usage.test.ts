@@ -79,7 +79,7 @@ describe("usage report", () => {
     const byTask = JSON.parse(await report("task")) as UsageReport;
     expect(byTask.rows.map((r) => r.key).sort()).toEqual([t1, t2, t3, t4].map((t) => `${emu.slug}/${t}`).sort());
     const csv = await report("day", "csv");
-    expect(csv.split("\n")[0]).toBe("day,runs,unmeasured_runs,tokens_in,tokens_out,cost_usd");
+    expect(csv.split("\n")[0]).toBe("day,runs,unmeasured_runs,tokens_in,tokens_out,cost_usd,reopen_runs");
     expect(csv).toContain(`total,${runs},1,950,120,0`);
   });
 });

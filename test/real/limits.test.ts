@@ -1,11 +1,11 @@
 // A seat's usage limit continued without an operator, on the real Hermes CLI (HERMES_BIN): the reset
-// 20 s ahead; `handoff` — another seat of the lane completes the task at once; `wait` — the seat parks it
+// 20 s ahead (and, issue 49, a command agent's account limited 15 s with the seat as shipped); `handoff` — another seat of the lane completes the task at once; `wait` — the seat parks it
 // (`schedule`) and completes it after the reset, resuming its session. Never blocked, never in triage
 // (Hermes's unblock-loop breaker counts blocks; a manual reclaim and a schedule are not failures).
 import { describe, expect, it } from "vitest";
 import { splitCommand } from "../../src/config/command.js";
 import { Emu } from "../helpers/emulator.js";
-import { limitContinues } from "../helpers/limits.js";
+import { limitContinues, limitedUntil } from "../helpers/limits.js";
 
 const bin = process.env.HERMES_BIN;
 const real = () => Emu.create("real", { command: splitCommand(bin ?? "") });
@@ -33,4 +33,29 @@ describe.skipIf(!bin)("a seat's usage limit on the real Hermes CLI", () => {
       e.cleanup();
     }
   }, 120_000);
+
+  it("a command agent's account limited 15 s, the seat as shipped (margin 60 s), wait: done on the same seat after the reset, no run before it, never blocked", async () => {
+    const e = await real();
+    try {
+      const { doc, runs, until } = await limitedUntil(e, "wait", 15_000, { limitMarginSeconds: 60 });
+      expect(doc.task.status).toBe("done");
+      expect(doc.events.map((x) => x.kind)).not.toContain("blocked");
+      expect(runs.slice(1).every((r) => r.at >= until)).toBe(true);
+    } finally {
+      e.cleanup();
+    }
+  }, 300_000);
+
+  it("the same, handoff: a sibling seat completes it at once, never blocked", async () => {
+    const e = await real();
+    try {
+      const { doc, runs, until } = await limitedUntil(e, "handoff", 15_000, { limitMarginSeconds: 60 });
+      expect(doc.task.status).toBe("done");
+      expect(doc.events.map((x) => x.kind)).not.toContain("blocked");
+      expect(runs.at(-1)?.seat).toBe("seat-b");
+      expect(runs.at(-1)?.at ?? Number.POSITIVE_INFINITY).toBeLessThan(until + 60_000);
+    } finally {
+      e.cleanup();
+    }
+  }, 240_000);
 });

@@ -10,7 +10,7 @@ import { runBridge, SEAT } from "../helpers/bridge.js";
 import { startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { buildStepRestarts, twoRestarts } from "../helpers/restarts.js";
 import { Emu } from "../helpers/emulator.js";
-import { alive } from "../helpers/steering.js";
+import { alive, childrenOf, cmdline, untilHost } from "../helpers/steering.js";
 
 const bin = process.env.HERMES_BIN;
 const LONG = ["--ttl", "600"];
@@ -100,5 +100,17 @@ describe.skipIf(!bin)("a shell agent's build steps on the real Hermes CLI, defau
     const d = await board.show(id);
     expect(d.task.status).toBe("done");
     expect(d.runs).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!bin)("a SIGKILLed seat on the real Hermes CLI (issue 49 row 7)", () => {
+  it("leaves no `watch` behind: the real watch (which writes nothing until an event) ends with its daemon", async () => {
+    board = await Emu.create("real", { command: splitCommand(bin ?? "") });
+    const first = startDaemon(board);
+    await first.waitFor((l) => l.msg === "hermes-kanban-bridge started");
+    const watch = await untilHost("the daemon's watch", () => childrenOf(first.pid).find((pid) => cmdline(pid).includes(" watch")), 30_000);
+    process.kill(first.pid, "SIGKILL");
+    await first.result;
+    await untilHost("the watch to end with its daemon", () => !alive(watch), 10_000);
   });
 });

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { SetprivMissing, capped } from "../../src/jail/limits.js";
-import { HOST_TOOL_PATH, hostTool } from "../../src/jail/policy.js";
+import { hostTool } from "../../src/jail/policy.js";
+import { HOST_TOOL_PATH } from "../../src/process/parent-death.js";
 import { resolveProgram } from "../../src/jail/program.js";
 
 const root = mkdtempSync(join(tmpdir(), "hkb-host-tools-"));

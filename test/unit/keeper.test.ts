@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Board, Fence, TaskDetail } from "../../src/board/index.js";
 import { LeaseLost, Transient } from "../../src/board/index.js";
+import { BoardCorrupt } from "../../src/errors/board.js";
 import { FencedBoard } from "../../src/lease/fenced.js";
 import { LeaseKeeper, type LeaseKeeperDeps } from "../../src/lease/keeper.js";
 import type { Lease } from "../../src/lease/lease.js";
@@ -20,12 +21,15 @@ class ScriptedHeartbeats {
   notes: (string | undefined)[] = [];
   openRun: number | null = 7;
   failHeartbeats = 0;
+  /** Heartbeats fail as on a corrupt board (every call refused at the database's start). */
+  corrupt = false;
   /** How long each heartbeat call takes (fake time). */
   callMs = 0;
   readonly began: number[] = [];
   async heartbeat(_f: Fence, o: { note?: string | undefined }): Promise<void> {
     this.began.push(Date.now());
     if (this.callMs > 0) await new Promise((r) => setTimeout(r, this.callMs));
+    if (this.corrupt) throw new BoardCorrupt({ verb: "heartbeat", board: "b" }, { dbPath: null, backupPath: null, reason: "malformed" });
     if (this.failHeartbeats > 0) {
       this.failHeartbeats -= 1;
       throw new Transient({ verb: "heartbeat", board: "b" }, "locked");
@@ -133,6 +137,22 @@ describe("LeaseKeeper", () => {
     board.failHeartbeats = 10;
     await vi.advanceTimersByTimeAsync(1000 + 300);
     expect(onUnresolved).toHaveBeenCalledTimes(1);
+    await k.stop();
+  });
+
+  it("a corrupt board is no unresolved failure: the agent keeps working, each beat asks again, and the next answer is a plain beat", async () => {
+    const board = new ScriptedHeartbeats();
+    board.corrupt = true;
+    const onUnresolved = vi.fn();
+    const onFailure = vi.fn();
+    const k = keeper(board, { intervalMs: 1000, recheckAttempts: 2, recheckDelayMs: 100, note: () => "n", onLost: vi.fn(), onUnresolved, onFailure });
+    k.start();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(onUnresolved).not.toHaveBeenCalled();
+    expect(onFailure).toHaveBeenCalledTimes(5);
+    board.corrupt = false;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(board.notes).toEqual(["n"]);
     await k.stop();
   });
 

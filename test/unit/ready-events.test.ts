@@ -12,7 +12,10 @@ const v021 = lines("test/fixtures/hermes-021/watch-review.txt");
 describe("ready-making events", () => {
   it("every kind on the list is one real Hermes prints", () => {
     const seen = new Set([...v020, ...v021].map((l) => l.event?.kind).filter(Boolean));
-    for (const k of READY_EVENT_KINDS) expect(seen, k).toContain(k);
+    // 0.21.6's `reopened` (a done task back in the pool): no real 0.21.6 recording exists here — the
+    // emulator's 0.21.6 mode writes it (test/contract/emulator-0216.test.ts), after upstream's reopen_task.
+    const unrecorded = new Set(["reopened"]);
+    for (const k of READY_EVENT_KINDS) if (!unrecorded.has(k)) expect(seen, k).toContain(k);
   });
 
   it("on 0.21, a created-ready, an assignment, a reopened review, a reclaim and an unblock wake the seat; the rest do not", () => {

@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from "node:fs";
 import { basename, extname, join, resolve, sep } from "node:path";
 import { EmuExit, legacyExitCodes, namedClaims, v021 } from "../io.js";
-import { type TaskRow, addEvent, endRun, fencedOut, getTask, synthesizeRun, workerRunId } from "../model.js";
+import { type TaskRow, addEvent, endRun, fencedOut, getTask, recomputeReady, synthesizeRun, workerRunId } from "../model.js";
 import { boardHostPath, shownPath } from "../remote.js";
 import type { BoardLoc, Db } from "../store.js";
 import { ATTACHMENT_MAX_BYTES, attachmentsDir, recordAttachment } from "./attach.js";
@@ -14,6 +14,7 @@ import { acceptCompletion, scopeGuard } from "./line021.js";
 import { type Verb, type VerbCtx, list, prog, str, tx } from "./types.js";
 import { actorOf, expectedStatusRefusal, liveClaimRefusal } from "./named-claims.js";
 import { goalGate, parentsRefusal } from "./line0215.js";
+import { v0216 } from "./line0216.js";
 
 export function parseMetadata(raw: string | null): Record<string, unknown> | null {
   if (raw === null || raw === "") return null;
@@ -213,6 +214,9 @@ export const complete: Verb = {
         metadata = null;
         continue;
       }
+      // 0.21.6 (kanban_db.complete_task): the children go ready at once — also those of a task completed
+      // from `blocked`, upstream bug #101785 (verbs/line0216.ts).
+      if (v0216(ctx.env)) tx(ctx, () => recomputeReady(ctx.db, ctx.now));
       cleanupWorkspace(ctx.db, outcome);
       ctx.out(`Completed ${id}\n`);
     }

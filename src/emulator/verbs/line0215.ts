@@ -30,8 +30,9 @@ import type { Verb, VerbCtx } from "./types.js";
 import { prog, str, tx } from "./types.js";
 import { withOptions } from "./named-claims.js";
 
+/** 0.21.4/0.21.5, and 0.21.6 on top of them (verbs/line0216.ts). */
 export function v0215(env: NodeJS.ProcessEnv): boolean {
-  return env.HERMES_EMULATOR_COMPAT === "0.21.5";
+  return env.HERMES_EMULATOR_COMPAT === "0.21.5" || env.HERMES_EMULATOR_COMPAT === "0.21.6";
 }
 
 const HINTS = {
