@@ -28,9 +28,9 @@ sd_check_board() {
 
 # The page's block run in the machine as root, after `before` (the lane's values for what the page leaves to
 # the operator), then `after` (what the lane does with the page's definitions).
-sd_page() { sx bash -euc "$2
+sd_page() { sx bash -euc "${2:-}
 $(page_block "$1")
-$3"; }
+${3:-}"; }
 
 # Step 3: the page's `seat` with this machine's board, the demo agent, and two CLI seats whose printed login
 # step 4 is checked against (made, then removed: they have no login here).
