@@ -97,7 +97,8 @@ finish() {
   log "cleaning up"
   run_cleanup
   verify_clean
-  [ "${HKB_KEEP_LOGS:-}" = 1 ] && { cp -a "$HKB_WORK/logs" "/var/tmp/hkb-deploy-logs-$(date +%s)" || true; }
+  # A failure (or HKB_KEEP_LOGS=1) keeps every log, the cleanup's and the containers' included.
+  if [ "$HKB_FAILED" -gt 0 ] || [ "$rc" -ne 0 ] || [ "${HKB_KEEP_LOGS:-}" = 1 ]; then keep_logs; fi
   rm -rf "$HKB_WORK"
   log "timings: ${HKB_TIMINGS[*]}"
   [ ${#HKB_FAILURES[@]} -eq 0 ] || printf '  failed: %s\n' "${HKB_FAILURES[@]}"

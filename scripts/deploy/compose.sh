@@ -1,8 +1,30 @@
 # Compose: the shipped deploy/compose.yaml (three seats, their state volumes, secrets, privileged for the
-# jail) with the lane's board host beside it; the seats reach the board over ssh. Sourced by test-deploy.sh.
+# jail) with the lane's board host beside it; the seats reach the board over ssh. docs/deploy.md's compose
+# steps are run as the page has them (its `compose-up` block), through a docker-compose that adds the lane's
+# engine, project and board host file; the seats' host ports are free ones (HKB_*_PORT, which compose.yaml
+# reads), never a fixed port another program may hold. Sourced by test-deploy.sh.
 # shellcheck shell=bash
 
-dc() { DOCKER_HOST="unix://$HKB_WORK/engines/main/docker.sock" docker-compose -p hkb -f compose.yaml -f compose.test.yaml "$@"; }
+dc() { DOCKER_HOST="unix://$HKB_WORK/engines/main/docker.sock" command docker-compose -p hkb -f compose.yaml -f compose.test.yaml "$@"; }
+
+# The page's block, with `docker-compose -f compose.yaml …` meaning the lane's dc (the same file, and the
+# board host's beside it). Anything else of the block runs as written.
+COMPOSE_SHIM='docker-compose() {
+  local a=()
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -f ] && [ "${2:-}" = compose.yaml ]; then shift 2; else a+=("$1"); shift; fi
+  done
+  DOCKER_HOST="unix://$HKB_WORK/engines/main/docker.sock" command docker-compose -p hkb -f compose.yaml -f compose.test.yaml "${a[@]}"
+}'
+page_compose() { bash -c "set -euo pipefail; $COMPOSE_SHIM
+$(page_block compose-up)"; }
+# The block's last line is the /healthz code its curl printed.
+compose_page_up() {
+  local out rc=0
+  out=$(page_compose 2>&1) || rc=$?
+  printf '%s\n' "$out"
+  [ "$rc" = 0 ] && [ "$(tail -n 1 <<<"$out")" = 200 ]
+}
 board() { dk main exec -u hermes hkb_board-host_1 hermes "$@"; }
 
 # new_tasks <file> <assignee> <n> <body>: tasks on the board's `main`, their ids appended to <file>.
@@ -34,19 +56,24 @@ compose_stage() {
   cp "$HKB_WORK/ssh/id_ed25519" seats/ssh/id_ed25519 && cp "$HKB_WORK/ssh/known_hosts" seats/ssh/known_hosts
   chown 10001:10001 seats/ssh/id_ed25519 && chmod 0600 seats/ssh/id_ed25519 # the image's bridge user reads it
   on_exit "cd '$p' && { dc logs --no-color >'$HKB_WORK/logs/compose-containers.log' 2>&1; dc down -v --remove-orphans -t 5; }"
-  check "compose: up (three seats, one board host)" dc up -d --no-build
+  HKB_CLAUDE_1_PORT=$(free_port) HKB_CLAUDE_2_PORT=$(free_port) HKB_CODEX_1_PORT=$(free_port)
+  export HKB_CLAUDE_1_PORT HKB_CLAUDE_2_PORT HKB_CODEX_1_PORT HKB_WORK
+  log "compose: the seats' host ports $HKB_CLAUDE_1_PORT $HKB_CLAUDE_2_PORT $HKB_CODEX_1_PORT (free ones)"
+  page_block compose-up >"$HKB_WORK/logs/compose-page-block.sh" || die "compose: docs/deploy.md has no compose-up block"
+  check "compose: the page's steps (docs/deploy.md compose-up) — up, claude-1's /healthz 200 on its published port" compose_page_up
   check "compose: the three seats answer /healthz 200" wait_for 90 sh -c \
-    'for p in 9464 9465 9466; do [ "$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:$p/healthz)" = 200 ] || exit 1; done'
+    "for p in $HKB_CLAUDE_1_PORT $HKB_CLAUDE_2_PORT $HKB_CODEX_1_PORT; do [ \"\$(curl -s -o /dev/null -w %{http_code} http://127.0.0.1:\$p/healthz)\" = 200 ] || exit 1; done"
   local ids="$HKB_WORK/compose-tasks"
   : >"$ids"
   new_tasks "$ids" claude 6 "DEMO:complete"
   new_tasks "$ids" codex 2 "DEMO:complete"
   check "compose: 8 tasks on the real board, each done exactly once (the claude pool of two, the codex lane)" board_check "$ids" 180
-  check "compose: /status 401 without the token" test "$(http_code http://127.0.0.1:9464/status)" = 401
-  check "compose: /status 200 with the token" test "$(http_code -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/status)" = 200
-  curl -s -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/status >"$HKB_WORK/logs/compose-status.json"
+  local c1="http://127.0.0.1:$HKB_CLAUDE_1_PORT"
+  check "compose: /status 401 without the token" test "$(http_code "$c1/status")" = 401
+  check "compose: /status 200 with the token" test "$(http_code -H "Authorization: Bearer $HKB_TOKEN" "$c1/status")" = 200
+  curl -s -H "Authorization: Bearer $HKB_TOKEN" "$c1/status" >"$HKB_WORK/logs/compose-status.json"
   check "compose: the seat's agents are jailed (status: isolation bwrap)" json_is "$HKB_WORK/logs/compose-status.json" seat.isolation.mode bwrap
-  curl -s -H "Authorization: Bearer $HKB_TOKEN" http://127.0.0.1:9464/ >"$HKB_WORK/logs/compose-fleet.html"
+  curl -s -H "Authorization: Bearer $HKB_TOKEN" "$c1/" >"$HKB_WORK/logs/compose-fleet.html"
   check "compose: the fleet page of claude-1 lists claude-2 and codex-1" sh -c \
     "grep -q claude-2 '$HKB_WORK/logs/compose-fleet.html' && grep -q codex-1 '$HKB_WORK/logs/compose-fleet.html'"
   restart_case

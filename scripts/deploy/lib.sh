@@ -9,24 +9,43 @@ HKB_FAILURES=()
 HKB_CLEANUP=()
 HKB_TIMINGS=()
 HKB_T0=$(date +%s)
+# Where a failing case's whole log is kept: outside the lane's work dir, which its cleanup removes.
+HKB_KEPT=${HKB_KEPT:-/var/tmp/hkb-deploy-logs-$(date +%Y%m%d-%H%M%S)}
 
 log() { printf '[deploy %4ss] %s\n' "$(($(date +%s) - HKB_T0))" "$*"; }
 die() { log "FATAL: $*"; exit 1; }
 
-# check <name> <command…>: one test case. Its output goes to the case's log; a failure prints the tail.
+# check <name> <command…>: one test case. Its output goes to the case's log; a failure keeps that log
+# whole in $HKB_KEPT (the lane's cleanup does not touch it), says where, and prints its tail.
 check() {
   local name=$1
   shift
-  local out="$HKB_WORK/logs/$(tr -c 'A-Za-z0-9._-' '_' <<<"$name" | head -c 80).log"
+  local file
+  file="$(tr -c 'A-Za-z0-9._-' '_' <<<"$name" | head -c 80).log"
+  local out="$HKB_WORK/logs/$file"
   if "$@" >"$out" 2>&1; then
     HKB_PASSED=$((HKB_PASSED + 1))
     log "ok   - $name"
   else
     HKB_FAILED=$((HKB_FAILED + 1))
-    HKB_FAILURES+=("$name")
-    log "FAIL - $name (log: $out)"
+    HKB_FAILURES+=("$name (log: $HKB_KEPT/$file)")
+    mkdir -p "$HKB_KEPT" && cp "$out" "$HKB_KEPT/$file"
+    log "FAIL - $name"
+    log "       its whole log: $HKB_KEPT/$file"
     tail -n 25 "$out" | sed 's/^/    | /'
   fi
+}
+
+# keep_logs: every log of the lane (cases, cleanup, containers, engines) copied to $HKB_KEPT — after the cleanup,
+# which writes the containers' logs, and before the work dir goes.
+keep_logs() {
+  mkdir -p "$HKB_KEPT"
+  cp -a "$HKB_WORK/logs/." "$HKB_KEPT/" 2>/dev/null || true
+  local e
+  for e in "$HKB_WORK"/engines/*/dockerd.log; do
+    [ -f "$e" ] && cp "$e" "$HKB_KEPT/dockerd-$(basename "$(dirname "$e")").log"
+  done
+  log "the lane's logs are kept in $HKB_KEPT"
 }
 
 skip() {
@@ -57,6 +76,12 @@ run_cleanup() {
 
 # fails <command…>: a case that passes when the command fails (what must be refused).
 fails() { ! "$@"; }
+
+# page_block <name>: a shell block of docs/deploy.md as the page has it (scripts/deploy/page-block.mjs).
+page_block() { node "$HKB_REPO/scripts/deploy/page-block.mjs" "$1" "$HKB_REPO/docs/deploy.md"; }
+
+# free_port: a TCP port nothing listens on at 127.0.0.1 now (the kernel's pick).
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 
 # wait_for <seconds> <command…>: poll until the command succeeds (a deploy test waits on real engines).
 wait_for() {

@@ -49,7 +49,7 @@ export interface HermesCliOptions {
    * hermes.share: host — the seats of this host that name the same board, command and environment share
    * one call server and one `watch` (hub.mts), with their sockets in `dir`.
    */
-  share?: { dir: string; idleMs?: number } | undefined;
+  share?: { dir: string; idleMs?: number; serviceWaitMs?: number } | undefined;
   /** A transport of the caller's (the tests' emulator in this process); `command` still names the `watch` child. */
   transport?: CliTransport;
 }
@@ -81,7 +81,15 @@ export class HermesCli {
         const remote = remoteVars(o.env, shared);
         const hubServer = serverArgv(o.command, { mode, path: env.PATH, remoteEnv: remote }) ?? server;
         const watch = hermesArgv(o.command, buildArgv([], this.slug, { verb: "watch", options: [["interval", "0.1"]] }), remote);
-        this.hub = { dir: o.share.dir, board: o.slug, server: hubServer.argv, watch, env: shared, idleMs: o.share.idleMs };
+        this.hub = {
+          dir: o.share.dir,
+          board: o.slug,
+          server: hubServer.argv,
+          watch,
+          env: shared,
+          idleMs: o.share.idleMs,
+          serviceWaitMs: o.share.serviceWaitMs,
+        };
       }
       const hub = this.hub;
       this.transport = new ServerTransport({

@@ -1,22 +1,22 @@
 // A seat's side of the host's hub (hub.mts, hermes.share: host): the hub's socket is found by what the
 // seat would start — the server's argv, the watch's argv and the environment, hashed — in a 0700
-// directory of the bridge's user; when none answers there, the seat starts one (detached: it outlives
-// the seat that started it, and ends by itself when no seat is left). A start lock keeps seats starting at
-// once from starting two; should two ever run (a lock judged stale), the second's socket takes the name and
-// the first ends when its seats have left.
+// directory of the bridge's user; when none answers there, the seat starts one (hub-start.ts: through the
+// host's hub service when one serves that directory, else itself, detached; either way it outlives the seat
+// that started it, and ends by itself when no seat is left). A start lock keeps seats starting at once from
+// starting two; should two ever run (a lock judged stale), the second's socket takes the name and the first
+// ends when its seats have left.
 import { createHash } from "node:crypto";
 import { closeSync, lstatSync, mkdirSync, openSync, realpathSync, rmSync, statSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { bundledFile } from "../config/paths.js";
 import { Transient } from "../errors/board.js";
 import { AsyncQueue } from "../process/queue.js";
-import { startChild } from "../process/spawn.js";
 import { systemClock } from "../time/clock.js";
 import { LineSplitter } from "../process/lines.js";
 import { classify } from "./classify.js";
 import { parseWatchLine } from "./events.js";
+import { type HubStarting, startHub } from "./hub-start.js";
 import type { WatchLine } from "./port.js";
 import type { ServerPipe } from "./server-pipe.js";
 import { resultOf } from "./server-process.js";
@@ -30,6 +30,8 @@ export interface HubSpec {
   env: Record<string, string>;
   /** A hub with no seat for this long ends. */
   idleMs?: number;
+  /** How long a hub service's socket that refuses is waited for before the seat starts the hub itself. */
+  serviceWaitMs?: number;
 }
 
 /** The longest share dir a socket path fits under: 107 bytes for `<dir>/<key>.sock.<pid>` (the hub's own name, before its rename). */
@@ -118,6 +120,15 @@ const tryConnect = (path: string) =>
  * said; a lock older than 60 s is a start that failed without a word: it is removed and the start tried again.
  */
 async function reach(spec: HubSpec): Promise<Socket> {
+  const starts: HubStarting[] = [];
+  try {
+    return await reachFrom(spec, (s) => starts.push(s));
+  } finally {
+    for (const s of starts) s.close();
+  }
+}
+
+async function reachFrom(spec: HubSpec, started: (s: HubStarting) => void): Promise<Socket> {
   const path = hubSocket(spec);
   const lock = `${path}.lock`;
   let failed: string | null = null;
@@ -137,25 +148,12 @@ async function reach(spec: HubSpec): Promise<Socket> {
         rmSync(lock, { force: true }); // sync-io: our own lock, in the hubs' directory
         return there;
       }
-      const spec_ = JSON.stringify({ socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 });
-      // Detached and left running (no cleanup at this seat's exit): the hub outlives the seat that started it.
-      const started = startChild(process.execPath, [bundledFile("dist", "board", "hub.mjs"), spec_], {
-        cwd: "/",
-        env: spec.env,
-        stdin: "ignore",
-        stdout: "ignore",
-        stderr: "pipe",
-        cleanup: false,
-      });
-      let said = "";
-      started.child?.stderr?.on("data", (c: Buffer) => {
-        said = (said + c.toString("utf8")).slice(-2000);
-      });
-      void started.exit.then((e) => {
-        failed = e.spawnError?.message ?? (said.trim() || `it exited (${e.signal ?? `code ${e.exitCode}`})`);
-      });
-      (started.child?.stderr as Socket | null | undefined)?.unref();
-      started.child?.unref();
+      // Left running (no cleanup at this seat's exit): the hub outlives the seat that started it.
+      const launch = { socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 };
+      const onEnd = (why: string) => {
+        failed = why;
+      };
+      started(await startHub(spec.dir, launch, spec.env, onEnd, spec.serviceWaitMs !== undefined ? { serviceWaitMs: spec.serviceWaitMs } : {}));
     }
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -7,4 +7,6 @@ export { maxRuntimeFromContext } from "./parse.js";
 export { type BoardEventKind, boardEventKind } from "./events.js";
 export { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 export { defaultShareDir, hubDir } from "./hub-client.js";
+export { HUB_SERVICE_SOCKET } from "./hub-start.js";
+export { serveHubs } from "./hub-service.js";
 export { noShareReason } from "./server-launch.js";

@@ -1,7 +1,8 @@
 // `hermes-bridge init`: a first seat in minutes. Writes a commented config for a board, a seat and an
 // agent setup (init-setups.ts), checked by the same loader `run` uses before anything is written; makes
 // the seat's state dir and its agent's per-seat home (the kind says where); prints the exact login the
-// kind declares (the same text doctor's fix gives) and what comes next; then runs doctor.
+// kind declares (the same text doctor's fix gives) and what comes next; then runs doctor. As root with
+// --user, the seat is the service user's (init-user.ts): the login and doctor are printed as that user.
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Document, isMap, isScalar, isSeq, type Pair, parse as parseYaml, type YAMLMap } from "yaml";
@@ -13,6 +14,7 @@ import { ensureStateDir } from "../state/dir.js";
 import { doctorCommand } from "./doctor.js";
 import { type Setup, type SetupInput, setupNamed } from "./init-setups.js";
 import { shellLine } from "../agents/cli-login.js";
+import { asUser, handOver, type ServiceUser, serviceUser } from "./init-user.js";
 
 export interface InitOptions extends SetupInput {
   board: string;
@@ -23,8 +25,12 @@ export interface InitOptions extends SetupInput {
   stateDir?: string | undefined;
   hermes?: string | undefined;
   hermesHome?: string | undefined;
+  /** hermes.share: host — this host's seats of the board share one call server and watch (docs/call-server.md). */
+  hermesShare?: string | undefined;
   force?: boolean;
   doctor?: boolean;
+  /** As root: the service user the seat is for (the systemd unit's User=). */
+  user?: string | undefined;
 }
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -39,7 +45,11 @@ const ISOLATION_COMMENTS: Record<string, string> = {
 
 /** The document: every key with its comment above it, lists in flow style. */
 function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: string; file: string }): string {
-  const hermes: Record<string, unknown> = { command: o.hermes ?? "hermes", ...(o.hermesHome ? { home: o.hermesHome } : {}) };
+  const hermes: Record<string, unknown> = {
+    command: o.hermes ?? "hermes",
+    ...(o.hermesHome ? { home: o.hermesHome } : {}),
+    ...(o.hermesShare ? { share: o.hermesShare } : {}),
+  };
   const agentItems = setup.agent(o);
   const doc = new Document({
     boards: [o.board],
@@ -79,7 +89,13 @@ function render(setup: Setup, o: InitOptions, v: { lane: string; stateDir: strin
         }
         if (isSeq(p.value) && (p.value.items.length ?? 0) <= 2 && item?.key !== "config") p.value.flow = true;
       }
-    if (key === "hermes" && isMap(pair.value)) for (const p of pair.value.items as Pair[]) if (isSeq(p.value)) p.value.flow = true;
+    if (key === "hermes" && isMap(pair.value))
+      for (const p of pair.value.items as Pair[]) {
+        if (isSeq(p.value)) p.value.flow = true;
+        if (isScalar(p.key) && p.key.value === "share")
+          p.key.commentBefore =
+            " host: this host's seats of the board share one call server and watch, the hub (docs/call-server.md; under systemd: hermes-bridge-hubs.service)";
+      }
   }
   return doc.toString({ lineWidth: 0 });
 }
@@ -104,6 +120,7 @@ export async function initCommand(
     ["--assignee", lane],
   ] as const)
     if (!NAME.test(v)) throw new ExitError(2, `init ${flag}: '${v}' is not a name (lowercase letters, digits, '-' or '_', up to 64)`);
+  const user: ServiceUser | null = o.user !== undefined ? await serviceUser(o.user) : null;
   const stateDir = resolve(o.stateDir ?? join(defaultStateRoot(), seat));
   const file = resolve(o.config ?? `${seat}.yaml`);
   if (existsSync(file) && !o.force) throw new ExitError(2, `init: ${file} exists — choose another --config, or --force to replace it`);
@@ -114,19 +131,33 @@ export async function initCommand(
   const kind = kindNamed(setup.kind);
   const home = kind?.home?.(config.agent, stateDir);
   if (home) mkdirSync(home, { recursive: true, mode: 0o700 });
+  if (user) handOver(user, { config: file, dirs: [stateDir, ...(home ? [home] : [])] });
   print(`wrote ${file}: seat ${seat} (lane ${lane}) on board ${o.board}, ${setup.describe}\n`);
-  print(`state dir ${stateDir}${home ? `; the agent's login home ${home}` : ""}\n\n`);
+  print(`state dir ${stateDir}${home ? `; the agent's login home ${home}` : ""}${user ? ` (${user.name}'s; the config root's, read by its group)` : ""}\n\n`);
   const steps = (kind?.login?.(config.agent, stateDir) ?? [])
     .filter((s) => setup.loginIds?.includes(s.id))
     .sort((a, b) => (setup.loginIds?.indexOf(a.id) ?? 0) - (setup.loginIds?.indexOf(b.id) ?? 0));
   if (steps.length > 0) {
     print("Log the seat in (once):\n");
-    for (const [n, s] of steps.entries()) print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${s.command}\n${s.after ? `    ${s.after}\n` : ""}`);
+    for (const [n, s] of steps.entries()) print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${asUser(user, s.command)}\n${s.after ? `    ${s.after}\n` : ""}`);
   } else for (const line of setup.instead?.(o) ?? []) print(`  ${line}\n`);
-  print(`\nThen: hermes-bridge doctor --config ${shellLine({}, [file])}\n`);
-  print(`Run:  hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)\n`);
+  const doctor = shellLine({}, ["hermes-bridge", "doctor", "--config", file]);
+  // The shipped unit reads /etc/hermes-bridge/<instance>.yaml: a config there is that instance's, and doctor
+  // sees what its unit will — the instance's secrets file and the units' cache directory.
+  const unit = file === join("/etc", "hermes-bridge", `${seat}.yaml`);
+  const secrets = shellLine({}, [join("/etc", "hermes-bridge", `${seat}.env`)]);
+  const then = !user
+    ? doctor
+    : unit
+      ? asUser(user, `set -a && . ${secrets} && XDG_CACHE_HOME=/var/cache ${doctor}`)
+      : shellLine({}, ["runuser", "-u", user.name, "--", "hermes-bridge", "doctor", "--config", file]);
+  print(`\nThen: ${then}\n`);
+  print(
+    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
+  );
   print(`Work: hermes kanban --board ${o.board} create "a task" --assignee ${lane}\n`);
-  if (o.doctor === false) return 0;
+  // doctor run here would check root's view of the seat, not its user's: printed above instead.
+  if (o.doctor === false || user) return 0;
   print("\n");
   const code = await doctorCommand({ config: file, flags: {} }, env, print);
   print(code === 0 ? "\ndoctor: every check passed — the seat is ready\n" : "\ndoctor: fix what failed (the login above first), then run doctor again\n");

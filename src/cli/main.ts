@@ -159,8 +159,13 @@ export async function main(argv: string[]): Promise<number> {
     .option("--agent-command <argv>", "the command agent's argv, or the CLI to run instead of claude / codex on PATH")
     .option("--hermes <argv>", 'how this host runs the board\'s CLI (default "hermes"; e.g. "ssh -T board-host hermes")')
     .option("--hermes-home <dir>", "HERMES_HOME for the CLI")
-    .option("--state-dir <dir>", "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-kanban-bridge/<seat>)")
+    .option("--hermes-share <mode>", "seat | host: this host's seats of the board share one call server and watch (hermes.share)")
+    .option(
+      "--state-dir <dir>",
+      "the seat's state dir (default: ~/.local/state/hermes-kanban-bridge/<seat>; as root /var/lib/hermes-bridge/<seat>, the systemd unit's)",
+    )
     .option("-c, --config <file>", "where to write the config (default: ./<seat>.yaml)")
+    .option("--user <name>", "as root: the service user the seat runs as (systemd's User=): it owns the state dir, its group reads the config")
     .option("--force", "replace an existing config file")
     .option("--no-doctor", "do not run doctor at the end")
     .action(async (opts: Record<string, unknown>) => {
@@ -176,11 +181,23 @@ export async function main(argv: string[]): Promise<number> {
         agentCommand: str(opts.agentCommand),
         hermes: str(opts.hermes),
         hermesHome: str(opts.hermesHome),
+        hermesShare: str(opts.hermesShare),
         stateDir: str(opts.stateDir),
         config: str(opts.config),
         force: opts.force === true,
         doctor: opts.doctor !== false,
+        user: str(opts.user),
       });
+    });
+  program
+    .command("hubs")
+    .description("the host's hub service: starts the hubs of seats with hermes.share: host (deploy/hermes-bridge-hubs.service)")
+    .option("--share-dir <dir>", "the share directory it serves (default: the seats' default, as hermes.shareDir)")
+    .option("--wait <seconds>", "do not serve: wait until a hub service answers there")
+    .action(async (opts: { shareDir?: string; wait?: string }) => {
+      const wait = opts.wait === undefined ? undefined : Number(opts.wait);
+      if (wait !== undefined && !(wait > 0)) throw new ExitError(2, `hubs --wait: '${opts.wait}' is not a number of seconds`);
+      code = await (await import("./hubs.js")).hubsCommand({ shareDir: opts.shareDir, wait });
     });
   program
     .command("task-tools")

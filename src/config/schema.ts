@@ -222,13 +222,15 @@ export const baseShape = {
     .prefault({}),
 };
 
-/** Where seats keep their state dirs by default (one dir per seat): the fleet view's default root. */
 /**
- * A bridge running as root keeps its seats' state where a service does (/var/lib: its agents run as another
- * uid, which must pass the path down to a run's dir — never through /root); any other user under its HOME.
+ * Where seats keep their state dirs by default (one dir per seat): the fleet view's default root. A bridge
+ * running as root keeps them where the service does — /var/lib/hermes-bridge, the systemd unit's
+ * StateDirectory= and the image's volume, so `init` as root, the unit, the image and `fleet` name one place
+ * (its agents run as another uid, which must pass the path down to a run's dir — never through /root); any
+ * other user under its HOME.
  */
-export const defaultStateRoot = () =>
-  process.getuid?.() === 0 ? join("/var", "lib", "hermes-kanban-bridge") : join(homedir(), ".local", "state", "hermes-kanban-bridge");
+export const defaultStateRoot = (uid = process.getuid?.()) =>
+  uid === 0 ? join("/var", "lib", "hermes-bridge") : join(homedir(), ".local", "state", "hermes-kanban-bridge");
 
 function finish<
   T extends { assignee: string; author?: string | undefined; stateDir?: string | undefined; reservedAssignees: string[]; seat: { name?: string | undefined } },

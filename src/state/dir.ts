@@ -9,6 +9,13 @@ import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors/index.js";
 
 export function ensureStateDir(dir: string): void {
+  // The directories above it that are made here: root's passable by the seat's user (a unit's User=, the
+  // agents' uid) as systemd's StateDirectory= makes /var/lib/hermes-bridge, whatever the umask; any other
+  // user's its own.
+  const root = process.getuid?.() === 0;
+  const parent = dirname(resolve(dir));
+  const first = mkdirSync(parent, { recursive: true, mode: root ? 0o755 : 0o700 });
+  if (first !== undefined && root) for (let p = parent; p.length >= first.length; p = dirname(p)) chmodSync(p, 0o755);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const problem = stateDirProblem(dir);
   if (problem)
