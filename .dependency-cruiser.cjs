@@ -8,8 +8,9 @@ const LAYERS = [
   ["discovery", "agents", "gate", "outbox", "continuity", "workspace"],
   ["tools"],
   ["lease"],
-  ["board", "git", "state", "jail", "skills", "egress"],
-  ["sandbox", "process"],
+  ["board", "git", "jail", "skills", "egress"],
+  ["state", "process"],
+  ["sandbox"],
   ["config", "result", "log"],
   ["errors", "time"],
 ];

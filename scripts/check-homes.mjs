@@ -8,6 +8,8 @@
 // - the claim's facts travel in one field (`held`): the old bags (Claimed, LaunchInput, ClaimedRun) are gone;
 // - tests read the seat's events, never its in-flight table (`.inflight`) nor a run's slot;
 // - one model of Hermes in the tests, the emulator: no in-memory board beside it (FakeBoard, fake-board.ts);
+// - a file is replaced whole only through src/state/atomic.ts (temp, fsync, rename): no write-then-rename by
+//   hand — but the moves that are no write (a workspace entry handed back, a .git set aside, the hub's socket);
 // - nothing below the seat reads the whole config: the seat builds its settings once (daemon/seat-settings.ts)
 //   — but the config's own loader of the kinds (agents/kinds.ts) and its view (observe/settings.ts).
 import { readFileSync, readdirSync } from "node:fs";
@@ -44,6 +46,13 @@ rule(
   "a lease (its fenced view, its record, its clock) built outside src/lease/",
 );
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
+const moves = ["src/sandbox/owner.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
+rule(
+  src,
+  /\brename(Sync)?\(/,
+  (f) => f.startsWith(join("src", "state")) || moves.includes(f),
+  "a file written then renamed by hand: replace it through src/state/atomic.ts (writeStateFile, replaceWith)",
+);
 const seatLevel = (f) => ["config", "daemon", "cli"].some((d) => f.startsWith(join("src", d))) || [join("src", "agents", "kinds.ts"), join("src", "observe", "settings.ts")].includes(f);
 rule(src, /import type \{[^}]*\bConfig\b[^}]*\} from "[./]+config\/schema\.js"/, seatLevel, "the whole config read below the seat: take the seat's settings (daemon/seat-settings.ts)");
 rule(

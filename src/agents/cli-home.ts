@@ -7,12 +7,12 @@
 // to the seat's login (that file only, checked), and the transcript of the run's session is saved for the
 // task's next run. Everything read from a run's home goes through the workspace boundary (the agent could
 // write it: a link or a FIFO there is refused, never followed).
-import { cp, lstat, mkdir, mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describeError } from "../errors/index.js";
 import { readBytesInside, readTextInside, SandboxRefused } from "../sandbox/files.js";
 import { walkFiles } from "../sandbox/tree.js";
-import { writeStateFile } from "../state/atomic.js";
+import { replaceWith, writeStateFile } from "../state/atomic.js";
 import { systemClock } from "../time/clock.js";
 
 /** One credential file of a CLI's home. */
@@ -139,15 +139,17 @@ export async function saveTranscript(o: { layout: CliHomeLayout; home: string; s
     return undefined;
   });
   if (files.length === 0) return 0;
-  const next = `${o.save}.next`;
-  await rm(next, { recursive: true, force: true });
-  for (const rel of files) {
-    const bytes = await readBytesInside(o.home, rel, { maxBytes: TRANSCRIPT_MAX });
-    await mkdir(dirname(join(next, rel)), { recursive: true, mode: 0o700 });
-    await writeFile(join(next, rel), bytes, { mode: 0o600 });
-  }
-  await rm(o.save, { recursive: true, force: true });
-  await rename(next, o.save);
+  await replaceWith(
+    o.save,
+    async (next) => {
+      for (const rel of files) {
+        const bytes = await readBytesInside(o.home, rel, { maxBytes: TRANSCRIPT_MAX });
+        await mkdir(dirname(join(next, rel)), { recursive: true, mode: 0o700 });
+        await writeFile(join(next, rel), bytes, { mode: 0o600 });
+      }
+    },
+    { folder: true },
+  );
   return files.length;
 }
 

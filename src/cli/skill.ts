@@ -5,11 +5,12 @@
 // The target is written without ever following a link (an agent that once had a config dir could have
 // planted one — to `~/.ssh/authorized_keys`), and never inside a seat's state dir: no run's CLI home is
 // an install target, the bridge makes those fresh for each run.
-import { constants, lstatSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { defaultStateRoot } from "../config/schema.js";
 import { bundledFile } from "../config/paths.js";
+import { StateWriteError, writeStateFile } from "../state/atomic.js";
 import { ExitError } from "../errors/index.js";
 import { isInside, realPathOf } from "../sandbox/contain.js";
 
@@ -41,17 +42,15 @@ function mkdirNoLinks(base: string, parts: readonly string[]): string {
   return p;
 }
 
-/** Writes `file` as a new file (never through a link, never into an existing one), then moves it in place. */
+/** Writes `file` through a new temp file (never through a link, never into an existing one), then moves it in place. */
 function writeNew(file: string, text: string): void {
-  const tmp = `${file}.hkb-${process.pid}.tmp`;
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  // The temp is opened O_EXCL (a link planted at its name is refused); the rename replaces a link at `file`
+  // itself, it never writes where the link leads.
   try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
+    writeStateFile(file, text, { mode: 0o644 });
+  } catch (err) {
+    throw err instanceof StateWriteError ? err.cause : err; // the file system's own word, as the CLI reports any
   }
-  // rename replaces a link at `file` itself; it never writes where the link leads.
-  renameSync(tmp, file);
 }
 
 /** Installs the skill for each target; returns the files written. */

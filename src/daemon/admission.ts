@@ -1,13 +1,11 @@
 // Admission: whether a task may be claimed now (not stopping, not in flight, a free slot, the seat not
-// paused), the lease taken with the TTL it needs (lease/take.ts), the claim's metrics and log line, and
+// paused), the lease taken with the TTL it needs (the seat's leases: leases.ts), the claim's metrics and log line, and
 // the launch. Each board's capabilities are read once at start (readCapabilities).
 import { randomUUID } from "node:crypto";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board, Capabilities } from "../board/port.js";
 import type { Config } from "../config/schema.js";
-import { timingFor, ttlForTask } from "../config/timing.js";
 import type { HeldLease } from "../lease/held.js";
-import { type ClaimSettings, take } from "../lease/take.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Clock } from "../time/clock.js";
@@ -31,17 +29,6 @@ export interface AdmissionDeps {
   onClaimed(e: { board: string; taskId: string; runId: number | null; traceId: string; ttlSeconds: number }): void;
 }
 
-/** How this seat sizes its claims, from its config. */
-export function claimSettings(c: Config): ClaimSettings {
-  return {
-    assignee: c.assignee,
-    ttlSeconds: c.claim.ttlSeconds,
-    maxTtlSeconds: c.claim.maxTtlSeconds,
-    timing: (ttl) => timingFor(c, ttl),
-    ttlForTask: (maxRuntime) => ttlForTask(c, maxRuntime),
-  };
-}
-
 /** Claims one task with the TTL it needs and starts its run. False when it was not ours (or not now) to take. */
 export async function admit(d: AdmissionDeps, board: Board, taskId: string): Promise<boolean> {
   const { launcher, config: c } = d;
@@ -52,8 +39,7 @@ export async function admit(d: AdmissionDeps, board: Board, taskId: string): Pro
   const traceId = randomUUID();
   let held: HeldLease | null;
   try {
-    const runId = () => held?.lease.runId ?? null;
-    held = await take(board, taskId, claimSettings(c), d.capabilities(board.slug), launcher.fencing(board.slug, taskId, traceId, runId), d.signal);
+    held = await launcher.leases.take(board, taskId, { traceId, caps: d.capabilities(board.slug), signal: d.signal });
   } catch (err) {
     launcher.release(board.slug, taskId);
     throw err;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { agentEnv } from "../agents/env.js";
 import { AGENT_KINDS, type AgentKind, createAgent, kindOf, promptFileFor, seatImages } from "../agents/kinds.js";
 import { handbacksAtStart, imagesAtStart, seatLimits } from "./isolation.js";
-import { runSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
+import { callTimes, runSettings, seatSettings, skillRoots, workspaceSettings } from "./seat-settings.js";
 import type { AgentAdapter } from "../agents/port.js";
 import { type Board, type CliCallRecord, HermesCliBoard, defaultShareDir } from "../board/index.js";
 import { RedactingBoard } from "../board/redacting.js";
@@ -71,7 +71,7 @@ export function retryPolicy(c: OpsConfig): RetryPolicy {
     retries: c.hermes.retry.retries,
     minDelayMs: c.hermes.retry.minDelayMs,
     maxDelayMs: c.hermes.retry.maxDelayMs,
-    deadlineMs: c.hermes.retry.deadlineSeconds * 1000,
+    deadlineMs: callTimes(c).retryDeadlineMs,
   };
 }
 
@@ -117,7 +117,7 @@ export function buildBoards(
             set: { ...c.hermes.env, ...(c.hermes.home ? { HERMES_HOME: c.hermes.home } : {}) },
             author: c.author,
           },
-          timeoutMs: c.hermes.callTimeoutSeconds * 1000,
+          timeoutMs: callTimes(c).callTimeoutMs,
           callServer: c.hermes.callServer,
           share: shareOf(c, env),
           onTransport: (mode, why) => {
@@ -152,7 +152,7 @@ export function buildOps(c: OpsConfig, env: NodeJS.ProcessEnv, log: Logger, cloc
   const alerter = new WebhookAlerter({
     url: c.webhook.url,
     secret: c.webhook.secretEnv ? env[c.webhook.secretEnv] : undefined,
-    timeoutMs: c.webhook.timeoutSeconds * 1000,
+    timeoutMs: callTimes(c).webhookTimeoutMs,
     retries: c.webhook.retries,
   });
   const alerts = new AlertSender({
@@ -244,6 +244,7 @@ export async function build(
     ...ops,
     config: c,
     settings: runSettings(c),
+    seatSettings: seatSettings(c),
     clock,
     log,
     kinds,

@@ -10,32 +10,27 @@ import { randomUUID } from "node:crypto";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
-import { timingFor } from "../config/timing.js";
 import { describeError } from "../errors/index.js";
-import { HeldLease } from "../lease/held.js";
 import { openRun } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import type { Clock } from "../time/clock.js";
 import type { ActiveRun } from "./active-runs.js";
 import type { RunLauncher } from "./launcher.js";
+import type { SeatLeases } from "./leases.js";
 
 export interface ContinueDeps {
   config: Config;
   agent: AgentAdapter;
   launcher: RunLauncher;
+  /** The seat's leases (leases.ts): a claim taken before the restart is taken up there. */
+  leases: SeatLeases;
   closer: Closer;
   clock: Clock;
   log: Logger;
 }
 
 export type Continued = "same_run" | "handed_back" | "not_ours" | "unknown";
-
-/** Less than this left on the claim is no run worth starting: the task goes back for a fresh claim. */
-export function minimumLeftMs(c: Config, ttlSeconds: number): number {
-  const t = timingFor(c, ttlSeconds);
-  return Math.max(120, 2 * t.wrapUpSeconds + t.heartbeatSeconds) * 1000;
-}
 
 export async function continueInterrupted(d: ContinueDeps, board: Board, r: ActiveRun, why: string): Promise<Continued> {
   const ids = { board: r.board, task_id: r.task, run_id: r.runId, trace_id: r.traceId };
@@ -52,20 +47,12 @@ export async function continueInterrupted(d: ContinueDeps, board: Board, r: Acti
     return "not_ours";
   }
   const left = r.deadline - d.clock.now();
-  if (left >= minimumLeftMs(d.config, r.ttlSeconds)) {
+  if (left >= d.leases.minimumLeftMs(r.ttlSeconds)) {
     d.log.warn({ ...ids, left_s: Math.round(left / 1000), why }, "continuing a run interrupted by a bridge restart, in the same run");
     d.launcher.reserve(r.board, r.task);
     const traceId = randomUUID();
     // The claim's deadline as the journal last had it (renewals moved it).
-    const held = HeldLease.resume(
-      board,
-      { ...r, taskId: r.task },
-      d.launcher.fencing(r.board, r.task, traceId, () => r.runId),
-      (ttl) => timingFor(d.config, ttl),
-      {
-        detail,
-      },
-    );
+    const held = d.leases.resume(board, r, { traceId, read: { detail } });
     // One line on the card: this run goes on after the bridge's restart (a crash leaves nothing else there).
     await held.fenced
       .heartbeat(`hermes-kanban-bridge (seat ${d.config.seat.name}): continuing this run after ${why}; the agent resumes its session (no action needed)`)
@@ -76,12 +63,7 @@ export async function continueInterrupted(d: ContinueDeps, board: Board, r: Acti
   const reason = `hermes-kanban-bridge: seat ${d.config.seat.name} came back after ${why} with too little of its claim left; handed back to the lane '${d.config.assignee}' to continue (the agent's session is kept; no action needed)`;
   try {
     const comment = `hermes-kanban-bridge (seat ${d.config.seat.name}): the bridge came back after ${why}, with too little of this run's claim left to continue in it. The task goes back to the lane '${d.config.assignee}': the next run continues it (this seat resumes the agent's session). No action needed.`;
-    const held = HeldLease.resume(
-      board,
-      { ...r, taskId: r.task },
-      d.launcher.fencing(r.board, r.task, r.traceId, () => r.runId),
-      (ttl) => timingFor(d.config, ttl),
-    );
+    const held = d.leases.resume(board, r);
     const res = await d.closer.close(held.fenced, { type: "release", reason, comment }, r.traceId);
     d.log.warn({ ...ids, close: res.result }, "handed back a run interrupted by a bridge restart (too little of its claim left)");
     return "handed_back";

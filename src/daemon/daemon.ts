@@ -68,12 +68,13 @@ export class Daemon extends SeatEventsOut {
   constructor(private readonly d: DaemonDeps) {
     super(d.log);
     const c = d.config;
+    const t = d.seatSettings;
     this.health = new DaemonHealth(d.clock, d.log);
     const hb = timingFor(c, c.claim.ttlSeconds).heartbeatSeconds;
     this.who = { seat: c.seat.name, assignee: c.assignee, agent: c.agent.kind, boards: c.boards, heartbeatSeconds: hb };
     this.seat = new SeatState(d.clock, {
-      marginMs: c.seat.limitMarginSeconds * 1000,
-      maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+      marginMs: t.limitMarginMs,
+      maxPauseMs: t.maxLimitPauseMs,
       file: SeatState.fileIn(c.stateDir),
       onSaveError: (err) => {
         this.health.noteError(describeError(err));
@@ -85,8 +86,8 @@ export class Daemon extends SeatEventsOut {
       seatName: c.seat.name,
       boards: new Map(d.boards.map((b) => [b.slug, b])),
       check: d.checkClaim,
-      maxPauseMs: c.seat.maxLimitPauseHours * 3600_000,
-      reachPauseMs: c.seat.unreachablePauseSeconds * 1000,
+      maxPauseMs: t.maxLimitPauseMs,
+      reachPauseMs: t.unreachablePauseMs,
     });
     this.done = new Promise<void>((resolve, reject) => {
       this.settle = { resolve, reject };
@@ -155,7 +156,7 @@ export class Daemon extends SeatEventsOut {
     });
     announceIsolation(this.d);
     const boards = new Map(this.d.boards.map((b) => [b.slug, b]));
-    const rec = await recover({ ...this.d, boards, launcher: this.launcher, agent: this.d.agent });
+    const rec = await recover({ ...this.d, boards, launcher: this.launcher, leases: this.launcher.leases, agent: this.d.agent });
     this.health.orphans = rec.orphans;
     const replayed = await replayOutbox(this.d.outbox, this.d.closer, (e) => e.state === "pending").catch((err: unknown) => {
       this.health.noteError(`outbox replay at start: ${describeError(err)}`);
@@ -189,7 +190,7 @@ export class Daemon extends SeatEventsOut {
       const graceAc = new AbortController();
       // Every run — and every claim still under way, whose run starts after this signal — ends first.
       const allDone = this.launcher.drained().then(() => graceAc.abort());
-      const graceExpired = await sleepUnlessAborted(this.d.config.shutdown.graceSeconds * 1000, graceAc.signal);
+      const graceExpired = await sleepUnlessAborted(this.d.seatSettings.shutdownGraceMs, graceAc.signal);
       if (graceExpired) this.runsAc.abort(new Error("shutdown grace period over"));
       await allDone;
       await this.teardown();
@@ -216,10 +217,9 @@ export class Daemon extends SeatEventsOut {
   /** Healthy = started, not stopping, and every board answered a call recently. */
   healthy(): boolean {
     if (!this.started || this.stopping) return false;
-    const window = (this.d.config.discovery.sweepSeconds * 2 + this.d.config.hermes.callTimeoutSeconds) * 1000;
     return this.health.boardsFresh(
       this.d.boards.map((b) => b.slug),
-      window,
+      this.d.seatSettings.healthWindowMs,
     );
   }
 

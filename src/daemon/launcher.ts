@@ -7,7 +7,6 @@ import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import type { Config } from "../config/schema.js";
 import { describeError } from "../errors/index.js";
-import type { FencedOptions } from "../lease/fenced.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
@@ -18,6 +17,11 @@ import type { ActiveRuns } from "./active-runs.js";
 import { account, dailyBudgetSpent, hoursOf, spentSince, spentToday } from "./accounting.js";
 import type { SeatTell } from "./events.js";
 import { wireRun } from "./run-wiring.js";
+import { SeatLeases } from "./leases.js";
+import type { SeatSettings } from "./seat-settings.js";
+
+/** The window of a seat's recent spend in status and the fleet: a usage limit's window. */
+const FIVE_HOURS_MS = 5 * 60 * 60_000;
 
 /** A task this seat is claiming or running: its run (and the run's own record) once there is one. */
 export interface RunSlot {
@@ -31,6 +35,8 @@ export interface RunSlot {
 /** What every run of the seat shares: the run's own services, and the seat's books, journal and log. */
 export interface RunServices extends SeatServices {
   config: Config;
+  /** The seat's own half of its settings (seat-settings.ts). */
+  seatSettings: SeatSettings;
   closer: Closer;
   log: Logger;
   active: ActiveRuns;
@@ -43,6 +49,8 @@ export interface RunServices extends SeatServices {
 export class RunLauncher {
   readonly inflight = new Map<string, RunSlot>();
   readonly promises = new Set<Promise<void>>();
+  /** The seat's leases: every claim it takes or takes up again is made there (leases.ts). */
+  readonly leases: SeatLeases;
   private readonly drainWaiters: Array<() => void> = [];
 
   constructor(
@@ -50,7 +58,9 @@ export class RunLauncher {
     private readonly shutdown: AbortSignal,
     /** Where the seat's events are told (run-wiring.ts: what each run and lease tells becomes one). */
     private readonly seat: SeatTell,
-  ) {}
+  ) {
+    this.leases = new SeatLeases(s);
+  }
 
   static key(board: string, taskId: string): string {
     return `${board}/${taskId}`;
@@ -75,7 +85,7 @@ export class RunLauncher {
   /** The seat's spend today and in the last 5 hours (status, fleet). */
   spend(): { today: Spend; window5h: Spend; budget: string | null; hours: Hours | null } {
     const s = this.s;
-    return { today: spentToday(s), window5h: spentSince(s, s.clock.now() - 5 * 3600_000), budget: dailyBudgetSpent(s), hours: hoursOf(s) };
+    return { today: spentToday(s), window5h: spentSince(s, s.clock.now() - FIVE_HOURS_MS), budget: dailyBudgetSpent(s), hours: hoursOf(s) };
   }
 
   /** Settles once nothing is in flight — claims under way included (they launch a run or give their slot back). */
@@ -96,17 +106,6 @@ export class RunLauncher {
     if (!live) return;
     this.s.log.debug({ board, task_id: taskId, run_id: slot?.run?.record.runId ?? null, event: kind }, "board event for a running task: checking");
     live.checkNow();
-  }
-
-  /** How a run's lease writes to its board (lease/fenced.ts): the seat's retries, clock and author; retries logged with the run's ids. */
-  fencing(board: string, taskId: string, traceId: string, runId: () => number | null = () => null): FencedOptions {
-    return {
-      retry: this.s.retry,
-      clock: this.s.clock,
-      author: this.s.config.author,
-      onRetry: (verb, err, attempt) =>
-        this.s.log.warn({ board, task_id: taskId, run_id: runId(), trace_id: traceId, verb, attempt, err: err.message }, "board call failed; retrying"),
-    };
   }
 
   launch(o: RunStart & { board: Board }): void {

@@ -13,11 +13,9 @@ import { type AgentKind, kindNamed, kindOf } from "../agents/kinds.js";
 import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
-import { timingFor } from "../config/timing.js";
 import type { SessionJournal } from "../continuity/journal.js";
 import { TaskSession } from "../continuity/session.js";
 import { describeError } from "../errors/index.js";
-import { HeldLease } from "../lease/held.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import { sameProcessAlive } from "../process/liveness.js";
@@ -25,15 +23,20 @@ import { terminateGroup, killJailMarked } from "../process/terminate.js";
 import type { Clock } from "../time/clock.js";
 import type { ActiveRuns } from "./active-runs.js";
 import { continueInterrupted } from "./continue.js";
+import type { SeatSettings } from "./seat-settings.js";
 import type { RunLauncher } from "./launcher.js";
+import type { SeatLeases } from "./leases.js";
 
 export interface RecoveryDeps {
   active: ActiveRuns;
   boards: Map<string, Board>;
   closer: Closer;
   launcher: RunLauncher;
+  /** The seat's leases (leases.ts): a claim taken before the restart is taken up there. */
+  leases: SeatLeases;
   journal: SessionJournal;
   config: Config;
+  seatSettings: SeatSettings;
   agent: AgentAdapter;
   /** The kinds a journaled run may name (each says how it is stopped politely). */
   kinds?: readonly AgentKind[] | undefined;
@@ -73,15 +76,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       d.launcher.launch({
         board,
         // The journal keeps the deadline the run last had (renewals moved it).
-        held: HeldLease.resume(
-          board,
-          { ...r, taskId: r.task },
-          d.launcher.fencing(r.board, r.task, r.traceId, () => r.runId),
-          (ttl) => timingFor(c, ttl),
-          {
-            contextText: "",
-          },
-        ),
+        held: d.leases.resume(board, r, { read: { contextText: "" } }),
         agent: new AdoptedAgent(
           {
             pid: r.pid,
@@ -93,7 +88,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
             // The kind that started it (an agent of a kind this seat no longer runs: the seat's own kind's).
             politeSignal: (kindNamed(r.agent, d.kinds) ?? kindOf(c, d.kinds)).stopSignal,
           },
-          { killGraceMs: c.agent.killGraceSeconds * 1000, stallMs: c.agent.stallSeconds * 1000 },
+          { killGraceMs: d.seatSettings.killGraceMs, stallMs: d.seatSettings.stallMs },
         ),
         traceId: r.traceId,
         adopted: { runDir: r.runDir, workspace: r.localWorkspace, tools: r.tools ?? null },
@@ -101,7 +96,7 @@ export async function recover(d: RecoveryDeps): Promise<RecoveryReport> {
       report.adopted.push(r.task);
       continue;
     }
-    if (alive) await terminateGroup(r.pgid, { graceMs: c.agent.killGraceSeconds * 1000, gone: () => !sameProcessAlive(r.pid, r.pidStart) });
+    if (alive) await terminateGroup(r.pgid, { graceMs: d.seatSettings.killGraceMs, gone: () => !sameProcessAlive(r.pid, r.pidStart) });
     // What is left of its jail goes too: a namespace init whose outer bwrap died before it armed
     // --die-with-parent (the bridge was killed while the jail was being set up) runs on under init.
     const leftovers = killJailMarked(r.runDir);

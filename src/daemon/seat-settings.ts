@@ -1,10 +1,11 @@
-// The settings a seat's runs read, built once from the config at the seat's start (build.ts): the values
-// in milliseconds, the defaults applied, the state dir's paths resolved. Nothing below the seat reads the
-// config itself (scripts/check-homes.mjs); a run gets exactly this.
+// The settings of a seat, built once from the config at its start (build.ts): the seat's own half (its
+// pauses, its stop, its health window, how it stops an agent it adopted) and the half its runs read — the
+// values in milliseconds, the defaults applied, the state dir's paths resolved. Nothing below the seat
+// reads the config itself (scripts/check-homes.mjs); a run gets exactly its half, the seat reads its own.
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { defaultShareDir } from "../board/index.js";
-import type { Config } from "../config/schema.js";
+import type { Config, OpsConfig } from "../config/schema.js";
 import { imageCacheOf } from "../jail/policy.js";
 import { SECRET_DIRS } from "../jail/roots.js";
 import type { RunSettings } from "../run/assemble.js";
@@ -45,6 +46,44 @@ export function workspaceSettings(c: Config, env: NodeJS.ProcessEnv): WorkspaceS
 /** Where the seat looks a task's skills up (skills/roots.ts). */
 export const skillRoots = (c: Config, env: NodeJS.ProcessEnv): string[] =>
   skillRootsFor({ dirs: c.agent.skillDirs, hermesHome: hermesHome(c, env), command: c.hermes.command }, env);
+
+/** The seat's own half: what its pauses, its stop, its health and its restart recovery read, in milliseconds. */
+export interface SeatSettings {
+  /** seat.limitMarginSeconds: added to a usage limit's reset before the seat claims again. */
+  limitMarginMs: number;
+  /** seat.maxLimitPauseHours: the longest a limit pauses the seat. */
+  maxLimitPauseMs: number;
+  /** seat.unreachablePauseSeconds: the pause after the agent's API was out of reach. */
+  unreachablePauseMs: number;
+  /** shutdown.graceSeconds: how long a stop lets runs finish before it aborts them. */
+  shutdownGraceMs: number;
+  /** The seat is healthy while every board answered within this (two sweeps and a call's timeout). */
+  healthWindowMs: number;
+  /** agent.killGraceSeconds and agent.stallSeconds: how an adopted agent is stopped and judged stalled. */
+  killGraceMs: number;
+  stallMs: number;
+}
+
+export function seatSettings(c: Config): SeatSettings {
+  return {
+    limitMarginMs: c.seat.limitMarginSeconds * 1000,
+    maxLimitPauseMs: c.seat.maxLimitPauseHours * 3600_000,
+    unreachablePauseMs: c.seat.unreachablePauseSeconds * 1000,
+    shutdownGraceMs: c.shutdown.graceSeconds * 1000,
+    healthWindowMs: (c.discovery.sweepSeconds * 2 + c.hermes.callTimeoutSeconds) * 1000,
+    killGraceMs: c.agent.killGraceSeconds * 1000,
+    stallMs: c.agent.stallSeconds * 1000,
+  };
+}
+
+/** The board calls' and the alerts' times (also built by `outbox`, which has no seat). */
+export function callTimes(c: Pick<OpsConfig, "hermes" | "webhook">): { callTimeoutMs: number; retryDeadlineMs: number; webhookTimeoutMs: number } {
+  return {
+    callTimeoutMs: c.hermes.callTimeoutSeconds * 1000,
+    retryDeadlineMs: c.hermes.retry.deadlineSeconds * 1000,
+    webhookTimeoutMs: c.webhook.timeoutSeconds * 1000,
+  };
+}
 
 export function runSettings(c: Config): RunSettings {
   return {

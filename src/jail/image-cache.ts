@@ -7,10 +7,11 @@
 // run programs, with room for what the seat will copy.
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat, statfs, utimes } from "node:fs/promises";
+import { chmod, copyFile, mkdir, open, readdir, rm, stat, statfs, utimes } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { PermanentError } from "../errors/index.js";
+import { replaceWith } from "../state/atomic.js";
 import { runProcess } from "../process/runner.js";
 import { type Clock, sleep, systemClock } from "../time/clock.js";
 
@@ -124,15 +125,11 @@ export class ExecOnlyImages {
 
   private async copy(source: string, target: string): Promise<void> {
     const started = this.now();
-    const tmp = `${target}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
+    await replaceWith(target, async (tmp) => {
       // A reflink where the filesystem has them (no second copy of the bytes), else a copy.
       await copyFile(source, tmp, constants.COPYFILE_FICLONE);
       await chmod(tmp, this.mode);
-      await rename(tmp, target);
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    });
     this.o.onCopied?.(source, (await stat(target)).size, this.now() - started);
     await this.collect(target);
   }

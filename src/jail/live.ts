@@ -6,11 +6,12 @@
 // user), the agent uid's processes, by their cwd's inode. The give-back of a workspace waits for its last
 // user; what a hand-over changed is kept on disk (the seat's jail dir) until it is given back, so a bridge
 // that died mid-run gives it back at its next start (recoverHandbacks) or the workspace's next hand-over.
-import { mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, readlink, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { allJails, processesOf } from "../process/terminate.js";
 import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
+import { replaceWith } from "../state/atomic.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
 export class WorkspaceNested extends PermanentError {
@@ -95,8 +96,7 @@ const recordFile = (dir: string, key: string) => join(dir, `${key.replace(/[^0-9
 async function keep(dir: string, key: string, record: HandbackRecord): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = recordFile(dir, key);
-  await writeFile(`${file}.new`, JSON.stringify({ key, record }), { mode: 0o600 });
-  await rename(`${file}.new`, file);
+  await replaceWith(file, (tmp) => writeFile(tmp, JSON.stringify({ key, record }), { mode: 0o600, flag: "wx" }));
   return file;
 }
 

@@ -11,8 +11,9 @@
 // Any other ABI (x86's 32-bit and x32 calls, whose numbers differ) is refused whole.
 // Numbers: the kernel's syscall tables (arch/x86/entry/syscalls/syscall_64.tbl; the generic table of arm64).
 
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { replaceWith } from "../state/atomic.js";
 
 type Arch = "x64" | "arm64";
 
@@ -116,7 +117,6 @@ export async function writeSeccomp(dir: string, arch: string = process.arch): Pr
   if (!filter) return null;
   await mkdir(dir, { recursive: true, mode: 0o711 });
   const file = join(dir, "seccomp.bpf");
-  await writeFile(`${file}.new`, filter, { mode: 0o644 });
-  await rename(`${file}.new`, file);
+  await replaceWith(file, (tmp) => writeFile(tmp, filter, { mode: 0o644, flag: "wx" }));
   return file;
 }

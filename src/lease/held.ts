@@ -5,7 +5,8 @@
 // `expired` (the deadline), `lost` (its reason: the board's own LeaseLost, who holds the task now) — and
 // in typed events (`heartbeat`, `heartbeat_failed`, `renewed`, `lost`, `unresolved`). It is made by
 // `take` (take.ts: sizing, the claim, its read, a give-back and re-claim) or `resume` (a stored lease:
-// restart recovery, outbox replay). `giveBack` is the one way a claim is given back (never retried
+// restart recovery, outbox replay), each given the seat's part (`LeaseSeat`: how it writes, its clock,
+// timers and keeper — daemon/leases.ts builds it once per seat). `giveBack` is the one way a claim is given back (never retried
 // blindly: fenced.ts reads before any retry); `stop` is idempotent.
 import type { Board, TaskDetail } from "../board/port.js";
 import type { Timing } from "../config/timing.js";
@@ -39,12 +40,18 @@ export interface Timer {
 /** What holding a lease needs besides the lease itself (injected: tests fire timers by hand). */
 export interface HoldDeps {
   clock: Clock;
-  /** Calls `fire` at epoch ms `at` unless cancelled first. */
+  /** Calls `fire` at epoch ms `at` unless cancelled first: the polite stop, the deadline and every wait of the heartbeat. */
   timer(at: number, fire: () => void): Timer;
   /** The heartbeat loop (default: LeaseKeeper). */
   keeper?: ((d: LeaseKeeperDeps) => Keeper) | undefined;
   /** Re-checks of a failed heartbeat before it is unresolved. */
   recheck?: { attempts: number; delayMs: number } | undefined;
+}
+
+/** What the seat gives every lease it takes or resumes: how it writes (fenced.ts) and how it is held. */
+export interface LeaseSeat {
+  fencing: FencedOptions;
+  hold: HoldDeps;
 }
 
 /** What the claim's own read gave (nothing more is read for it). */
@@ -65,6 +72,23 @@ export interface StoredLease extends LeaseRecord {
   deadline: number;
 }
 
+/** A wait of the heartbeat on the lease's own timers: true once `ms` passed, false when `signal` ended it first. */
+const waitOn =
+  (d: HoldDeps) =>
+  (ms: number, signal: AbortSignal): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve(false);
+      const t = d.timer(d.clock.now() + ms, () => {
+        signal.removeEventListener("abort", stop);
+        resolve(true);
+      });
+      const stop = () => {
+        t.cancel();
+        resolve(false);
+      };
+      signal.addEventListener("abort", stop, { once: true });
+    });
+
 export class HeldLease {
   readonly fenced: FencedBoard;
   private deadlineAt: number;
@@ -76,27 +100,30 @@ export class HeldLease {
   private cut: Timer[] = [];
   private stopping: Promise<void> | null = null;
 
+  private readonly holding: HoldDeps;
+
   private constructor(
     board: Board,
     lease: Lease,
-    fencing: FencedOptions,
+    seat: LeaseSeat,
     /** The claim's timing (heartbeat, wrap-up, renewals). */
     readonly clock: LeaseClock,
     readonly read: ClaimRead,
   ) {
-    this.fenced = new FencedBoard(board, lease, fencing);
+    this.fenced = new FencedBoard(board, lease, seat.fencing);
+    this.holding = seat.hold;
     this.deadlineAt = clock.deadline;
   }
 
   /** A claim just taken (take.ts), timed by `clock`. */
-  static of(board: Board, claim: Acquired, fencing: FencedOptions, clock: LeaseClock, read: Omit<ClaimRead, "detail" | "claimFailure">): HeldLease {
-    return new HeldLease(board, claim.lease, fencing, clock, { ...read, detail: claim.detail, claimFailure: claim.claimFailure });
+  static of(board: Board, claim: Acquired, seat: LeaseSeat, clock: LeaseClock, read: Omit<ClaimRead, "detail" | "claimFailure">): HeldLease {
+    return new HeldLease(board, claim.lease, seat, clock, { ...read, detail: claim.detail, claimFailure: claim.claimFailure });
   }
 
   /** A claim taken before this bridge process (the active-run journal, the outbox): its deadline as it was last kept. */
-  static resume(board: Board, r: StoredLease, fencing: FencedOptions, timing: (ttl: number) => Timing, read?: Partial<ClaimRead>): HeldLease {
+  static resume(board: Board, r: StoredLease, seat: LeaseSeat, timing: (ttl: number) => Timing, read?: Partial<ClaimRead>): HeldLease {
     const clock = new LeaseClock(timing(r.ttlSeconds), r.deadline);
-    return new HeldLease(board, leaseOf(r), fencing, clock, { detail: null, contextText: null, reclaimed: false, ...read });
+    return new HeldLease(board, leaseOf(r), seat, clock, { detail: null, contextText: null, reclaimed: false, ...read });
   }
 
   get lease(): Lease {
@@ -138,8 +165,9 @@ export class HeldLease {
    * ownership checks, the polite stop and the deadline. `note` is the progress the heartbeat carries;
    * `onDetail` gets the task as each check read it (new comments for the agent).
    */
-  hold(d: HoldDeps, o: { note: () => string | undefined; onDetail?: (detail: TaskDetail) => void }): void {
+  hold(o: { note: () => string | undefined; onDetail?: (detail: TaskDetail) => void }): void {
     if (this.keeper || this.stopping) return;
+    const d = this.holding;
     this.arm(d, this.deadlineAt);
     const lc = this.clock;
     const make = d.keeper ?? ((k: LeaseKeeperDeps) => new LeaseKeeper(k));
@@ -149,6 +177,7 @@ export class HeldLease {
       // The first beat right after the claim's read (keeper.ts), the next ones every interval.
       firstBeatMs: 0,
       clock: d.clock,
+      wait: waitOn(d),
       ...(d.recheck ? { recheckAttempts: d.recheck.attempts, recheckDelayMs: d.recheck.delayMs } : {}),
       note: o.note,
       ...(o.onDetail ? { onDetail: o.onDetail } : {}),

@@ -26,6 +26,8 @@ export interface LeaseKeeperDeps {
   firstBeatMs?: number;
   /** Times the beats (default: the system clock). */
   clock?: Clock;
+  /** Waits `ms` unless `signal` ends first (false then): the beats' and re-checks' waits (default: a real sleep). */
+  wait?: ((ms: number, signal: AbortSignal) => Promise<boolean>) | undefined;
   /** Extra attempts (after the board's own retries) before a failure counts as unresolved. */
   recheckAttempts?: number;
   recheckDelayMs?: number;
@@ -55,7 +57,11 @@ export class LeaseKeeper implements Keeper {
   private checking: Promise<void> | null = null;
   private again = false;
 
-  constructor(private readonly d: LeaseKeeperDeps) {}
+  private readonly wait: (ms: number, signal: AbortSignal) => Promise<boolean>;
+
+  constructor(private readonly d: LeaseKeeperDeps) {
+    this.wait = d.wait ?? sleepUnlessAborted;
+  }
 
   start(): void {
     this.loop ??= this.run();
@@ -106,7 +112,7 @@ export class LeaseKeeper implements Keeper {
     let due = clock.now() + (this.d.firstBeatMs ?? this.d.intervalMs);
     for (;;) {
       const wait = due - clock.now();
-      if (wait > 0 ? !(await sleepUnlessAborted(wait, signal)) : signal.aborted) return;
+      if (wait > 0 ? !(await this.wait(wait, signal)) : signal.aborted) return;
       const began = clock.now();
       if ((await this.beatWithRecheck(signal)) === "stop") return;
       // A beat that overran its interval is followed by the next one at once, never by a burst.
@@ -136,7 +142,7 @@ export class LeaseKeeper implements Keeper {
         }
         lastErr = err;
         this.d.onFailure?.(err);
-        if (!(await sleepUnlessAborted(this.d.recheckDelayMs ?? 1000, signal))) return "stop";
+        if (!(await this.wait(this.d.recheckDelayMs ?? 1000, signal))) return "stop";
       }
     }
     this.d.onUnresolved(new Error(`heartbeat could not be confirmed: ${describeError(lastErr)}`, { cause: lastErr }));

@@ -15,8 +15,7 @@ import type { Timing } from "../config/timing.js";
 import { NotClaimable, TaskNotFound } from "../errors/board.js";
 import { type Acquired, acquire } from "./acquire.js";
 import { LeaseClock } from "./clock.js";
-import type { FencedOptions } from "./fenced.js";
-import { HeldLease } from "./held.js";
+import { HeldLease, type LeaseSeat } from "./held.js";
 import { newClaimer } from "./lease.js";
 
 /** How this seat sizes its claims (claim.*, the timing the TTL implies). */
@@ -49,12 +48,12 @@ export async function take(
   taskId: string,
   s: ClaimSettings,
   caps: Capabilities | null,
-  fencing: FencedOptions,
+  seat: LeaseSeat,
   signal: AbortSignal,
 ): Promise<HeldLease | null> {
   const named = { claimer: caps?.namedClaims ? newClaimer(s.assignee) : undefined };
   const timed = (claim: Acquired, contextText: string | null, ttl: number, reclaimed: boolean) =>
-    HeldLease.of(board, claim, fencing, LeaseClock.of(claim.lease.claimedAt, s.timing(ttl)), { contextText, reclaimed });
+    HeldLease.of(board, claim, seat, LeaseClock.of(claim.lease.claimedAt, s.timing(ttl)), { contextText, reclaimed });
   /**
    * A claim of a task that is not this seat's lane is given back at once: Hermes's claim does not check the
    * assignee, and a task id can come from a watch line, whose text a task's writer partly controls.
@@ -90,7 +89,7 @@ export async function take(
     if (await notOurLane(claim)) return null;
     const contextText = await readIt().catch(() => null);
     const needed = s.ttlForTask(maxRuntimeOf(contextText));
-    if (caps?.heartbeatExtends) return renewable(board, claim, contextText, needed, s, fencing);
+    if (caps?.heartbeatExtends) return renewable(board, claim, contextText, needed, s, seat);
     if (needed <= s.ttlSeconds || claim.claimFailure) return timed(claim, contextText, needed, false);
     await timed(claim, contextText, needed, false).giveBack(`hermes-kanban-bridge: claiming again with the task's max runtime (--ttl ${needed})`, signal);
     return timed(await acquire(board, taskId, needed, signal, named), contextText, needed, true);
@@ -104,11 +103,11 @@ export async function take(
  * A claim the heartbeat renews: timed by the configured TTL (or the task's, when shorter), renewed up to
  * the task's max runtime + safety — else the longest TTL — from the claim.
  */
-function renewable(board: Board, claim: Acquired, contextText: string | null, needed: number, s: ClaimSettings, fencing: FencedOptions): HeldLease {
+function renewable(board: Board, claim: Acquired, contextText: string | null, needed: number, s: ClaimSettings, seat: LeaseSeat): HeldLease {
   const ttl = Math.min(s.ttlSeconds, needed);
   const clock = LeaseClock.renewable(claim.lease.claimedAt, s.timing(ttl), {
     taskTtlSeconds: maxRuntimeOf(contextText) !== null ? needed : null,
     maxTtlSeconds: s.maxTtlSeconds,
   });
-  return HeldLease.of(board, claim, fencing, clock, { contextText, reclaimed: false });
+  return HeldLease.of(board, claim, seat, clock, { contextText, reclaimed: false });
 }

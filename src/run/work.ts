@@ -110,10 +110,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         for (const [signal, on] of listen) signal.removeEventListener("abort", on);
       },
     ]);
-    held.hold(
-      { clock: w.clock, timer: (at, fire) => w.make.timer(at, fire), keeper: (d) => w.make.keeper(d), recheck: w.recheck },
-      { note: () => record.story.lastNote, onDetail: (d) => inbox.update(d.comments) },
-    );
+    held.hold({ note: () => record.story.lastNote, onDetail: (d) => inbox.update(d.comments) });
     cleanup.push(["the lease's heartbeat", () => held.stop()]);
     // Board events about this task reach the run while it works (an ownership check, new notes).
     record.live = { checkNow: () => held.checkNow() };

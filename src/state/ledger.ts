@@ -4,9 +4,9 @@
 // (`hermes-bridge usage`). Read once at start through the state-file boundary (a regular file, bounded:
 // anything else is quarantined; a bad line is reported and skipped); bounded in time: entries older than
 // 8 days are dropped when the file is rewritten.
-import { appendFileSync } from "node:fs";
 import { z } from "zod";
 import { writeStateFile } from "./atomic.js";
+import { appendJsonLine, jsonLines, parseJsonLines } from "./jsonl.js";
 import { statePath } from "./layout.js";
 import { quarantine, reportBadState } from "./quarantine.js";
 import { readSmallFile } from "./read.js";
@@ -86,7 +86,7 @@ export class UsageLedger {
   /** Appends one run (in memory at once; on disk best effort — the card is the record). */
   add(e: LedgerEntry): void {
     this.entries.push(e);
-    appendFileSync(this.file, `${JSON.stringify(e)}\n`, { mode: 0o600 });
+    appendJsonLine(this.file, e);
   }
 
   /** What this seat spent since `since` (epoch ms). */
@@ -134,22 +134,11 @@ export class UsageLedger {
       quarantine(this.file, r.error);
       return;
     }
-    const lines = (r.text ?? "").split("\n").filter((l) => l.trim() !== "");
-    let bad = 0;
-    const parsed = lines.flatMap((l) => {
-      try {
-        const e = Entry.safeParse(JSON.parse(l));
-        if (e.success) return [e.data];
-      } catch {
-        // counted below
-      }
-      bad += 1;
-      return [];
-    });
+    const { records: parsed, bad } = parseJsonLines(r.text ?? "", Entry);
     if (bad > 0) reportBadState(this.file, `${bad} line(s) are not ledger entries (skipped, and dropped at the next rewrite)`);
     const now = this.clock.now();
     this.entries = parsed.filter((e) => now - e.at < KEEP_MS);
-    if (this.entries.length < lines.length) writeStateFile(this.file, this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    if (this.entries.length < parsed.length + bad) writeStateFile(this.file, jsonLines(this.entries));
   }
 }
 

@@ -92,12 +92,16 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
   });
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
   const clock = { now: () => 1_800_000_000_000 };
+  const make = new ManualFactories();
   const report = await new TaskRun({
     board,
     held: HeldLease.of(
       board,
       { lease, detail: await board.show(id) },
-      { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" },
+      {
+        fencing: { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" },
+        hold: { clock, timer: (at, fire) => make.timer(at, fire), keeper: (d) => make.keeper(d) },
+      },
       LeaseClock.of(clock.now(), timing),
       { contextText: "", reclaimed: false },
     ),
@@ -144,7 +148,7 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
       git: hardenedGit(process.env, { globalConfig: join(root, "gitconfig"), passEnv: [] }),
     },
     redactor: new Redactor(),
-    make: new ManualFactories(),
+    make,
   }).run();
   const attached = await attachmentsOf(id);
   rmSync(root, { recursive: true, force: true });

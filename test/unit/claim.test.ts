@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { Capabilities } from "../../src/board/index.js";
 import { loadConfig } from "../../src/agents/kinds.js";
-import { claimSettings } from "../../src/daemon/admission.js";
+import { claimSettings } from "../../src/daemon/leases.js";
 import { take } from "../../src/lease/take.js";
 import { systemClock } from "../../src/time/clock.js";
 import { testBoard } from "../helpers/in-process-board.js";
@@ -43,7 +43,9 @@ const made = (b: ClaimBoard) =>
     );
 const signal = new AbortController().signal;
 const fencing = { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock: systemClock, author: "seat" };
-const claimTask = (b: ClaimBoard, id: string, caps: Capabilities) => take(b.board, id, claimSettings(config), caps, fencing, signal);
+// Taken, never held here: no timer is armed.
+const seat = { fencing, hold: { clock: systemClock, timer: () => ({ cancel: () => undefined }) } };
+const claimTask = (b: ClaimBoard, id: string, caps: Capabilities) => take(b.board, id, claimSettings(config), caps, seat, signal);
 /** What a taken lease says of its claim. */
 const sized = async (b: ClaimBoard, caps: Capabilities) => {
   const held = await claimTask(b, b.id, caps);
@@ -103,7 +105,7 @@ describe("sizing a claim", () => {
       const nobody = await t.emu.createTask("nobody's");
       const other = await t.seed("another lane's", { assignee: "other-seat" });
       for (const id of [nobody, other]) {
-        expect(await take(t.board, id, claimSettings(config), caps, fencing, signal)).toBeNull();
+        expect(await take(t.board, id, claimSettings(config), caps, seat, signal)).toBeNull();
         const d = await t.emu.show(id);
         expect(d.task.status).toBe("ready");
         expect(JSON.stringify(d.events.findLast((e) => e.kind === "reclaimed")?.payload)).toMatch(/not this seat's lane \(seat\)/);

@@ -10,10 +10,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
-import { LeaseLost } from "../../src/errors/board.js";
 import type { GateConfig } from "../../src/gate/gate.js";
 import { hardenedGit } from "../../src/git/runner.js";
-import { HeldLease } from "../../src/lease/held.js";
+import { HeldLease, type HoldDeps } from "../../src/lease/held.js";
+import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
 import { Redactor } from "../../src/result/redact.js";
@@ -56,7 +56,16 @@ interface Setup {
   claims?: ClaimPolicy;
   /** agent.retries and its backoff (default: 2 retries, 10 s × 2^(n−1), at most 60 s). */
   retry?: RetryPolicy;
+  /** The lease's own heartbeat loop (LeaseKeeper over the board), its waits on the manual timers; default: a keeper driven by hand. */
+  realKeeper?: boolean;
 }
+
+/** How the run's lease is held: the fixed clock and the manual timers; the keeper by hand unless `realKeeper`. */
+const holdOf = (s: Setup, make: ManualFactories): HoldDeps => ({
+  clock,
+  timer: (at, fire) => make.timer(at, fire),
+  ...(s.realKeeper ? {} : { keeper: (d: LeaseKeeperDeps) => make.keeper(d) }),
+});
 
 const boards: TestBoard[] = [];
 afterAll(() => {
@@ -72,8 +81,13 @@ function start(s: Setup) {
   const ws = fakeWorkspaces();
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
   let calls: () => string[] = () => [];
+  let onBoard: (t: TestBoard) => void = () => undefined;
+  const boardP = new Promise<TestBoard>((resolve) => {
+    onBoard = resolve;
+  });
   const run = (async () => {
     const t = s.board ?? (await testBoard());
+    onBoard(t);
     boards.push(t);
     const board = t.board;
     const id = await t.seed("a task");
@@ -89,7 +103,7 @@ function start(s: Setup) {
     const leaseClock = new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal);
     return new TaskRun({
       board,
-      held: HeldLease.of(board, { lease, detail }, fencing, leaseClock, { contextText: "# context", reclaimed: false }),
+      held: HeldLease.of(board, { lease, detail }, { fencing, hold: holdOf(s, make) }, leaseClock, { contextText: "# context", reclaimed: false }),
       agent: s.agent,
       closer,
       clock,
@@ -115,7 +129,16 @@ function start(s: Setup) {
     }).run();
   })();
   /** The board calls the run made (from its lease on). */
-  return { report: run, make, closer, shutdown, calls: () => calls(), deadline: NOW + timing.runSeconds * 1000 };
+  return {
+    report: run,
+    make,
+    closer,
+    shutdown,
+    calls: () => calls(),
+    deadline: NOW + timing.runSeconds * 1000,
+    board: boardP,
+    heartbeatMs: timing.heartbeatSeconds * 1000,
+  };
 }
 
 /** An agent that works until stopped (hard stop), reporting progress first. */
@@ -212,11 +235,16 @@ describe("TaskRun stop paths", () => {
     expect((await report).cut).toBe("deadline");
   });
 
-  it("lease lost: the agent is stopped and the loss is recorded, nothing closed", async () => {
+  it("lease lost: Hermes gives the claim back, the next heartbeat hears it, the agent is stopped and the loss is recorded, nothing closed", async () => {
     const agent = worksUntilStopped();
-    const { report, make, closer } = start({ agent });
+    const { report, make, closer, board, heartbeatMs } = start({ agent, realKeeper: true });
     await agent.started;
-    keeperOf(make).onLost(new LeaseLost({ verb: "heartbeat", board: "b" }, { runId: 1, currentStatus: "ready", currentRunId: null }));
+    // The first beat (at once) found the task ours; the next waits one interval on the lease's timers.
+    await make.timerAt(NOW + heartbeatMs);
+    expect(agent.inputs[0]?.signal.aborted).toBe(false);
+    await (await board).expire(); // the claim ran out on the board: a dispatch reclaimed the run
+    make.fireUntil(NOW + heartbeatMs);
+    await until(() => agent.inputs[0]?.signal.aborted === true);
     make.fireUntil(Number.MAX_SAFE_INTEGER); // the kill grace
     const r = await report;
     expect(r).toMatchObject({ decision: "lost", close: "lease_lost", cut: "lease_lost" });
