@@ -10,7 +10,7 @@ import { describeError } from "../errors/index.js";
 import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
-import { type RunStart, type SeatServices, taskRunDeps } from "../run/assemble.js";
+import type { RunStart, SeatRun, SeatServices } from "../run/context.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
 import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
@@ -51,15 +51,18 @@ export class RunLauncher {
   readonly promises = new Set<Promise<void>>();
   /** The seat's leases: every claim it takes or takes up again is made there (leases.ts). */
   readonly leases: SeatLeases;
+  /** The seat's part of every run it starts (run/context.ts), built once. */
+  private readonly seatRun: SeatRun;
   private readonly drainWaiters: Array<() => void> = [];
 
   constructor(
     private readonly s: RunServices,
-    private readonly shutdown: AbortSignal,
+    shutdown: AbortSignal,
     /** Where the seat's events are told (run-wiring.ts: what each run and lease tells becomes one). */
     private readonly seat: SeatTell,
   ) {
     this.leases = new SeatLeases(s);
+    this.seatRun = { ...s, shutdown, seatToday: () => spentToday(s) };
   }
 
   static key(board: string, taskId: string): string {
@@ -117,7 +120,7 @@ export class RunLauncher {
     // The run's lease owns its fenced view (a run id read late is on it at once): logs read it there.
     const fenced = held.fenced;
     const ids = () => ({ board: board.slug, task_id: taskId, run_id: fenced.lease.runId, trace_id: traceId });
-    const run = new TaskRun(taskRunDeps(this.s, o, { shutdown: this.shutdown, seatToday: () => spentToday(this.s) }));
+    const run = new TaskRun(this.seatRun, o);
     wireRun(this.s, this.seat, run, held, { board: board.slug, taskId, traceId, agent: o.agent.name, adopted: o.adopted !== undefined });
     slot.run = run;
     let kept = false;

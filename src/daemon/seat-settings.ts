@@ -8,7 +8,7 @@ import { defaultShareDir } from "../board/index.js";
 import type { Config, OpsConfig } from "../config/schema.js";
 import { imageCacheOf } from "../jail/policy.js";
 import { SECRET_DIRS } from "../jail/roots.js";
-import type { RunSettings } from "../run/assemble.js";
+import type { RunSettings } from "../run/context.js";
 import { skillRootsFor } from "../skills/roots.js";
 import { statePath } from "../state/layout.js";
 import type { WorkspaceSettings } from "../workspace/resolve.js";

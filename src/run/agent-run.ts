@@ -9,11 +9,10 @@ import { describeError } from "../errors/index.js";
 import type { RunJail } from "../jail/jail.js";
 import type { ToolHost } from "../tools/host.js";
 import type { Stop } from "./decide.js";
-import { DEFAULT_MAX_PAUSE_MS } from "../result/limits.js";
 import { boundedLimit } from "./limit.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { ToolsEndpoint } from "./factories.js";
-import type { WorkInput } from "./deps.js";
+import type { Work } from "./context.js";
 import { type RetryRecord, addUsage, retryCause, retryDelay, retryNote } from "./retry.js";
 
 export interface AgentRun {
@@ -33,7 +32,7 @@ export interface AgentRun {
   overBudget: (u: Usage) => string | null;
 }
 
-export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
+export async function runAgent(w: Work & AgentRun): Promise<void> {
   const { prep, record, tools } = w;
   const state: DriveState = newDriveState();
   const plan = prep.plan;
@@ -41,7 +40,7 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
     ...prep.input,
     signal: w.signal,
     wrapUp: w.wrapUp,
-    ...(w.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
+    ...(w.start.agent.notesVia === "input" ? { inbox: w.inbox } : {}),
     ...(resume ? { resume } : {}),
     ...(tools ? { tools: { socketPath: tools.endpoint.path, token: tools.endpoint.token, call: (n: string, a: unknown) => tools.host.call(n, a) } } : {}),
     ...(w.runJail ? { jail: w.runJail } : {}),
@@ -83,13 +82,13 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
       }
     },
     onAuthFailed: () => w.stop(null),
-    boundLimit: (l) => boundedLimit(l, w.clock.now(), w.maxLimitPauseMs ?? DEFAULT_MAX_PAUSE_MS),
+    boundLimit: (l) => boundedLimit(l, w.seat.clock.now(), w.seat.settings.maxLimitPauseMs),
   };
   let resume: ResumeInput | null = plan.mode === "resume" && prep.resumePrompt ? { session: plan.session, prompt: prep.resumePrompt } : null;
   let freshOnce = false;
   for (;;) {
     resumed = resume?.session ?? null;
-    await drive(w.agent, input(resume), record.facts, state, hooks);
+    await drive(w.start.agent, input(resume), record.facts, state, hooks);
     if (resume && state.resumeFailed !== null && !state.acted && !w.signal.aborted && !freshOnce) {
       await startFresh(w, resume.session, state.resumeFailed);
       freshOnce = true;
@@ -106,14 +105,14 @@ export async function runAgent(w: WorkInput & AgentRun): Promise<void> {
 }
 
 /** The session cannot be continued: remember that, say so on the task, and start over fresh (once, never in a loop). */
-async function startFresh(w: WorkInput & AgentRun, failed: string, why: string): Promise<void> {
+async function startFresh(w: Work & AgentRun, failed: string, why: string): Promise<void> {
   const { record } = w;
   record.session?.resumeFailed(failed);
   w.events.tell("log", "warn", "session could not be resumed: starting fresh", { task_id: record.lease.taskId, session: failed, err: why });
-  await w.held.fenced
+  await w.start.held.fenced
     .comment(
-      `hermes-kanban-bridge (seat ${w.seat}): could not resume the agent's session ${failed} (${why.slice(0, 300)}); started a fresh session with the earlier runs' summaries.`,
-      w.shutdown,
+      `hermes-kanban-bridge (seat ${w.seat.settings.seat}): could not resume the agent's session ${failed} (${why.slice(0, 300)}); started a fresh session with the earlier runs' summaries.`,
+      w.seat.shutdown,
     )
     .catch((err: unknown) => w.events.tell("log", "warn", "could not post the fresh-start comment", { task_id: record.lease.taskId, err: describeError(err) }));
 }
@@ -123,18 +122,18 @@ async function startFresh(w: WorkInput & AgentRun, failed: string, why: string):
  * heartbeat says so, the backoff is waited out (a stop of the run's cuts it short: no retry then), and the
  * next attempt continues the attempt's session where it has one. Null: no retry — the run decides as it is.
  */
-async function retryAfter(w: WorkInput & AgentRun, state: DriveState): Promise<{ resume: ResumeInput | null } | null> {
+async function retryAfter(w: Work & AgentRun, state: DriveState): Promise<{ resume: ResumeInput | null } | null> {
   const { record, tools } = w;
   const facts = record.facts;
   const retries = record.story.retries ?? [];
   const why = retryCause({ ...facts, outcome: facts.outcome ?? tools?.host.request ?? null }, w.signal.aborted || w.wrapUp.aborted);
-  if (!why || retries.length >= w.retry.retries) return null;
+  if (!why || retries.length >= w.seat.settings.retry.retries) return null;
   const n = retries.length + 1;
-  const waitMs = retryDelay(n, w.retry);
-  const now = w.clock.now();
+  const waitMs = retryDelay(n, w.seat.settings.retry);
+  const now = w.seat.clock.now();
   // No attempt that could not start before the polite stop: the run decides now, with the time it has left.
-  if (now + waitMs >= w.held.clock.wrapUpAt(w.held.deadline)) return null;
-  const session = w.agent.resumable ? (record.story.session?.id ?? null) : null;
+  if (now + waitMs >= w.start.held.clock.wrapUpAt(w.start.held.deadline)) return null;
+  const session = w.start.agent.resumable ? (record.story.session?.id ?? null) : null;
   const r: RetryRecord = { attempt: n, cause: why.cause, detail: why.detail, at: now };
   retries.push(r);
   record.story.retries = retries;
@@ -146,8 +145,8 @@ async function retryAfter(w: WorkInput & AgentRun, state: DriveState): Promise<{
     detail: why.detail,
     wait_ms: waitMs,
   });
-  await w.held.fenced
-    .heartbeat(retryNote(r, w.retry.retries, waitMs, session))
+  await w.start.held.fenced
+    .heartbeat(retryNote(r, w.seat.settings.retry.retries, waitMs, session))
     .catch((err: unknown) => w.events.tell("log", "warn", "could not post the retry heartbeat", { task_id: record.lease.taskId, err: describeError(err) }));
   const waited = await new Promise<boolean>((resolve) => {
     const done = (waited: boolean) => {
@@ -157,7 +156,7 @@ async function retryAfter(w: WorkInput & AgentRun, state: DriveState): Promise<{
       resolve(waited);
     };
     const stopped = () => done(false);
-    const timer = w.make.timer(now + waitMs, () => done(true));
+    const timer = w.seat.make.timer(now + waitMs, () => done(true));
     if (w.signal.aborted || w.wrapUp.aborted) return stopped();
     w.signal.addEventListener("abort", stopped, { once: true });
     w.wrapUp.addEventListener("abort", stopped, { once: true });

@@ -14,7 +14,7 @@ import { type RunJailOf, forRun } from "../jail/run-jail.js";
 import type { Decision } from "../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
 import type { Stop } from "./decide.js";
-import type { WorkInput } from "./deps.js";
+import type { Work } from "./context.js";
 import type { Timer } from "./factories.js";
 import { repositoryBlock, workspaceNestedBlock } from "./failures.js";
 
@@ -40,7 +40,7 @@ export interface Confinement {
 }
 
 export async function confine(
-  w: WorkInput,
+  w: Work,
   o: {
     socket?: string | undefined;
     stop: (why: Stop, detail?: string) => void;
@@ -55,23 +55,23 @@ export async function confine(
   const { prep, record } = w;
   const facts = record.facts;
   const cleanup: [string, () => unknown][] = [];
-  const guard = await guardRepository(prep.ws.local, { git: w.gate.git, privateDir: prep.input.outputDir });
-  const proxied = w.jail?.mode === "bwrap" && w.jail.policy.network === "proxy" && w.egress !== undefined;
+  const guard = await guardRepository(prep.ws.local, { git: w.seat.git, privateDir: prep.input.outputDir });
+  const proxied = w.seat.jail?.mode === "bwrap" && w.seat.jail.policy.network === "proxy" && w.seat.egress !== undefined;
   let proxy: EgressProxy | null = null;
   let mounts: Parameters<typeof forRun>[1]["egress"];
   let egressInput: Confinement["egress"];
-  if (proxied && w.egress) {
-    const plan = runEgress(w.egress);
+  if (proxied && w.seat.egress) {
+    const plan = runEgress(w.seat.egress);
     const socket = newSocketPath({});
     const p = new EgressProxy({
-      allow: w.egress.allow,
+      allow: w.seat.egress.allow,
       routes: plan.routes,
       onBlocked: (host, port, why, r) => w.events.tell("egress_refused", host, port, why, r),
       // The proxy's own log (debug): every name it resolved and every address it opened for this run.
       onTrace: (t) => w.events.tell("log", "debug", `egress: ${t.what}`, { task_id: record.lease.taskId, ...t }),
       onFailed: (host, port, why) => w.events.tell("egress_failed", host, port, why),
       onUnanswered: (host, _port, why) => {
-        if (w.egress?.apiHosts.includes(host)) o.unreachable?.(`the run's proxy: ${why}`);
+        if (w.seat.egress?.apiHosts.includes(host)) o.unreachable?.(`the run's proxy: ${why}`);
       },
       onApiUse: () => {
         noteEgress();
@@ -88,11 +88,11 @@ export async function confine(
       },
     ]);
     const env = { ...proxyEnv({ argv: [...JAIL_RELAY], at: JAIL_EGRESS_SOCKET }), ...plan.env };
-    mounts = { socket, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.egress) };
-    egressInput = w.egress.api ? { apiBase: apiBase(w.egress.api.name) } : undefined;
+    mounts = { socket, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(w.seat.egress) };
+    egressInput = w.seat.egress.api ? { apiBase: apiBase(w.seat.egress.api.name) } : undefined;
   }
-  const runJail = w.jail
-    ? forRun(w.jail, {
+  const runJail = w.seat.jail
+    ? forRun(w.seat.jail, {
         workspace: prep.ws.local,
         runDir: prep.input.runDir,
         readOnlyFiles: [prep.input.contextFile, ...(guard?.readOnly ?? [])],
@@ -122,7 +122,7 @@ export async function confine(
     };
     let watching = true;
     const watch = (ms = CAP_POLL_MS) => {
-      if (watching) o.timers.push(w.make.timer(w.clock.now() + ms, () => void capHit().then(() => watch())));
+      if (watching) o.timers.push(w.seat.make.timer(w.seat.clock.now() + ms, () => void capHit().then(() => watch())));
     };
     // The first look soon after the start (a shim has exec'd its program by then), then every CAP_POLL_MS.
     watch(FIRST_LOOK_MS);

@@ -16,23 +16,21 @@ import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
 import type { Decision } from "../result/decision.js";
 import { sleepUnlessAborted } from "../time/clock.js";
-import type { PreparedWorkspace } from "../workspace/port.js";
-import { WorkspaceRefused } from "../workspace/port.js";
 import { confinementStory, cutReasonOf } from "./close-text.js";
 import { spentUsage } from "./budget.js";
-import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
+import { deliverRun } from "./deliver.js";
 import { closeIntentOf } from "./close-intent.js";
 import { rememberRun } from "./session-end.js";
 import type { KeptClaim } from "./restart.js";
-import type { TaskRunDeps } from "./deps.js";
-import { claimFailureBlock, deliverableBlock, internalFailure, readFailure, workspaceFinishBlock } from "./failures.js";
+import type { RunStart, SeatRun } from "./context.js";
+import { claimFailureBlock, internalFailure, readFailure } from "./failures.js";
 import { type RunPhase, RunEventsOut } from "./events.js";
 import { type Prepared, prepareRun } from "./prepare.js";
 import { RunRecord } from "./record.js";
 import { workRun } from "./work.js";
 
 export type { RunEvents, RunPhase, RunStarted } from "./events.js";
-export type { TaskRunDeps } from "./deps.js";
+export type { RunStart, SeatRun } from "./context.js";
 
 export interface RunReport {
   taskId: string;
@@ -61,7 +59,9 @@ export interface RunReport {
   durationMs: number;
 }
 
-const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
+/** A task that cannot be read is tried this often, this far apart, before its run is blocked. */
+const READ_ATTEMPTS = 3;
+const READ_RETRY_MS = 1000;
 
 export class TaskRun {
   private handedOff: "handoff" | "wait" | undefined;
@@ -75,31 +75,35 @@ export class TaskRun {
   /** What the run tells its owner (events.ts); listen before `run()`. */
   readonly events = new RunEventsOut();
 
-  constructor(private readonly d: TaskRunDeps) {
-    this.record = new RunRecord(d.held, {
-      traceId: d.traceId,
-      seat: d.seat,
-      agent: d.agent.name,
-      model: d.agent.model,
-      startedAt: d.clock.now(),
+  /** The seat's part (built once per seat) and the claim's. */
+  constructor(
+    private readonly seat: SeatRun,
+    private readonly start: RunStart,
+  ) {
+    this.record = new RunRecord(start.held, {
+      traceId: start.traceId,
+      seat: seat.settings.seat,
+      agent: start.agent.name,
+      model: start.agent.model,
+      startedAt: seat.clock.now(),
     });
     // A run whose agent had no jail of its own, or no cgroup capping it, says so on its card and in every block.
-    Object.assign(this.record.story, confinementStory(d.jail?.policy));
+    Object.assign(this.record.story, confinementStory(seat.jail?.policy));
   }
 
   async run(): Promise<RunReport> {
     const { record } = this;
     const started = record.story.startedAt;
-    const name = `${record.lease.taskId}-${record.runId ?? "x"}-${this.d.traceId.slice(0, 8)}`;
-    const dir = join(this.d.runsDir, name);
-    const privateDir = join(this.d.privateRoot, name);
+    const name = `${record.lease.taskId}-${record.runId ?? "x"}-${this.start.traceId.slice(0, 8)}`;
+    const dir = join(this.seat.settings.runsDir, name);
+    const privateDir = join(this.seat.settings.privateRoot, name);
     let prep: Prepared | null = null;
     let decision: Decision;
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await mkdir(privateDir, { recursive: true, mode: 0o700 });
       const read = await this.read();
-      const claimFailure = this.d.held.read.claimFailure;
+      const claimFailure = this.start.held.read.claimFailure;
       if ("lost" in read) decision = { type: "lost", lost: read.lost };
       else if ("error" in read) decision = readFailure(read.error);
       else if (claimFailure && !(claimFailure instanceof Transient)) decision = claimFailureBlock(claimFailure);
@@ -113,46 +117,50 @@ export class TaskRun {
           if (p.input.pins?.model) record.story.model = p.input.pins.model;
           if (p.input.pins?.skills.length) record.story.skills = p.input.pins.skills.map((s) => s.name);
           this.setPhase("working");
-          decision = await workRun({ ...this.d, events: this.events, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
+          const { seat, start } = this;
+          decision = await workRun({ seat, start, events: this.events, record, prep: p, detail: read.detail, setPhase: (ph: RunPhase) => this.setPhase(ph) });
           // A limit or a failed login the agent reported is checked before the seat acts on it.
           decision = await settleClaim(record.facts, decision, {
-            policy: this.d.claims ?? { unconfirmedPauseMs: 10 * 60_000 },
+            policy: { check: seat.checkClaim, unconfirmedPauseMs: seat.settings.unconfirmedPauseMs, maxPauseMs: seat.settings.maxLimitPauseMs },
             detail: read.detail,
             runId: record.runId,
-            now: this.d.clock.now(),
-            observes: this.d.agent.observes === true,
+            now: this.seat.clock.now(),
+            observes: this.start.agent.observes === true,
           });
         }
       }
-      if (prep) decision = await this.deliver(decision, prep.ws, privateDir);
+      if (prep && decision.type !== "lost") {
+        this.setPhase("delivering");
+        decision = await deliverRun(decision, prep.ws, { seat: this.seat, start: this.start, record, privateDir });
+      }
     } catch (err) {
       decision = err instanceof LeaseLost ? { type: "lost", lost: err } : internalFailure(err);
     } finally {
       dropSnapshot(prep?.before ?? null);
     }
-    record.story.now = this.d.clock.now();
+    record.story.now = this.seat.clock.now();
     const cut = decision.type === "complete" ? undefined : cutReasonOf(record.facts, decision);
     const close = await this.close(decision, cut ?? "failed");
     rememberRun(record, {
       completed: decision.type === "complete" && !this.refusedInstead && !this.handedForReview && (close === "applied" || close === "already_applied"),
       cut: this.handedForReview ? "review" : (cut ?? "failed"),
-      traceId: this.d.traceId,
-      at: this.d.clock.now(),
-      redact: (t) => this.d.redactor.redact(t),
+      traceId: this.start.traceId,
+      at: this.seat.clock.now(),
+      redact: (t) => this.seat.redactor.redact(t),
       onError: (err) => this.events.tell("log", "warn", "could not update the session journal", { task_id: record.lease.taskId, err: describeError(err) }),
     });
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     await rm(privateDir, { recursive: true, force: true }).catch(() => undefined);
     const report: RunReport = {
       taskId: record.lease.taskId,
-      agent: this.d.agent.name,
+      agent: this.start.agent.name,
       runId: record.runId,
-      traceId: this.d.traceId,
+      traceId: this.start.traceId,
       decision: this.refusedInstead ? "block" : decision.type,
       close,
       resumed: record.story.session?.resumed === true,
       usage: spentUsage(record.story.usage, record.story.egress?.api),
-      durationMs: this.d.clock.now() - started,
+      durationMs: this.seat.clock.now() - started,
     };
     if (cut) report.cut = cut;
     if (record.story.reopen) report.reopen = true;
@@ -171,71 +179,50 @@ export class TaskRun {
   /** The task and its context; the lease's run id is settled here, once, before anything runs. */
   private async read(): Promise<{ detail: TaskDetail; context: string } | { error: string } | { lost: LeaseLost }> {
     this.setPhase("reading");
-    const attempts = this.d.recheck?.attempts ?? 3;
+    const attempts = READ_ATTEMPTS;
     let lastErr: unknown;
     for (let i = 0; i < attempts; i += 1) {
       try {
-        const claim = this.d.held.read;
+        const claim = this.start.held.read;
         let detail = claim.detail;
         if (!detail || this.record.runId === null) {
-          detail = await this.d.board.show(this.record.lease.taskId, this.d.shutdown);
+          detail = await this.start.board.show(this.record.lease.taskId, this.seat.shutdown);
           // Reclaimed before its run could be read: nothing is ours to run or to close.
-          if (this.record.runId === null) this.d.held.fenced.settle(detail);
+          if (this.record.runId === null) this.start.held.fenced.settle(detail);
         }
-        const context = claim.contextText ?? (await this.d.board.context(this.record.lease.taskId, this.d.shutdown));
+        const context = claim.contextText ?? (await this.start.board.context(this.record.lease.taskId, this.seat.shutdown));
         return { detail, context };
       } catch (err) {
         if (err instanceof LeaseLost) return { lost: err };
         lastErr = err;
-        await sleepUnlessAborted(this.d.recheck?.delayMs ?? 1000, this.d.shutdown);
+        await sleepUnlessAborted(READ_RETRY_MS, this.seat.shutdown);
       }
     }
     return { error: describeError(lastErr) };
   }
 
   private prepareInput(detail: TaskDetail, context: string, dir: string, privateDir: string): Parameters<typeof prepareRun>[0] {
-    const { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering } = this.d;
-    const from = { agent, workspaces, continuity, gate, prompts, skillRoots, author, adopted, activePrGuard, review, steering };
-    return { ...from, record: this.record, detail, context, dir, privateDir, signal: this.d.shutdown };
-  }
-
-  /** Deliverables of a complete are attached to the task; the workspace records its state (checkout: commit + push). */
-  private async deliver(decision: Decision, ws: PreparedWorkspace, privateDir: string): Promise<Decision> {
-    if (decision.type === "lost") return decision;
-    this.setPhase("delivering");
-    const lease = this.record.lease;
-    let d: Decision = decision;
-    if (d.type === "complete") {
-      const prose = proseDeliverables(d.summary, ws, d.result.artifacts);
-      d = { ...d, summary: prose.summary, result: { ...d.result, artifacts: [...d.result.artifacts, ...prose.added] } };
-      const delivered = await preserveDeliverables(d.result, ws, {
-        attach: (f, s) => this.d.held.fenced.attach(f, s),
-        upload: this.d.upload,
-        staging: stagingArea(ws, privateDir, { cliOnThisHost: this.d.cliOnThisHost, upload: this.d.upload !== undefined }),
-        taskId: lease.taskId,
-        signal: this.d.shutdown,
-        budget: this.record.tools,
-      });
-      if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
-      else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
-    }
-    // A repository set to run code is left for a person to review: nothing of it is committed or pushed.
-    if (this.record.facts.repositoryFound) this.record.story.workspaceNote = REVIEW_FIRST;
-    else
-      try {
-        const kind = d.type === "complete" ? "complete" : "cut";
-        const fin = await ws.finish({
-          kind,
-          message: `${kind === "complete" ? "" : "WIP: "}${lease.taskId} run ${lease.runId ?? "?"} (${this.d.seat})`,
-          signal: this.d.shutdown,
-        });
-        this.record.story.workspaceNote = fin.note;
-        if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
-      } catch (err) {
-        this.record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
-        if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
-      }
-    return d;
+    const { seat, start } = this;
+    const { settings } = seat;
+    return {
+      agent: start.agent,
+      workspaces: seat.workspaces,
+      continuity: { journal: seat.journal, ...settings.continuity },
+      gate: { config: settings.gate, env: seat.gateEnv, git: seat.git },
+      prompts: seat.prompts,
+      skillRoots: seat.skillRoots,
+      author: settings.author,
+      adopted: start.adopted && { workspace: start.adopted.workspace, tools: start.adopted.tools },
+      activePrGuard: start.activePrGuard,
+      review: settings.review,
+      steering: settings.steering,
+      record: this.record,
+      detail,
+      context,
+      dir,
+      privateDir,
+      signal: seat.shutdown,
+    };
   }
 
   private async close(decision: Decision, cut: CutReason): Promise<CloseResult | "not_attempted" | "kept"> {
@@ -245,13 +232,13 @@ export class TaskRun {
     try {
       if (decision.type === "lost") {
         // The board's own word on who holds the task now (the keeper's, a write's or the read's LeaseLost).
-        const held = this.d.held.lost.reason;
+        const held = this.start.held.lost.reason;
         const lost =
           decision.lost ??
           (held instanceof LeaseLost
             ? held
             : new LeaseLost({ verb: "heartbeat", board: lease.board, taskId: lease.taskId }, { runId: lease.runId, currentStatus: null, currentRunId: null }));
-        if (!(await this.d.closer.recordLost(lease, this.d.traceId, lost))) this.onBoard = lost.stoppedBy?.action;
+        if (!(await this.seat.closer.recordLost(lease, this.start.traceId, lost))) this.onBoard = lost.stoppedBy?.action;
         this.setPhase("lost");
         return "lease_lost";
       }
@@ -260,16 +247,16 @@ export class TaskRun {
         facts: record.facts,
         lease,
         cut,
-        seat: this.d.seat,
-        lane: this.d.lane,
-        review: this.d.review,
-        onLimit: this.d.onLimit,
-        onShutdown: this.d.onShutdown,
+        seat: this.seat.settings.seat,
+        lane: this.seat.settings.lane,
+        review: this.seat.settings.review,
+        onLimit: this.seat.settings.onLimit,
+        onShutdown: this.seat.settings.onShutdown,
       });
       if (intent.type === "keep") return await this.keep(intent);
       if (record.facts.stop === "shutdown" && intent.type === "release") this.stopped = "handed_back";
       else if (intent.type === "schedule" || intent.type === "release") this.handedOff = intent.type === "schedule" ? "wait" : "handoff";
-      const res = await this.d.closer.close(this.d.held.fenced, intent, this.d.traceId);
+      const res = await this.seat.closer.close(this.start.held.fenced, intent, this.start.traceId);
       this.refusedInstead = intent.type === "complete" && res.entry.intent.type === "block";
       if (this.refusedInstead && res.entry.intent.type === "block")
         this.refusedCause = /^cause: (.+)$/m.exec(res.entry.intent.reason)?.[1] ?? this.refusedCause;
@@ -284,7 +271,7 @@ export class TaskRun {
 
   /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/restart.ts). */
   private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
-    const lost = await this.d.held.fenced.heartbeat(k.note).then(
+    const lost = await this.start.held.fenced.heartbeat(k.note).then(
       () => false,
       (err: unknown) => err instanceof LeaseLost || void this.events.tell("log", "warn", "could not leave the restart note", { err: describeError(err) }),
     );

@@ -18,24 +18,24 @@ import { NoteInbox } from "./inbox.js";
 import { type AgentRun, runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
 import { type Stop, decide } from "./decide.js";
-import type { WorkInput } from "./deps.js";
+import type { Work } from "./context.js";
 import type { Timer } from "./factories.js";
 
 /**
  * This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage
  * given — or what the run's proxy counted on the API route, where that is larger (budget.ts spentUsage).
  */
-function budgetCheck(w: WorkInput): (u: Usage | null) => string | null {
-  const b = w.budget;
-  if (!b || (!b.limits.task && !b.limits.seatDaily)) return () => null;
+function budgetCheck(w: Work): (u: Usage | null) => string | null {
+  const limits = w.seat.settings.budget;
+  if (!limits.task && !limits.seatDaily) return () => null;
   const prior = priorSpend(w.detail.runs, w.record.lease.runId);
   return (u) => {
-    const o = overrun(b.limits, prior, b.seatToday(), spentUsage(u, w.record.story.egress?.api));
+    const o = overrun(limits, prior, w.seat.seatToday(), spentUsage(u, w.record.story.egress?.api));
     return o ? overrunText(o) : null;
   };
 }
 
-export async function workRun(w: WorkInput): Promise<Decision> {
+export async function workRun(w: Work): Promise<Decision> {
   const { prep, record } = w;
   const facts = record.facts;
   facts.commentsSeen = w.detail.comments.length;
@@ -50,10 +50,10 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     // A lost lease stops the agent at once: the workspace is another run's now. Anything else is a polite stop first.
     if (why === "lease_lost") agentAc.abort(new Error("lease lost"));
     wrapAc.abort(new Error(`polite stop: ${why ?? "stopped"}`));
-    timers.push(w.make.timer(w.clock.now() + w.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
+    timers.push(w.seat.make.timer(w.seat.clock.now() + w.seat.settings.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
   };
   const onShutdown = () => stop("shutdown");
-  const held = w.held;
+  const held = w.start.held;
   // The graceful cut: the polite stop at the lease's wrap-up (the run is being cut for its deadline), the hard stop at its deadline.
   const onWrapUp = () => {
     if (facts.stop === null) facts.stop = "deadline";
@@ -70,11 +70,11 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     [held.lost, onLost],
   ];
   const inbox = new NoteInbox({
-    author: w.author,
+    author: w.seat.settings.author,
     seen: w.detail.comments.length,
-    now: () => w.clock.now(),
-    authors: w.steering?.authors,
-    maxNotes: w.steering?.maxNotesPerRun,
+    now: () => w.seat.clock.now(),
+    authors: w.seat.settings.steering?.authors,
+    maxNotes: w.seat.settings.steering?.maxNotesPerRun,
     hooks: {
       delivered: (notes, at) => {
         // The journal keeps what the agent has seen: a crash now does not hand the same note over twice.
@@ -92,9 +92,9 @@ export async function workRun(w: WorkInput): Promise<Decision> {
   let tools: AgentRun["tools"] = null;
   const cleanup: [string, () => unknown][] = [];
   try {
-    if (w.shutdown.aborted) onShutdown();
-    else w.shutdown.addEventListener("abort", onShutdown, { once: true });
-    cleanup.push(["shutdown listener", () => w.shutdown.removeEventListener("abort", onShutdown)]);
+    if (w.seat.shutdown.aborted) onShutdown();
+    else w.seat.shutdown.addEventListener("abort", onShutdown, { once: true });
+    cleanup.push(["shutdown listener", () => w.seat.shutdown.removeEventListener("abort", onShutdown)]);
     cleanup.push([
       "timers",
       () => {
@@ -116,26 +116,26 @@ export async function workRun(w: WorkInput): Promise<Decision> {
     record.live = { checkNow: () => held.checkNow() };
     cleanup.push(["board events", () => (record.live = null)]);
     // The task tools' budget for this run (agent.budget.tools): the tools' calls and the close's attachments.
-    record.tools = new ToolBudget({ ...DEFAULT_TOOL_LIMITS, ...w.budget?.limits.tools }, () => w.clock.now());
+    record.tools = new ToolBudget({ ...DEFAULT_TOOL_LIMITS, ...w.seat.settings.budget.tools }, () => w.seat.clock.now());
     record.story.tools = record.tools;
-    if (w.agent.usesTools) {
+    if (w.start.agent.usesTools) {
       const host = new ToolHost({
         budget: record.tools,
         fenced: held.fenced,
-        redactor: w.redactor,
+        redactor: w.seat.redactor,
         onNote: (n) => {
           record.note(n);
           w.events.tell("progress", n);
         },
-        ...(w.agent.notesVia === "tools" ? { inbox } : {}),
+        ...(w.start.agent.notesVia === "tools" ? { inbox } : {}),
       });
-      tools = { host, endpoint: await w.make.tools(host, w.adopted?.tools ?? undefined) };
+      tools = { host, endpoint: await w.seat.make.tools(host, w.start.adopted?.tools ?? undefined) };
       const t = tools;
       cleanup.push(["task tools", () => t.endpoint.close()]);
       cleanup.push(["task tools host", () => t.host.end()]);
     }
     // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
-    const reach = unreachableWatch({ ...w, stop });
+    const reach = unreachableWatch({ record: w.record, seat: w.seat, stop });
     const over = budgetCheck(w);
     const confined = await confine(w, {
       // The proxy's count of the API moved (any process of the jail may spend the key): the budgets see it at once.
@@ -168,18 +168,18 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       tools.host.end();
       facts.outcome ??= tools.host.request;
     }
-    const changes = prep.before ? await changesSince(prep.ws.local, prep.before, w.gate.git, w.shutdown).catch(() => null) : null;
+    const changes = prep.before ? await changesSince(prep.ws.local, prep.before, w.seat.git, w.seat.shutdown).catch(() => null) : null;
     const earlier = record.session?.earlierFiles() ?? [];
     record.story.changedFiles = changes || earlier.length ? [...new Set([...earlier, ...(changes?.files ?? [])])].sort() : null;
     let d = decide(facts);
     if (d.type === "complete") {
       w.setPhase("verifying");
-      const plan = verificationPlan(w.gate.config, w.detail.task.body);
+      const plan = verificationPlan(w.seat.settings.gate, w.detail.task.body);
       const verification = await runVerification(plan.run, {
         cwd: prep.ws.local,
-        env: w.gate.env,
-        timeoutMs: w.gate.config.timeoutSeconds * 1000,
-        tailChars: w.gate.config.outputTailChars,
+        env: w.seat.gateEnv,
+        timeoutMs: w.seat.settings.gate.timeoutSeconds * 1000,
+        tailChars: w.seat.settings.gate.outputTailChars,
         signal: agentAc.signal,
         jail: runJail,
       });
@@ -187,7 +187,11 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       d =
         facts.stop !== null
           ? decide(facts)
-          : applyGate(d, { verification, skipped: plan.skipped, changedFiles: record.story.changedFiles, diffStat: changes?.diffStat ?? null }, w.gate.config);
+          : applyGate(
+              d,
+              { verification, skipped: plan.skipped, changedFiles: record.story.changedFiles, diffStat: changes?.diffStat ?? null },
+              w.seat.settings.gate,
+            );
     }
     return await confined.settle(d);
   } finally {

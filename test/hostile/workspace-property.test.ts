@@ -10,10 +10,10 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { timingFor } from "../../src/config/timing.js";
 import { SessionJournal } from "../../src/continuity/journal.js";
+import { testSeatRun } from "../helpers/seat-run.js";
 import { hardenedGit } from "../../src/git/runner.js";
 import { HeldLease } from "../../src/lease/held.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
-import { Redactor } from "../../src/result/redact.js";
 import { TaskRun } from "../../src/run/task-run.js";
 import { NOTHING_TO_FINISH } from "../../src/workspace/port.js";
 import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
@@ -93,35 +93,23 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
   const timing = timingFor({ claim: { ttlSeconds: 900, maxTtlSeconds: 14400 }, heartbeat: {} }, 900);
   const clock = { now: () => 1_800_000_000_000 };
   const make = new ManualFactories();
-  const report = await new TaskRun({
+  const held = HeldLease.of(
     board,
-    held: HeldLease.of(
-      board,
-      { lease, detail: await board.show(id) },
-      {
-        fencing: { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" },
-        hold: { clock, timer: (at, fire) => make.timer(at, fire), keeper: (d) => make.keeper(d) },
-      },
-      LeaseClock.of(clock.now(), timing),
-      { contextText: "", reclaimed: false },
-    ),
-    agent,
+    { lease, detail: await board.show(id) },
+    {
+      fencing: { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" },
+      hold: { clock, timer: (at, fire) => make.timer(at, fire), keeper: (d) => make.keeper(d) },
+    },
+    LeaseClock.of(clock.now(), timing),
+    { contextText: "", reclaimed: false },
+  );
+  const seat = testSeatRun({
     closer,
     clock,
-    seat: "seat",
-    lane: "seat",
-    author: "seat",
-    traceId: "trace-property-0001",
-    killGraceMs: 1000,
-    retry: { retries: 0, baseMs: 0, maxMs: 0 },
-    runsDir: join(root, "runs"),
-    privateRoot: join(root, "private"),
-    cliOnThisHost: true,
+    make,
     prompts: { task: "t", resume: "r" },
-    skillRoots: [],
-    review: { mode: "when-asked" },
-    shutdown: new AbortController().signal,
-    continuity: { journal: new SessionJournal(join(root, "sessions")), enabled: true, budget: 5 },
+    journal: new SessionJournal(join(root, "sessions")),
+    git: hardenedGit(process.env, { globalConfig: join(root, "gitconfig"), passEnv: [] }),
     workspaces: {
       prepare: async () => ({
         mode: "board",
@@ -133,23 +121,9 @@ async function runOnce(entries: { dir: string; name: string; kind: Kind }[], pat
         finish: async () => NOTHING_TO_FINISH,
       }),
     },
-    gate: {
-      config: {
-        commands: [],
-        bodyVerification: false,
-        allowedCommands: [],
-        timeoutSeconds: 5,
-        outputTailChars: 400,
-        requireChanges: false,
-        allowDirty: true,
-        minItems: 0,
-      },
-      env: { PATH: process.env.PATH ?? "" },
-      git: hardenedGit(process.env, { globalConfig: join(root, "gitconfig"), passEnv: [] }),
-    },
-    redactor: new Redactor(),
-    make,
-  }).run();
+    settings: { retry: { retries: 0, baseMs: 0, maxMs: 0 }, runsDir: join(root, "runs"), privateRoot: join(root, "private") },
+  });
+  const report = await new TaskRun(seat, { board, held, agent, traceId: "trace-property-0001" }).run();
   const attached = await attachmentsOf(id);
   rmSync(root, { recursive: true, force: true });
   return { report, closer, attached };

@@ -9,20 +9,18 @@ import { LeaseClock, type Renewal } from "../../src/lease/clock.js";
 import { afterAll, describe, expect, it } from "vitest";
 import type { AgentEvent, AgentRunInput } from "../../src/agents/port.js";
 import { timingFor } from "../../src/config/timing.js";
-import { SessionJournal } from "../../src/continuity/journal.js";
 import type { GateConfig } from "../../src/gate/gate.js";
 import { hardenedGit } from "../../src/git/runner.js";
 import { HeldLease, type HoldDeps } from "../../src/lease/held.js";
 import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
-import { Redactor } from "../../src/result/redact.js";
 import type { ClaimPolicy } from "../../src/run/claims.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
 import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
 import { FakeCloser, ManualFactories, ScriptAgent, aborted, fakeWorkspaces, finished } from "../helpers/fakes.js";
-import { scratchDir } from "../helpers/tmp.js";
+import { testSeatRun } from "../helpers/seat-run.js";
 
 const NOW = 1_800_000_000_000;
 const clock = { now: () => NOW };
@@ -101,32 +99,23 @@ function start(s: Setup) {
     calls = () => t.transport.calls.slice(from);
     const fencing = { retry: { retries: 0, minDelayMs: 0, maxDelayMs: 0, deadlineMs: 1000 }, clock, author: "seat" };
     const leaseClock = new LeaseClock(timing, NOW + timing.runSeconds * 1000, s.renewal);
-    return new TaskRun({
-      board,
-      held: HeldLease.of(board, { lease, detail }, { fencing, hold: holdOf(s, make) }, leaseClock, { contextText: "# context", reclaimed: false }),
-      agent: s.agent,
+    const claims = s.claims ?? CONFIRMS;
+    const seat = testSeatRun({
       closer,
       clock,
-      seat: "seat",
-      lane: "seat",
-      author: "seat",
-      traceId: "trace-0123456789",
-      killGraceMs: 1000,
-      retry: s.retry ?? { retries: 2, baseMs: 10_000, maxMs: 60_000 },
-      runsDir: scratchDir("hkb-runs-"),
-      privateRoot: scratchDir("hkb-private-"),
-      cliOnThisHost: true,
-      prompts: { task: "do {{title}}", resume: "continue {{cut_reason}}" },
-      skillRoots: [],
-      review: { mode: "when-asked" },
-      shutdown: shutdown.signal,
-      continuity: { journal: new SessionJournal(scratchDir("hkb-sessions-")), enabled: true, budget: 5 },
       workspaces: ws,
-      gate: { config: { ...GATE, ...(s.gate ?? {}) }, env: { PATH: process.env.PATH ?? "" }, git: hardenedGit(process.env, GIT) },
-      redactor: new Redactor(),
       make,
-      claims: s.claims ?? CONFIRMS,
-    }).run();
+      shutdown: shutdown.signal,
+      git: hardenedGit(process.env, GIT),
+      checkClaim: claims.check,
+      settings: {
+        retry: s.retry ?? { retries: 2, baseMs: 10_000, maxMs: 60_000 },
+        gate: { ...GATE, ...(s.gate ?? {}) },
+        unconfirmedPauseMs: claims.unconfirmedPauseMs,
+      },
+    });
+    const held = HeldLease.of(board, { lease, detail }, { fencing, hold: holdOf(s, make) }, leaseClock, { contextText: "# context", reclaimed: false });
+    return new TaskRun(seat, { board, held, agent: s.agent, traceId: "trace-0123456789" }).run();
   })();
   /** The board calls the run made (from its lease on). */
   return {
