@@ -16,7 +16,7 @@ import { admit, readCapabilities } from "./admission.js";
 import { reviewSupported } from "./capability-checks.js";
 import { DaemonHealth } from "./health.js";
 import { SeatEventsOut, logFinished } from "./events.js";
-import { Releasers } from "./releasers.js";
+import { Releasers } from "../log/releasers.js";
 import { DEFAULT_PROTOCOL, timingFor } from "../config/timing.js";
 import { type RunServices, RunLauncher } from "./launcher.js";
 import { SeatPauses } from "./pauses.js";
@@ -201,7 +201,9 @@ export class Daemon extends SeatEventsOut {
   /** The one teardown (a stop, or --once running out of work), run once whatever calls it: `done` settles after it. */
   private teardown(): Promise<void> {
     this.teardownPromise ??= (async () => {
-      const err = await this.releasers.releaseAll(this.d.log);
+      const err = await this.releasers.releaseAll((releaser, e) =>
+        this.d.log.error({ releaser, err: describeError(e) }, "a part of the seat could not be released at its stop"),
+      );
       if (err) this.settle.reject(err instanceof Error ? err : new Error(describeError(err)));
       else this.settle.resolve();
     })();

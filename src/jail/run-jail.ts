@@ -61,7 +61,7 @@ export class Sightings {
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   private runReady: Promise<void> | null = null;
-  /** The workspace's claim (before the agent: confine.ts), apart from the caps' group (made at the first command). */
+  /** The workspace's claim (before the agent: run/cell.ts), apart from the caps' group (made at the first command). */
   private claimed: Promise<Handback | null> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];

@@ -1,25 +1,23 @@
-// The working phase of a TaskRun: the agent runs while its lease is held (lease/held.ts: heartbeats,
-// ownership checks, renewals), the task tools served; the lease's signals feed one first-wins stop
-// ladder — the polite stop at its wrap-up, the hard stop at its deadline, at once when it is lost —
-// then decide, and the gate (verification, changed files) once on a complete — still inside the
-// lease's scope. Cleanup runs in reverse order and keeps going when a step fails. The agent itself
-// runs in agent-run.ts.
+// The working phase of a TaskRun, told as the story of a run: scopes open on one release stack (the stop
+// ladder fed by the lease's signals and the seat's shutdown, the operator-note inbox, the lease's hold, the
+// task tools, the run's cell: jail, caps, egress proxy, repository guard), the agent runs (agent-run.ts),
+// then decide, and the gate (verification, changed files) once on a complete — still inside the lease's
+// scope. The stack is released last-in-first-out, every step guarded, whatever happened.
 import { describeError } from "../errors/index.js";
 import { changesSince } from "../gate/changes.js";
 import { applyGate } from "../gate/gate.js";
 import { runVerification, verificationPlan } from "../gate/verification.js";
 import type { Usage } from "../agents/port.js";
+import { Releasers } from "../log/releasers.js";
 import type { Decision } from "../result/decision.js";
 import { unreachableWatch } from "./reach.js";
-import { confine } from "./confine.js";
-import { ToolHost } from "../tools/host.js";
-import { DEFAULT_TOOL_LIMITS, ToolBudget } from "../tools/budget.js";
-import { NoteInbox } from "./inbox.js";
-import { type AgentRun, runAgent } from "./agent-run.js";
+import { RunCell } from "./cell.js";
+import { runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
-import { type Stop, decide } from "./decide.js";
+import { decide } from "./decide.js";
 import type { Work } from "./context.js";
-import type { Timer } from "./factories.js";
+import { holdLease, openInbox, openTools } from "./scopes.js";
+import { RunStops } from "./stops.js";
 
 /**
  * This run's budget check: the task's earlier runs (from its card) and the seat's day so far, plus the usage
@@ -36,171 +34,93 @@ function budgetCheck(w: Work): (u: Usage | null) => string | null {
 }
 
 export async function workRun(w: Work): Promise<Decision> {
-  const { prep, record } = w;
+  const { record } = w;
   const facts = record.facts;
   facts.commentsSeen = w.detail.comments.length;
-  const agentAc = new AbortController();
-  const wrapAc = new AbortController();
-  const timers: Timer[] = [];
-  const stop = (why: Stop, detail?: string) => {
-    if (facts.stop === null) {
-      facts.stop = why;
-      if (detail) facts.stopDetail = detail;
-    }
-    // A lost lease stops the agent at once: the workspace is another run's now. Anything else is a polite stop first.
-    if (why === "lease_lost") agentAc.abort(new Error("lease lost"));
-    wrapAc.abort(new Error(`polite stop: ${why ?? "stopped"}`));
-    timers.push(w.seat.make.timer(w.seat.clock.now() + w.seat.settings.killGraceMs, () => agentAc.abort(new Error(why ?? "stopped"))));
-  };
-  const onShutdown = () => stop("shutdown");
-  const held = w.start.held;
-  // The graceful cut: the polite stop at the lease's wrap-up (the run is being cut for its deadline), the hard stop at its deadline.
-  const onWrapUp = () => {
-    if (facts.stop === null) facts.stop = "deadline";
-    wrapAc.abort(new Error("wrap-up before the deadline"));
-  };
-  const onExpired = () => {
-    if (facts.stop === null) facts.stop = "deadline";
-    agentAc.abort(new Error("deadline"));
-  };
-  const onLost = () => stop("lease_lost");
-  const listen: [AbortSignal, () => void][] = [
-    [held.wrapUp, onWrapUp],
-    [held.expired, onExpired],
-    [held.lost, onLost],
-  ];
-  const inbox = new NoteInbox({
-    author: w.seat.settings.author,
-    seen: w.detail.comments.length,
-    now: () => w.seat.clock.now(),
-    authors: w.seat.settings.steering?.authors,
-    maxNotes: w.seat.settings.steering?.maxNotesPerRun,
-    hooks: {
-      delivered: (notes, at) => {
-        // The journal keeps what the agent has seen: a crash now does not hand the same note over twice.
-        record.session?.notesSeen(inbox.watermark());
-        const last = notes.at(-1);
-        if (last) record.operatorNote = { ...last, deliveredAt: at };
-        w.events.tell("notes", notes, at);
-      },
-    },
-  });
-  held.on("unresolved", (err) => stop("unresolved", describeError(err)));
-  held.on("heartbeat", ({ at }) => {
-    record.lastHeartbeat = at;
-  });
-  let tools: AgentRun["tools"] = null;
-  const cleanup: [string, () => unknown][] = [];
+  const inbox = openInbox(w);
+  const scope = new Releasers();
   try {
-    if (w.seat.shutdown.aborted) onShutdown();
-    else w.seat.shutdown.addEventListener("abort", onShutdown, { once: true });
-    cleanup.push(["shutdown listener", () => w.seat.shutdown.removeEventListener("abort", onShutdown)]);
-    cleanup.push([
-      "timers",
-      () => {
-        for (const t of timers) t.cancel();
-      },
-    ]);
-    for (const [signal, on] of listen)
-      if (signal.aborted) on();
-      else signal.addEventListener("abort", on, { once: true });
-    cleanup.push([
-      "lease signals",
-      () => {
-        for (const [signal, on] of listen) signal.removeEventListener("abort", on);
-      },
-    ]);
-    held.hold({ note: () => record.story.lastNote, onDetail: (d) => inbox.update(d.comments) });
-    cleanup.push(["the lease's heartbeat", () => held.stop()]);
-    // Board events about this task reach the run while it works (an ownership check, new notes).
-    record.live = { checkNow: () => held.checkNow() };
-    cleanup.push(["board events", () => (record.live = null)]);
-    // The task tools' budget for this run (agent.budget.tools): the tools' calls and the close's attachments.
-    record.tools = new ToolBudget({ ...DEFAULT_TOOL_LIMITS, ...w.seat.settings.budget.tools }, () => w.seat.clock.now());
-    record.story.tools = record.tools;
-    if (w.start.agent.usesTools) {
-      const host = new ToolHost({
-        budget: record.tools,
-        fenced: held.fenced,
-        redactor: w.seat.redactor,
-        onNote: (n) => {
-          record.note(n);
-          w.events.tell("progress", n);
-        },
-        ...(w.start.agent.notesVia === "tools" ? { inbox } : {}),
-      });
-      tools = { host, endpoint: await w.seat.make.tools(host, w.start.adopted?.tools ?? undefined) };
-      const t = tools;
-      cleanup.push(["task tools", () => t.endpoint.close()]);
-      cleanup.push(["task tools host", () => t.host.end()]);
-    }
-    // The jail, its caps, its network and the repository's guard (confine.ts): undone in reverse, last.
-    const reach = unreachableWatch({ record: w.record, seat: w.seat, stop });
+    const stops = RunStops.open(w, scope);
+    holdLease(w, inbox, stops, scope);
+    const tools = await openTools(w, inbox, scope);
+    const reach = unreachableWatch({ record, seat: w.seat, stop: stops.stop });
     const over = budgetCheck(w);
-    const confined = await confine(w, {
-      // The proxy's count of the API moved (any process of the jail may spend the key): the budgets see it at once.
-      onApiUse: () => {
-        const crossed = facts.stop === null ? over(record.story.usage) : null;
-        if (crossed) stop("budget", crossed);
-      },
-      socket: tools?.endpoint.path,
-      stop,
-      abort: (why) => agentAc.abort(why),
-      timers,
-      unreachable: (message) => reach({ type: "unreachable", message }),
-    });
-    cleanup.push(...confined.cleanup);
-    const runJail = confined.runJail;
+    const cell = await RunCell.open(w, cellHooks(stops, over, reach, w, tools?.endpoint.path), scope, (c) => tellCell(c, w));
     // The workspace is claimed (and handed to the agent's user) before anything of the run starts in it.
-    const refused = await confined.claim();
+    const refused = await cell.claim();
     if (refused) return refused;
     // A task (or seat) already over its budget does not start the agent at all.
     const before = over(null);
     if (before) {
       facts.stop = "budget";
       facts.stopDetail = before;
-    } else
-      await runAgent({ ...w, tools, runJail, egressApi: confined.egress, inbox, signal: agentAc.signal, wrapUp: wrapAc.signal, stop, reach, overBudget: over });
-    await confined.afterAgent();
+    } else {
+      const signals = { signal: stops.agent.signal, wrapUp: stops.wrapUp.signal };
+      await runAgent({ ...w, ...signals, tools, runJail: cell.runJail, egressApi: cell.egress, inbox, stop: stops.stop, reach, overBudget: over });
+    }
+    await cell.afterAgent();
     facts.commentsSeen = inbox.watermark();
     if (tools) {
       // Requests made through the tools; an outcome file (command agent) takes precedence.
       tools.host.end();
       facts.outcome ??= tools.host.request;
     }
-    const changes = prep.before ? await changesSince(prep.ws.local, prep.before, w.seat.git, w.seat.shutdown).catch(() => null) : null;
-    const earlier = record.session?.earlierFiles() ?? [];
-    record.story.changedFiles = changes || earlier.length ? [...new Set([...earlier, ...(changes?.files ?? [])])].sort() : null;
-    let d = decide(facts);
-    if (d.type === "complete") {
-      w.setPhase("verifying");
-      const plan = verificationPlan(w.seat.settings.gate, w.detail.task.body);
-      const verification = await runVerification(plan.run, {
-        cwd: prep.ws.local,
-        env: w.seat.gateEnv,
-        timeoutMs: w.seat.settings.gate.timeoutSeconds * 1000,
-        tailChars: w.seat.settings.gate.outputTailChars,
-        signal: agentAc.signal,
-        jail: runJail,
-      });
-      // A stop (deadline, lease, shutdown) during verification overrides the gate's verdict.
-      d =
-        facts.stop !== null
-          ? decide(facts)
-          : applyGate(
-              d,
-              { verification, skipped: plan.skipped, changedFiles: record.story.changedFiles, diffStat: changes?.diffStat ?? null },
-              w.seat.settings.gate,
-            );
-    }
-    return await confined.settle(d);
+    return await cell.settle(await gate(w, cell, stops.agent.signal));
   } finally {
-    for (const [name, step] of cleanup.reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        w.events.tell("log", "warn", `cleanup of ${name} failed`, { task_id: record.lease.taskId, err: describeError(err) });
-      }
-    }
+    await scope.releaseAll((name, err) => w.events.tell("log", "warn", `cleanup of ${name} failed`, { task_id: record.lease.taskId, err: describeError(err) }));
   }
+}
+
+/** What the cell acts on: the stop ladder, the budgets (the proxy's count moved: checked at once) and the unreachable watch. */
+function cellHooks(
+  stops: RunStops,
+  over: (u: Usage | null) => string | null,
+  reach: (e: { type: "unreachable"; message: string }) => void,
+  w: Work,
+  socket?: string,
+) {
+  const facts = w.record.facts;
+  return {
+    socket,
+    stop: stops.stop,
+    abort: (why: Error) => stops.agent.abort(why),
+    timers: stops.timers,
+    // The proxy's count of the API moved (any process of the jail may spend the key): the budgets see it at once.
+    onApiUse: () => {
+      const crossed = facts.stop === null ? over(w.record.story.usage) : null;
+      if (crossed) stops.stop("budget", crossed);
+    },
+    unreachable: (message: string) => reach({ type: "unreachable", message }),
+  };
+}
+
+/** The cell's events are the run's own. */
+function tellCell(cell: RunCell, w: Work): void {
+  cell.on("egress_refused", (...a) => w.events.tell("egress_refused", ...a));
+  cell.on("egress_failed", (...a) => w.events.tell("egress_failed", ...a));
+  cell.on("log", (...a) => w.events.tell("log", ...a));
+}
+
+/** The changed files, decide, and on a complete the gate; a stop during verification (deadline, lease, shutdown) overrides its verdict. */
+async function gate(w: Work, cell: RunCell, signal: AbortSignal): Promise<Decision> {
+  const { prep, record, seat } = w;
+  const facts = record.facts;
+  const changes = prep.before ? await changesSince(prep.ws.local, prep.before, seat.git, seat.shutdown).catch(() => null) : null;
+  const earlier = record.session?.earlierFiles() ?? [];
+  record.story.changedFiles = changes || earlier.length ? [...new Set([...earlier, ...(changes?.files ?? [])])].sort() : null;
+  const d = decide(facts);
+  if (d.type !== "complete") return d;
+  w.setPhase("verifying");
+  const config = seat.settings.gate;
+  const plan = verificationPlan(config, w.detail.task.body);
+  const verification = await runVerification(plan.run, {
+    cwd: prep.ws.local,
+    env: seat.gateEnv,
+    timeoutMs: config.timeoutSeconds * 1000,
+    tailChars: config.outputTailChars,
+    signal,
+    jail: cell.runJail,
+  });
+  if (facts.stop !== null) return decide(facts);
+  return applyGate(d, { verification, skipped: plan.skipped, changedFiles: record.story.changedFiles, diffStat: changes?.diffStat ?? null }, config);
 }
