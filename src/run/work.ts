@@ -83,6 +83,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         if (last) record.operatorNote = { ...last, deliveredAt: at };
         w.events.tell("notes", notes, at);
       },
+      arrived: (count) => w.events.tell("notes_offered", count),
     },
   });
   held.on("unresolved", (err) => stop("unresolved", describeError(err)));
