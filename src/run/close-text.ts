@@ -125,7 +125,7 @@ const keptOf = (k: Kept) => ({
 export const keptLine = (k: Kept): string => {
   const parts = [
     k.links ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store)` : "",
-    k.foreign ? `${k.foreign} of another filesystem mounted inside it` : "",
+    k.foreign ? `${k.foreign} mounted inside it (another filesystem, a bind mount)` : "",
     k.devices ? `${k.devices} device nodes` : "",
     k.odd ? `${k.odd} whose names are not UTF-8` : "",
   ].filter(Boolean);

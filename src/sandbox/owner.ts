@@ -27,7 +27,7 @@ export interface Owner {
 export interface Kept {
   /** Hard links with a name outside the tree. */
   links: number;
-  /** Entries of another filesystem mounted inside (its mount point included). */
+  /** Entries of another filesystem, or of a bind mount, mounted inside (its mount point included). */
   foreign: number;
   devices: number;
   /** Names that are not UTF-8 (never a workspace's own). */
