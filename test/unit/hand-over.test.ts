@@ -74,6 +74,24 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     expect(statSync(join(store, "index.js")).mode & 0o777).toBe(0o444);
   });
 
+  it("a tree already the agent's user's (another seat's hand-over, its agent live) hands over no inode with more than one link", async () => {
+    // Two seats claim one dir: at once; the first's agent starts while the second still counts names. It
+    // moves a store file (root's, a name outside) from folder to folder: counted twice, it looked "all
+    // inside" and was handed over (seen with a mover as uid 65534: the store file became 65534's). A walk
+    // that meets the agent's user's entries it did not hand over itself counts no name as proof.
+    const ws = scratchDir("hkb-handback-busy-");
+    mkdirSync(join(ws, "d1"));
+    mkdirSync(join(ws, "d2"));
+    writeFileSync(join(ws, "d1", "one"), "1");
+    linkSync(join(ws, "d1", "one"), join(ws, "d2", "one")); // the names a mover would have made it look like
+    writeFileSync(join(ws, "single"), "s");
+    for (const p of [".", "d1", "d2"]) chownSync(join(ws, p), AGENT.uid, AGENT.gid); // the first seat's hand-over
+    const back = await handOver(ws, AGENT);
+    expect(statSync(join(ws, "d1", "one")).uid).toBe(0);
+    expect(statSync(join(ws, "single")).uid).toBe(AGENT.uid);
+    expect(back.kept.links).toBe(2);
+  });
+
   it("restores per inode: root's file hard-linked at another user's path goes back to root, never to that user", async () => {
     const ws = scratchDir("hkb-handback-inode-");
     writeFileSync(join(ws, "deploy.sh"), "#!/bin/sh\n", { mode: 0o755 });
