@@ -125,7 +125,7 @@ const keptOf = (k: Kept) => ({
 export const keptLine = (k: Kept): string => {
   const parts = [
     k.links
-      ? `${k.links} hard links with a name outside the workspace too (a clone's objects, a package store) or in a workspace the agent's user held already`
+      ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store; any hard link, in a workspace the agent's user held already)`
       : "",
     k.foreign ? `${k.foreign} mounted inside it (another filesystem, a bind mount)` : "",
     k.devices ? `${k.devices} device nodes` : "",
