@@ -21,6 +21,8 @@ export interface FleetRun {
   deadline: string | null;
   /** The run's last progress note (redacted by its seat), when it gave one. */
   lastNote: string | null;
+  /** The task's title, once the run read the task. */
+  title?: string | null;
 }
 
 export interface FleetSeat {
@@ -83,6 +85,7 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
       lastHeartbeat: r.lastHeartbeat,
       deadline: r.deadline,
       lastNote: r.lastNote ?? null,
+      title: r.title ?? null,
     })),
     today: s.usage?.today ?? null,
     window5h: s.usage?.window5h ?? null,
@@ -229,7 +232,7 @@ export function spendText(s: Spend | null): string {
 /** A seat's runs in one cell: `b/t_1 working 120s (hb 12:00:01Z, due 12:14:00Z)`. */
 export function runText(r: FleetRun): string {
   const t = (iso: string | null) => (iso ? iso.slice(11, 19) : "-");
-  return `${r.task} ${r.phase} ${Math.round(r.ageSeconds)}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
+  return `${r.task}${r.title ? ` "${r.title.slice(0, 40)}"` : ""} ${r.phase} ${Math.round(r.ageSeconds)}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
 }
 
 export function stateText(s: FleetSeat): string {
