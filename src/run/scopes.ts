@@ -29,6 +29,7 @@ export function openInbox(w: Work): NoteInbox {
         if (last) record.operatorNote = { ...last, deliveredAt: at };
         w.events.tell("notes", notes, at);
       },
+      arrived: (count) => w.events.tell("notes_offered", count),
     },
   });
   return inbox;
