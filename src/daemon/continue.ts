@@ -11,7 +11,6 @@ import type { AgentAdapter } from "../agents/port.js";
 import type { Board } from "../board/port.js";
 import type { Config } from "../config/schema.js";
 import { describeError } from "../errors/index.js";
-import { openRun } from "../lease/lease.js";
 import type { Logger } from "../log/logger.js";
 import type { Closer } from "../outbox/closer.js";
 import type { Clock } from "../time/clock.js";
@@ -41,7 +40,7 @@ export async function continueInterrupted(d: ContinueDeps, board: Board, r: Acti
     d.log.warn({ ...ids, err: describeError(err) }, "could not read the interrupted run's task: it continues when it is claimed again");
     return "unknown";
   }
-  const ours = r.runId !== null && detail.task.status === "running" && openRun(detail).runId === r.runId;
+  const ours = d.leases.stillOurs(detail, r.runId);
   if (!ours) {
     d.log.info({ ...ids, status: detail.task.status }, "the interrupted run's task is no longer this run's: whoever runs it next resumes from its session");
     return "not_ours";

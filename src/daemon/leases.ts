@@ -3,12 +3,13 @@
 // (the seat's retries, clock and author; a retry logged with the run's ids), how it is held (the seat's
 // clock, timers and heartbeat loop) and how a claim is sized and timed (claim.*, config/timing.ts). Nothing
 // else in the seat reaches into lease/ to make one.
-import type { Board, Capabilities } from "../board/port.js";
+import type { Board, Capabilities, TaskDetail } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import type { Config } from "../config/schema.js";
 import { type Timing, timingFor, ttlForTask } from "../config/timing.js";
 import type { FencedOptions } from "../lease/fenced.js";
 import { type ClaimRead, HeldLease, type HoldDeps, type StoredLease } from "../lease/held.js";
+import { openRun } from "../lease/lease.js";
 import { type ClaimSettings, take } from "../lease/take.js";
 import type { Logger } from "../log/logger.js";
 import type { RunFactories } from "../run/factories.js";
@@ -67,6 +68,11 @@ export class SeatLeases {
   resume(board: Board, r: ResumedFrom, o: { traceId?: string; read?: Partial<ClaimRead> } = {}): HeldLease {
     const fencing = this.fencing(r.board, r.task, o.traceId ?? r.traceId, () => r.runId);
     return HeldLease.resume(board, { ...r, taskId: r.task }, { fencing, hold: this.hold }, this.timing, o.read);
+  }
+
+  /** Whether the task, as `detail` shows it, still runs on run `runId` (its open run is that one). */
+  stillOurs(detail: TaskDetail, runId: number | null): boolean {
+    return runId !== null && detail.task.status === "running" && openRun(detail).runId === runId;
   }
 
   /** Less than this left on a claim of `ttlSeconds` is no run worth starting: the task goes back for a fresh claim. */

@@ -72,7 +72,7 @@ describe("the seat's leases", () => {
     expect(make.timers.every((x) => x.cancelled)).toBe(true);
   });
 
-  it("a stored lease is taken up on its run, with the deadline the journal kept; too little left is no run", async () => {
+  it("a stored lease is taken up on its run, with the deadline the journal kept; too little left is no run; a task given back is no longer ours", async () => {
     const { t, leases } = await seat();
     const id = await t.seed("a task");
     const taken = await leases.take(t.board, id, { traceId: "trace-2", caps: CAPS, signal: new AbortController().signal });
@@ -83,5 +83,9 @@ describe("the seat's leases", () => {
     expect(resumed.deadline).toBe(NOW + 600_000);
     await resumed.fenced.heartbeat("still here"); // fenced on the same run: the board takes it
     expect(leases.minimumLeftMs(900)).toBeGreaterThanOrEqual(120_000);
+    // Still this run's while the task runs on it; not once Hermes gave the claim back.
+    expect(leases.stillOurs(await t.board.show(id), taken.lease.runId)).toBe(true);
+    await t.expire();
+    expect(leases.stillOurs(await t.board.show(id), taken.lease.runId)).toBe(false);
   });
 });
