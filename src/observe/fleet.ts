@@ -194,7 +194,10 @@ export async function remoteSeat(url: string, o: RemoteOptions = {}): Promise<Fl
     }
     return seatFromText(url, Buffer.concat(chunks).toString("utf8"), () => true);
   } catch (err) {
-    const why = signal.aborted && !o.signal?.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+    // The deadline is the abort signal's or undici's own header/body timeout (the same length: whichever fires first).
+    const code = (err as { code?: unknown }).code;
+    const late = (signal.aborted && !o.signal?.aborted) || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
+    const why = late ? `no answer within ${timeoutMs} ms` : (err as Error).message;
     return broken(url, "unreachable", `${u.href}: ${why}`);
   }
 }
