@@ -155,7 +155,7 @@ export async function initCommand(
       : shellLine({}, ["runuser", "-u", user.name, "--", "hermes-bridge", "doctor", "--config", file]);
   print(`\nThen: ${then}\n`);
   print(
-    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `${shellLine({}, [...selfArgv(), "run", "--config", file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
+    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `${shellLine({}, [...(user ? ["runuser", "-u", user.name, "--", "hermes-bridge"] : selfArgv()), "run", "--config", file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
   );
   print(`Work: hermes kanban --board ${o.board} create "a task" --assignee ${lane}\n`);
   // doctor run here would check root's view of the seat, not its user's: printed above instead.
