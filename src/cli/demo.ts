@@ -11,6 +11,7 @@ import { build } from "../daemon/build.js";
 import { Daemon } from "../daemon/daemon.js";
 import { silentLogger } from "../log/logger.js";
 import { systemClock } from "../time/clock.js";
+import { selfArgv } from "./self.js";
 
 const SEEDS = [
   { key: "demo-complete", title: "Write a greeting file", body: "Create greeting.txt in the workspace. DEMO:complete" },
@@ -78,16 +79,18 @@ export async function demoCommand(o: { keep: boolean }, print: (s: string) => vo
       const last = d.runs[d.runs.length - 1];
       print(`${`${id} ${title}`.slice(0, 38).padEnd(38)} ${d.task.status.padEnd(9)} ${String(d.runs.length).padEnd(5)} ${last?.outcome ?? "-"}\n`);
     }
+    const me = selfArgv().join(" ");
     const open = b.outbox.open();
     print(`\nOutbox: ${open.length} open entr${open.length === 1 ? "y" : "ies"}`);
     print(
       open.some((e) => e.state === "lease_lost")
-        ? " — the run that lost its lease: its result was not applied (a later run redid the task); with no webhook configured the entry stays listed for an operator (`hermes-bridge outbox list`).\n"
+        ? ` — the run that lost its lease: its result was not applied (a later run redid the task); with no webhook configured the entry stays listed for an operator (${o.keep ? `\`${me} outbox list --state-dir ${join(dir, "state")}\`` : `\`${me} demo --keep\` keeps it for \`outbox list\``}).\n`
         : ".\n",
     );
     if (o.keep)
       print(`\nLook next: the block reasons (five-line template) with\n  HERMES_HOME=${home} node ${emulator[1]} kanban --board demo show <id> --json\n`);
-    else print("\nRun `hermes-bridge demo --keep` to keep the board and look at the block reasons afterwards.\n");
+    else print(`\nRun \`${me} demo --keep\` to keep the board and look at the block reasons afterwards.\n`);
+    print(`Next: your first seat — \`${me} init --board <board> --seat <name> --agent <setup>\` (docs/first-seat.md).\n`);
     return 0;
   } finally {
     if (!o.keep) rmSync(dir, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import { ensureStateDir } from "../state/dir.js";
 import { doctorCommand } from "./doctor.js";
 import { type Setup, type SetupInput, setupNamed } from "./init-setups.js";
 import { shellLine } from "../agents/cli-login.js";
+import { selfArgv } from "./self.js";
 import { asUser, handOver, type ServiceUser, serviceUser } from "./init-user.js";
 
 export interface InitOptions extends SetupInput {
@@ -141,7 +142,8 @@ export async function initCommand(
     print("Log the seat in (once):\n");
     for (const [n, s] of steps.entries()) print(`  ${n === 0 ? "" : "or, "}${s.what}:\n    ${asUser(user, s.command)}\n${s.after ? `    ${s.after}\n` : ""}`);
   } else for (const line of setup.instead?.(o) ?? []) print(`  ${line}\n`);
-  const doctor = shellLine({}, ["hermes-bridge", "doctor", "--config", file]);
+  // Unit and service-user lines name the installed command; a checkout's own lines name how it was run (cli/self.ts).
+  const doctor = shellLine({}, [...(user ? ["hermes-bridge"] : selfArgv()), "doctor", "--config", file]);
   // The shipped unit reads /etc/hermes-bridge/<instance>.yaml: a config there is that instance's, and doctor
   // sees what its unit will — the instance's secrets file and the units' cache directory.
   const unit = file === join("/etc", "hermes-bridge", `${seat}.yaml`);
@@ -153,7 +155,7 @@ export async function initCommand(
       : shellLine({}, ["runuser", "-u", user.name, "--", "hermes-bridge", "doctor", "--config", file]);
   print(`\nThen: ${then}\n`);
   print(
-    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `hermes-bridge run --config ${shellLine({}, [file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
+    `Run:  ${unit ? `systemctl enable --now hermes-bridge@${seat}` : `${shellLine({}, [...(user ? ["runuser", "-u", user.name, "--", "hermes-bridge"] : selfArgv()), "run", "--config", file])}   (one daemon per seat: deploy/hermes-bridge@.service)`}\n`,
   );
   print(`Work: hermes kanban --board ${o.board} create "a task" --assignee ${lane}\n`);
   // doctor run here would check root's view of the seat, not its user's: printed above instead.

@@ -58,7 +58,7 @@ export async function main(argv: string[]): Promise<number> {
       code = await (await import("./run.js")).runCommand({ ...common(opts), once: opts.once === true });
     });
   const outbox = program.command("outbox").description("closes that did not land");
-  withFlags(outbox.command("list").description("show pending, failed and dead entries"), STATE)
+  withFlags(outbox.command("list").description("the open entries (pending, failed, dead, lease_lost), each with the id ack and drop take"), STATE)
     .option("--json", "JSON output")
     .action(async (opts: Record<string, unknown>) => {
       code = await (await import("./outbox.js")).outboxList({ ...common(opts), json: opts.json === true });

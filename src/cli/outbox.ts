@@ -41,10 +41,11 @@ export async function outboxList(
     print(`outbox empty (${b.outbox.path})\n`);
     return 0;
   }
-  print(`${"STATE".padEnd(11)} ${"BOARD/TASK".padEnd(28)} ${"RUN".padEnd(5)} ${"INTENT".padEnd(9)} ${"WHEN".padEnd(24)} ERROR\n`);
+  // ID: what `outbox ack|drop <id>` take (a unique prefix will do; --json has the whole id)
+  print(`${"ID".padEnd(8)} ${"STATE".padEnd(11)} ${"BOARD/TASK".padEnd(28)} ${"RUN".padEnd(5)} ${"INTENT".padEnd(9)} ${"WHEN".padEnd(24)} ERROR\n`);
   for (const e of entries)
     print(
-      `${e.state.padEnd(11)} ${`${e.board}/${e.taskId}`.padEnd(28)} ${String(e.runId ?? "-").padEnd(5)} ${e.intent.type.padEnd(9)} ${e.updatedAt.padEnd(24)} ${termSafe(e.error ?? "", 100)}\n`,
+      `${e.id.slice(0, 8)} ${e.state.padEnd(11)} ${`${e.board}/${e.taskId}`.padEnd(28)} ${String(e.runId ?? "-").padEnd(5)} ${e.intent.type.padEnd(9)} ${e.updatedAt.padEnd(24)} ${termSafe(e.error ?? "", 100)}\n`,
     );
   return 0;
 }

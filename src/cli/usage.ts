@@ -36,9 +36,16 @@ export function renderUsage(r: UsageReport, as: "text" | "csv" | "json"): string
   }
   const head = `usage since ${r.since} by ${r.by} (boards: ${r.boards.join(", ")})\n`;
   const fmt = (l: (string | number)[]) =>
-    `${termSafe(String(l[0]), 40).padEnd(40)} ${String(l[1]).padStart(5)} ${String(l[2]).padStart(11)} ${String(l[3]).padStart(11)} ${String(l[4]).padStart(11)} ${(typeof l[5] === "number" ? `$${l[5].toFixed(4)}` : String(l[5])).padStart(11)}`;
-  const body = [fmt([r.by.toUpperCase(), "RUNS", "UNMEASURED", "TOKENS IN", "TOKENS OUT", "COST"]), ...lines.map(fmt)].join("\n");
+    `${termSafe(String(l[0]), 40).padEnd(40)} ${String(l[1]).padStart(5)} ${String(l[2]).padStart(11)} ${String(l[3]).padStart(11)} ${String(l[4]).padStart(11)} ${String(l[5]).padStart(11)}`;
+  // A cost no agent reported is unknown, never $0 (status, stats and the fleet say the same); `+`: some runs had none.
+  const cost = (x: (typeof all)[number]) => (x.costKnownRuns === 0 ? "unknown" : `$${x.costUsd.toFixed(4)}${x.costKnownRuns < x.runs ? "+" : ""}`);
+  const body = [
+    fmt([r.by.toUpperCase(), "RUNS", "UNMEASURED", "TOKENS IN", "TOKENS OUT", "COST"]),
+    ...lines.map((l, i) => fmt([...l.slice(0, 5), cost(all[i] as (typeof all)[number])])),
+  ].join("\n");
+  const noCost = r.total.runs - r.total.costKnownRuns;
   const notes = [
+    noCost ? `${noCost} run(s) reported no cost: a + marks a sum without them (the real spend is higher).` : null,
     r.total.unmeasured ? `${r.total.unmeasured} run(s) reported no usage: the real spend is higher than shown.` : null,
     r.total.reopens ? `${r.total.reopens} run(s) re-worked a task reopened after it was done (a reopen, not a second success).` : null,
     r.otherRuns ? `${r.otherRuns} run(s) in the window were not closed by a bridge (no usage record).` : null,

@@ -105,7 +105,7 @@ export function outcomeOf(r: Pick<RunReport, "decision" | "close" | "handedOff" 
 
 /** The log line of a finished run. */
 export function logFinished(log: Logger, board: string, r: RunReport): void {
-  const level = r.close === "applied" || r.close === "already_applied" || r.close === "kept" ? "info" : "warn";
+  const level = r.close === "applied" || r.close === "already_applied" || r.close === "kept" || r.onBoard ? "info" : "warn";
   const o = outcomeOf(r);
   log[level](
     {

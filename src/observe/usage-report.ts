@@ -16,7 +16,9 @@ export interface UsageRow {
   reopens: number;
   tokensIn: number;
   tokensOut: number;
+  /** The sum of the costs agents reported; `costKnownRuns` of `runs` reported one (none: the cost is unknown, never $0). */
   costUsd: number;
+  costKnownRuns: number;
 }
 
 export interface UsageReport {
@@ -110,7 +112,7 @@ function keyOf(r: CardRun, by: UsageKey): string {
   return r.cost?.seat ?? "(unnamed seat)";
 }
 
-const empty = (key: string): UsageRow => ({ key, runs: 0, unmeasured: 0, reopens: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+const empty = (key: string): UsageRow => ({ key, runs: 0, unmeasured: 0, reopens: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, costKnownRuns: 0 });
 
 function add(row: UsageRow, c: RunCost, reopen: boolean): void {
   row.runs += 1;
@@ -119,6 +121,7 @@ function add(row: UsageRow, c: RunCost, reopen: boolean): void {
   row.tokensIn += c.tokensIn;
   row.tokensOut += c.tokensOut;
   row.costUsd += c.costUsd;
+  if (c.costKnown ?? c.costUsd > 0) row.costKnownRuns += 1;
 }
 
 /** Sums the runs that ended at or after `since` (epoch ms) by the key. */

@@ -7,7 +7,7 @@
 import type { Board } from "../board/port.js";
 import type { RetryPolicy } from "../board/retry.js";
 import { withRetry } from "../board/retry.js";
-import { BoardCorrupt, LeaseLost } from "../errors/board.js";
+import { BoardCorrupt, type BoardStop, LeaseLost } from "../errors/board.js";
 import { describeError } from "../errors/index.js";
 import { type CloseOutcome, type FencedBoard, fencedView } from "../lease/fenced.js";
 import type { Lease, LeaseRecord } from "../lease/lease.js";
@@ -40,9 +40,12 @@ export interface CloserDeps {
   log?: (level: "info" | "warn" | "error", msg: string, data: Record<string, unknown>) => void;
 }
 
+/** A close's fate; `onBoard`: a person stopped the run on the board before it landed (not applied, as asked). */
+export type Closed = { result: CloseResult; entry: OutboxEntry; onBoard?: BoardStop["action"] };
+
 /** What a TaskRun needs of the closer (tests inject their own): a run closes through its own fenced view. */
 export interface RunCloser {
-  close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }>;
+  close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<Closed>;
   /** The lease was lost while the agent ran: journaled and alerted — or null, for a stop made on the board by hand. */
   recordLost(lease: Lease, traceId: string, err: LeaseLost): Promise<OutboxEntry | null>;
 }
@@ -59,10 +62,10 @@ export class Closer implements RunCloser {
     return fencedView(this.d.board(lease.board), lease, { retry: this.d.retry, clock: this.d.clock, author: this.d.author });
   }
 
-  async close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<{ result: CloseResult; entry: OutboxEntry }> {
+  async close(fenced: FencedBoard, intent: CloseIntent, traceId: string): Promise<Closed> {
     const entry = this.journal(fenced.lease, traceId, this.redactIntent(intent));
     const r = await this.applyEntry(entry, fenced);
-    return { result: r.result, entry: r.landed };
+    return { result: r.result, entry: r.landed, ...(r.onBoard ? { onBoard: r.onBoard } : {}) };
   }
 
   /**
@@ -123,11 +126,13 @@ export class Closer implements RunCloser {
   }
 
   /** …and says which entry landed (a refused close is replaced by a block). */
-  private async applyEntry(entry: OutboxEntry, fenced: FencedBoard): Promise<{ result: CloseResult; landed: OutboxEntry }> {
+  private async applyEntry(entry: OutboxEntry, fenced: FencedBoard): Promise<{ result: CloseResult; landed: OutboxEntry; onBoard?: BoardStop["action"] }> {
     let outcome: CloseOutcome;
     try {
       outcome = await applyIntent(fenced, entry.intent);
     } catch (err) {
+      const stop = err instanceof LeaseLost ? err.stoppedBy : undefined;
+      if (stop) return { result: await this.stoppedAtClose(entry, err as LeaseLost, stop), landed: entry, onBoard: stop.action };
       if (err instanceof LeaseLost) return { result: await this.leaseLost(entry, err), landed: entry };
       if (err instanceof BoardCorrupt) return { result: this.held(entry, err), landed: entry };
       const explain = isDefinitiveRefusal(err) ? await this.contractOf(entry) : null;
@@ -190,6 +195,21 @@ export class Closer implements RunCloser {
     this.d.outbox.mark(entry.id, "refused", { error });
     const block = this.journal(fenced.lease, entry.traceId, this.redactIntent(instead));
     return this.applyEntry(block, fenced);
+  }
+
+  /** Stopped on the board by hand after the agent finished, before its close landed — as asked: the entry dropped with why
+   * (in the journal, out of the backlog), one comment saying the result was not applied and where it stays; no alert. */
+  private async stoppedAtClose(entry: OutboxEntry, err: LeaseLost, s: BoardStop): Promise<CloseResult> {
+    const how = `stopped from the board by hand (${s.action}${s.by ? ` by ${s.by}` : ""}) before its ${entry.intent.type} landed`;
+    this.d.outbox.mark(entry.id, "dropped", { error: this.d.redactor.redact(err.message), note: `dropped: ${how}` });
+    const ids = { task_id: entry.taskId, run_id: entry.runId, trace_id: entry.traceId, action: s.action, by: s.by };
+    this.d.log?.("info", "stopped from the board by hand before the close: the result was not applied, as asked", ids);
+    const moved = await this.movedToReview(entry, err);
+    await this.say(
+      entry,
+      `hermes-kanban-bridge (seat ${this.d.seat}): run ${entry.runId ?? "?"} was ${moved ?? `${s.action === "reclaim" ? "reclaimed" : "blocked"} by hand`} after its agent finished; its ${entry.intent.type} was not applied, as asked (the work stays in ${entry.workspace}; the result in the outbox journal of seat ${this.d.seat}, entry ${entry.id}).`,
+    );
+    return "lease_lost";
   }
 
   /** Lost at close (`comment`: a result existed and was not applied — the task says where it is kept). */

@@ -69,8 +69,7 @@ export class TaskRun {
   /** The board refused the complete for good: a block landed in its place (outbox/refused.ts). */ private refusedInstead = false;
   /** The cause the block that landed instead names (outbox/refusal-text.ts: a refusal of its own kind). */ private refusedCause = "human decision needed";
   private onBoard: BoardStop["action"] | undefined;
-  /** The close was a review hand-off that landed: the session stays for requested changes. */
-  private handedForReview = false;
+  /** The close was a review hand-off that landed: the session stays for requested changes. */ private handedForReview = false;
   readonly record: RunRecord;
   /** What the run tells its owner (events.ts); listen before `run()`. */
   readonly events = new RunEventsOut();
@@ -261,6 +260,7 @@ export class TaskRun {
       if (this.refusedInstead && res.entry.intent.type === "block")
         this.refusedCause = /^cause: (.+)$/m.exec(res.entry.intent.reason)?.[1] ?? this.refusedCause;
       this.handedForReview = intent.type === "complete" && intent.review !== undefined && !this.refusedInstead;
+      if (res.onBoard) this.onBoard = res.onBoard; // stopped by hand before the close landed: as asked, no lost lease
       this.setPhase(res.result === "lease_lost" ? "lost" : "closed");
       return res.result;
     } catch (err) {

@@ -245,6 +245,9 @@ describe("hermes-bridge init: a first seat that doctor passes once the printed l
   it("command: nothing to log in; init refuses to overwrite a config, and a setup without what it needs", async () => {
     const { e, file, out } = await init("command", ["--agent-command", `${process.execPath} ${AGENT}`]);
     expect(out).toContain("no login: the command agent needs none");
+    // from a checkout (no hermes-bridge on PATH) the next commands name how this CLI was run: they run as printed
+    expect(out).toContain(`Then: node ${CLI_BIN} doctor --config ${file}\n`);
+    expect(out).toContain(`Run:  node ${CLI_BIN} run --config ${file}   (one daemon per seat`);
     // the jail and its network are in the written config, each key said
     const written = readFileSync(file, "utf8");
     expect(written).toMatch(/# the agent's jail \(bubblewrap\) and its network — docs\/security.md\n\s+isolation:\n/);

@@ -80,6 +80,11 @@ describe("hermes-bridge CLI", () => {
       const lost = outbox.record({ ...base, taskId: "t_bb", intent: { type: "block", reason: "r" } });
       outbox.mark(lost.id, "lease_lost", { alerted: false, error: "lease lost" });
       expect(outbox.backlog()).toBe(2);
+      // the list names each entry by the id `ack` and `drop` take (its first 8 characters)
+      const listed = (await cli(["outbox", "list", ...flags], env)).stdout.split("\n");
+      expect(listed[0]).toMatch(/^ID {7,}STATE/);
+      expect(listed.find((l) => l.includes("t_aa"))).toMatch(new RegExp(`^${failed.id.slice(0, 8)} +dead `));
+      expect(listed.find((l) => l.includes("t_bb"))).toMatch(new RegExp(`^${lost.id.slice(0, 8)} +lease_lost `));
       const noReason = await cli(["outbox", "ack", failed.id, ...flags], env);
       expect(noReason.exitCode).toBe(2);
       expect(noReason.stdout).toMatch(/--reason is required/);

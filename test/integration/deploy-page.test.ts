@@ -42,4 +42,18 @@ describe("the page's recipes the deploy lane runs", () => {
       'runuser -u hermes-bridge -- sh -c "cd && set -a && . /etc/hermes-bridge/$s.env && XDG_CACHE_HOME=/var/cache hermes-bridge doctor --config /etc/hermes-bridge/$s.yaml"',
     );
   });
+  it("step 3's seat function never empties an existing seat's secrets file: a refused init (the config exists) stops it", async () => {
+    const seat = pageBlock(page, "systemd-seat") as string;
+    const run = async (init: "ok" | "refused") => {
+      const script = [
+        `hermes-bridge() { ${init === "ok" ? "return 0" : 'echo "init: claude-1.yaml exists (--force replaces it)" >&2; return 2'}; }`,
+        'install() { echo "install $*"; }',
+        seat,
+        "seat claude-1 claude claude",
+      ].join("\n");
+      return (await runProcess({ argv: ["bash", "-c", script], env: { PATH: process.env.PATH ?? "" } })).stdout;
+    };
+    expect(await run("refused")).not.toContain("install");
+    expect(await run("ok")).toContain("install -o root -g hermes-bridge -m 0640 /dev/null /etc/hermes-bridge/claude-1.env");
+  });
 });

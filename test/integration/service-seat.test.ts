@@ -100,6 +100,8 @@ describe("init --user: the seat is the service user's", () => {
       // the login as the user, from its HOME; doctor as the user, not run here as root
       expect(r.stdout).toContain(`runuser -u nobody -- sh -c 'cd && CLAUDE_CONFIG_DIR=${join(stateDir, "claude")} claude auth login'`);
       expect(r.stdout).toContain(`Then: runuser -u nobody -- hermes-bridge doctor --config ${file}`);
+      // the seat runs as its user too: a root run would own what the user's state dir holds
+      expect(r.stdout).toContain(`Run:  runuser -u nobody -- hermes-bridge run --config ${file}`);
       expect(r.stdout).not.toMatch(/^doctor:/m);
       // the seat shares the host's hub (hermes.share: host), said in the config
       const written = readFileSync(file, "utf8");

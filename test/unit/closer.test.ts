@@ -73,17 +73,39 @@ describe("closer on a lost lease", () => {
     expect(alerts).toEqual([]);
   });
 
-  it("lost at close with a result: the task says the result was not applied and where it is kept", async () => {
+  it("lost at close with a result (the claim ended, the gateway reclaimed it): the task says the result was not applied and where it is kept", async () => {
     t = await testBoard();
     const board = t.board;
     const id = await t.seed("t");
     const { lease } = await acquire(board, id, 600);
-    await board.release(id, "operator takes it back");
+    await t.expire();
     const { closer, alerts } = closerOn(board);
     const res = await closer.close(closer.fenced(lease), { type: "complete", summary: "done", metadata: {} }, "tr");
     expect(res.result).toBe("lease_lost");
     const comments = (await board.show(id)).comments.filter((c) => c.author === "seat");
     expect(comments.map((c) => c.body).join("\n")).toMatch(/NOT applied.*outbox/s);
     expect(alerts.map((a) => a.event)).toEqual(["lease_lost"]);
+  });
+
+  it("stopped from the board by hand after the agent finished, before its close landed: dropped as asked — no backlog, no alert", async () => {
+    for (const stop of ["reclaim", "block"] as const) {
+      t = await testBoard();
+      const board = t.board;
+      const id = await t.seed("t");
+      const { lease } = await acquire(board, id, 600);
+      if (stop === "reclaim") await board.release(id, "run it again");
+      else await t.emu.kanban(["block", id, "wait for me"]);
+      const { closer, outbox, alerts } = closerOn(board);
+      const res = await closer.close(closer.fenced(lease), { type: "complete", summary: "done", metadata: {} }, "tr");
+      expect(res.result).toBe("lease_lost");
+      expect(res.onBoard).toBe(stop);
+      expect(outbox.backlog()).toBe(0);
+      expect(outbox.entries().find((e) => e.id === res.entry.id)?.note).toMatch(new RegExp(`stopped from the board by hand \\(${stop}\\)`));
+      expect(alerts).toEqual([]);
+      const said = (await board.show(id)).comments.filter((c) => c.author === "seat").map((c) => c.body);
+      expect(said.join("\n")).toMatch(/was not applied, as asked/);
+      t.cleanup();
+    }
+    t = await testBoard();
   });
 });
