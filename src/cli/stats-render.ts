@@ -54,13 +54,18 @@ export function renderStatsText(r: StatsReport): string {
     table(
       "BLOCKED BY CAUSE, GIVEN BACK BY WHY",
       r.by,
-      ["HUMAN", "TEST", "ENV", "AUTH", "SPEC", "OTHER", "LIMIT", "API", "STOP", "OTHER"],
-      [6, 5, 5, 5, 5, 6, 7, 5, 5, 6],
+      ["HUMAN", "TEST", "ENV", "AUTH", "SPEC", "OTHER", "LIMIT", "API", "STOP", "BOARD", "OTHER"],
+      [6, 5, 5, 5, 5, 6, 7, 5, 5, 6, 6],
       rows,
       (x) =>
-        [...BLOCK_CAUSES.map((c) => x.blockedByCause[c]), x.givenBackBy.limit, x.givenBackBy.unreachable, x.givenBackBy.shutdown, x.givenBackBy.other].map(
-          String,
-        ),
+        [
+          ...BLOCK_CAUSES.map((c) => x.blockedByCause[c]),
+          x.givenBackBy.limit,
+          x.givenBackBy.unreachable,
+          x.givenBackBy.shutdown,
+          x.givenBackBy.board,
+          x.givenBackBy.other,
+        ].map(String),
     ),
     table("SPEND", r.by, ["TURNS", "TOKENS IN", "TOKENS OUT", "COST", "PER DONE", "UNMEASURED"], [7, 11, 11, 11, 11, 11], rows, (x) => [
       String(x.turns),
@@ -102,6 +107,7 @@ const CSV_HEAD = [
   "given_back_limit",
   "given_back_unreachable",
   "given_back_shutdown",
+  "given_back_board",
   "given_back_other",
   "dead_letters",
   "reopened",
@@ -140,6 +146,7 @@ function csvRow(x: StatsRow): (string | number)[] {
     x.givenBackBy.limit,
     x.givenBackBy.unreachable,
     x.givenBackBy.shutdown,
+    x.givenBackBy.board,
     x.givenBackBy.other,
     x.deadLetters,
     x.reopened,

@@ -9,7 +9,7 @@ import { BLOCK_CAUSES, type BlockCause, type GivenBack, type Sourced, type StatR
 
 export type StatsKey = "seat" | "kind" | "board" | "day" | "task";
 export const STATS_KEYS: readonly StatsKey[] = ["seat", "kind", "board", "day", "task"];
-const GIVEN_BACK: readonly GivenBack[] = ["limit", "unreachable", "shutdown", "other"];
+const GIVEN_BACK: readonly GivenBack[] = ["limit", "unreachable", "shutdown", "board", "other"];
 
 export interface StatsRow {
   key: string;

@@ -11,7 +11,7 @@ import { distrustOf } from "./usage-report.js";
 /** How a run ended, for the figures: `closed` is completed + blocked + lost + dead letters. */
 export type StatOutcome = "completed" | "blocked" | "lost" | "given_back" | "dead_letter" | "in_flight";
 /** Why a run was given back (a hand-back or a park): no person asked, the task goes on. */
-export type GivenBack = "limit" | "unreachable" | "shutdown" | "other";
+export type GivenBack = "limit" | "unreachable" | "shutdown" | "board" | "other";
 export const BLOCK_CAUSES = [...CAUSES, "other"] as const;
 export type BlockCause = (typeof BLOCK_CAUSES)[number];
 
@@ -103,6 +103,8 @@ function outcomeOf(
   // Ended with no close of the bridge's: by someone's hand (a reclaim, another's close) the lease was lost;
   // by the claim's expiry (a stale lock, a dispatcher's verdict) the bridge's close never landed.
   if (run.outcome === "reclaimed" && !manualReclaim) return { outcome: "dead_letter" };
+  // A person's reclaim of a running task is a stop made on the board (issue 49): given back, never a failure.
+  if (run.outcome === "reclaimed") return { outcome: "given_back", givenBack: "board" };
   if (run.outcome === "timed_out" || run.outcome === "stale" || run.outcome === "crashed" || run.outcome === "gave_up") return { outcome: "dead_letter" };
   return { outcome: "lost" };
 }
