@@ -47,9 +47,6 @@ rule(
 );
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
 const moves = ["src/sandbox/owner.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
-// Below state/ in the layers (state reads through sandbox/), so it cannot use the atomic writer: the host's
-// workspace registry writes its entries under its own host lock (issue 53 leaves it for a later move).
-moves.push(join("src", "sandbox", "registry.ts"));
 rule(
   src,
   /\brename(Sync)?\(/,

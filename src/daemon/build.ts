@@ -1,7 +1,7 @@
 // Composition root: config → the seat's settings, boards (redacting), agent (loaded on demand), outbox, alerts, closer, workspaces, git, journal, factories.
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
-import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
+import { defaultWorkspaceRegistry } from "../jail/registry.js";
 import type { AgentUser } from "../jail/identity.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";

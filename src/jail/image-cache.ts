@@ -12,7 +12,7 @@ import { basename, isAbsolute, join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { replaceWith } from "../state/atomic.js";
 import { runProcess } from "../process/runner.js";
-import { hostCacheDir } from "../sandbox/registry.js";
+import { hostCacheDir } from "./registry.js";
 import { type Clock, sleep, systemClock } from "../time/clock.js";
 
 /** Where the copies go when agent.isolation.imageCache is not set: root's /var/cache, else the user's cache dir. */

@@ -2,7 +2,7 @@
 // be another live run's (two runs of one `dir:` share it, and its hand-over), never inside or around one —
 // its jail would show the other's files to its agent — nor reached through one (a link there is its agent's
 // to turn between the check and the hand-over). What is alive: the host's registry of workspaces handed
-// over (sandbox/registry.ts: every process of this bridge user registers its runs' workspaces there, under
+// over (jail/registry.ts: every process of this bridge user registers its runs' workspaces there, under
 // the registry's lock from the check through the hand-over, and gives them back under it), every jail on
 // the host (any bridge's: its first process was started in its workspace, and its cwd is compared by device
 // and inode) and, without namespaces (isolation user), the agent uid's processes, by their cwd's inode. The
@@ -13,7 +13,7 @@ import { readlink, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
 import { allJails, processesOf } from "../process/terminate.js";
 import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
-import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "../sandbox/registry.js";
+import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "./registry.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
 export class WorkspaceNested extends PermanentError {
@@ -147,7 +147,7 @@ async function settleDead(
 }
 
 export interface WorkspaceHost {
-  /** The host's registry of workspaces handed over (sandbox/registry.ts). */
+  /** The host's registry of workspaces handed over (jail/registry.ts). */
   registry: string;
   /** Without namespaces (isolation user): the agent's uid, whose processes are its runs'. */
   uid: number | null;

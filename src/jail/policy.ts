@@ -12,7 +12,7 @@ import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import { defaultImageCache } from "./image-cache.js";
-import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
+import { defaultWorkspaceRegistry } from "./registry.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";

@@ -9,7 +9,7 @@ import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree } from "../process/terminate.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
-import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
+import { defaultWorkspaceRegistry } from "./registry.js";
 import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";

@@ -1,4 +1,4 @@
-// The host's registry of workspaces handed over (sandbox/registry.ts, jail/live.ts; issue 50): two seats —
+// The host's registry of workspaces handed over (jail/registry.ts, jail/live.ts; issue 50): two seats —
 // this process and another (test/fixtures/workspace-seat.mjs, the built jail/live.js) — claiming at once,
 // before either's jail has started, see each other: a workspace nesting with one being handed over is
 // refused, the same one is joined (handed over once); what a seat that died left handed over is given back

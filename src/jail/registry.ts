@@ -6,12 +6,13 @@
 // hand-over and the last run holds through the give-back. An entry none of whose processes lives is a
 // hand-back to settle: whoever comes next settles it (jail/live.ts). The folder is this user's alone — a
 // record says what the give-back chowns, so one anyone else could write is refused.
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
-import { withHostLock } from "./host-lock.js";
-import type { HandbackRecord } from "./owner.js";
+import { replaceWith } from "../state/atomic.js";
+import { withHostLock } from "../sandbox/host-lock.js";
+import type { HandbackRecord } from "../sandbox/owner.js";
 
 /** The host folder a bridge user's shared state lives in: root's /var/cache, else the user's cache dir (XDG_CACHE_HOME). */
 export function hostCacheDir(env: NodeJS.ProcessEnv, root = process.getuid?.() === 0): string {
@@ -108,8 +109,7 @@ export class WorkspaceRegistry {
 
   async put(e: RegistryEntry): Promise<void> {
     const file = fileOf(this.dir, e.key);
-    await writeFile(`${file}.new`, JSON.stringify(e), { mode: 0o600 });
-    await rename(`${file}.new`, file);
+    await replaceWith(file, (tmp) => writeFile(tmp, JSON.stringify(e), { mode: 0o600 }));
   }
 
   async remove(key: string): Promise<void> {
