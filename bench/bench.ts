@@ -302,7 +302,8 @@ async function main(): Promise<void> {
   for (const p of perPhase) console.log(`| ${p.phase} | ${round(p.p50)} | ${round(p.p95)} |`);
   console.log("\n| CLI call (the bridge's) | p50, ms | p95, ms | calls |\n|---|---|---|---|");
   for (const v of perVerb) console.log(`| ${v.verb} | ${round(v.p50)} | ${round(v.p95)} | ${v.n} |`);
-  rmSync(dir, { recursive: true, force: true });
+  // a Hermes child still writing its log as the sides stop: tried again
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
 
 function round(x: number): number {
