@@ -14,9 +14,24 @@ export function shellLine(vars: Readonly<Record<string, string>>, argv: readonly
   return [...Object.entries(vars).map(([k, v]) => `${k}=${shellQuote(v)}`), ...argv.map(shellQuote)].join(" ");
 }
 
-/** The pre-flight's fix: every way to log the seat in, as commands that work when pasted. */
-export function loginFix(steps: readonly LoginStep[]): string {
-  return `log this seat in — ${steps.map((s) => `${s.what}: ${s.command}${s.after ? ` (${s.after})` : ""}`).join("; or ")}`;
+/**
+ * The pre-flight's fix: every way to log the seat in, as commands that work when pasted — the ways the seat's
+ * config already names first (`chosen`: a key or token variable in agent.passEnv / agent.env says which).
+ */
+export function loginFix(steps: readonly LoginStep[], chosen: readonly string[] = []): string {
+  const first = [...steps.filter((s) => chosen.includes(s.id)), ...steps.filter((s) => !chosen.includes(s.id))];
+  return `log this seat in — ${first.map((s) => `${s.what}: ${s.command}${s.after ? ` (${s.after})` : ""}`).join("; or ")}`;
+}
+
+/** The login ways a seat's config names by their variables (`ways`: a step's id → the variables that mean it). */
+export function chosenLogins(
+  a: { passEnv: readonly string[]; env: Readonly<Record<string, string>> },
+  ways: Readonly<Record<string, readonly string[]>>,
+): string[] {
+  const named = new Set([...a.passEnv, ...Object.keys(a.env)]);
+  return Object.entries(ways)
+    .filter(([, vars]) => vars.some((v) => named.has(v)))
+    .map(([id]) => id);
 }
 
 /**

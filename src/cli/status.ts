@@ -82,7 +82,7 @@ export async function statusCommand(
     print(`${"TASK".padEnd(24)} ${"RUN".padEnd(5)} ${"PHASE".padEnd(10)} ${"AGE".padEnd(7)} ${"LAST HEARTBEAT".padEnd(25)} ${"DEADLINE".padEnd(25)} NOTE\n`);
     for (const r of s.runs)
       print(
-        `${`${r.board}/${r.task}`.padEnd(24)} ${String(r.runId ?? "-").padEnd(5)} ${r.phase.padEnd(10)} ${`${r.ageSeconds}s`.padEnd(7)} ${(r.lastHeartbeat ?? "-").padEnd(25)} ${(r.deadline ?? "-").padEnd(25)} ${termSafe(r.lastNote ?? "", 60)}${r.adopted ? " (adopted)" : ""}\n`,
+        `${`${r.board}/${r.task}`.padEnd(24)} ${String(r.runId ?? "-").padEnd(5)} ${r.phase.padEnd(10)} ${`${r.ageSeconds}s`.padEnd(7)} ${(r.lastHeartbeat ?? "-").padEnd(25)} ${(r.deadline ?? "-").padEnd(25)} ${termSafe(r.lastNote ?? "", 60)}${r.adopted ? " (adopted)" : ""}\n${r.title ? `${" ".repeat(25)}${termSafe(r.title, 100)}\n` : ""}`,
       );
   }
   print(

@@ -33,6 +33,16 @@ export class TaskSession {
     return this.rec;
   }
 
+  /**
+   * The files earlier sittings of this task's work changed — the last run's, when it was cut (a resumption
+   * continues that work), never a completed run's (a reopen starts new work). A run's changed files are its
+   * own sitting's and these (gate/changes.ts sees only what changed since its own start).
+   */
+  earlierFiles(): readonly string[] {
+    const last = this.rec.lastRun;
+    return last && last.cut !== "done" ? last.changedFiles : [];
+  }
+
   /** The task's durable directory (saved local-LLM history). */
   dir(): string {
     return this.journal.taskDir(this.rec.board, this.rec.task);

@@ -32,6 +32,8 @@ export interface SeatEvents extends DiscoveryEvents {
   "run:renewed": [RunIds & { deadline: number }];
   /** Operator notes reached a run's agent (each once), at `at`. */
   "run:notes": [RunIds & { notes: readonly Note[]; at: number }];
+  /** New operator notes were offered to a run's agent (a CLI's held-open input has them), not yet taken. */
+  "run:notes-offered": [RunIds & { count: number }];
   /** A run's proxy refused a host (the first time the run asked for it). */
   "run:egress-refused": [RunIds & { host: string; port: number; why: string; advice?: string | undefined; housekeeping?: boolean | undefined }];
   /** A run's agent ended the environment's way and is started again after a backoff (agent.retries). */
@@ -62,6 +64,7 @@ export const SEAT_EVENTS = [
   "run:progress",
   "run:renewed",
   "run:notes",
+  "run:notes-offered",
   "run:egress-refused",
   "run:retry",
   "run:closed",

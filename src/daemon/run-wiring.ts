@@ -58,6 +58,7 @@ export function wireRun(s: WiringServices, seat: SeatTell, run: TaskRun, held: H
     s.metrics?.retries.inc({ board, cause: r.cause });
     seat.tell("run:retry", { ...ids(), attempt: r.attempt, cause: r.cause, detail: r.detail });
   });
+  e.on("notes_offered", (count) => seat.tell("run:notes-offered", { ...ids(), count }));
   e.on("notes", (notes, at) => {
     for (const n of notes) {
       s.metrics?.notesDelivered.inc({ board, agent: w.agent });

@@ -18,15 +18,21 @@ export interface ApiRoute {
 /**
  * Why the path after `/hkb-api/<name>` may not be forwarded, or null. It is appended to the API's base URL,
  * whose own path may be a prefix (a gateway's `/proxy/anthropic`): a dot segment (`..`, `.`, also spelled
- * `%2e`), an empty segment (`//`), an encoded or a back slash would let the request climb out of that
- * prefix at the upstream (which decodes and normalizes it) — refused, never normalized here.
+ * `%2e`, or with `;parameters`), an empty segment (`//`), an encoded or a back slash, an encoded percent or a
+ * fragment would let the request climb out of that prefix at the upstream (which decodes and normalizes
+ * it) — refused, never normalized here.
  */
 export function apiTailProblem(tail: string): string | null {
-  const path = tail.split(/[?#]/, 1)[0] ?? "";
+  // A fragment is no part of a request's target: what follows `#` would reach the upstream unchecked.
+  if (tail.includes("#")) return "a fragment (#)";
+  const path = tail.split("?", 1)[0] ?? "";
   if (/%2e/i.test(path)) return "an encoded dot (%2e)";
   if (/%2f|%5c|\\/i.test(path)) return "an encoded or a back slash";
+  // `%25` is `%` itself: a gateway that decodes once hands `%2e%2e` to one that decodes again.
+  if (/%25/i.test(path)) return "an encoded percent (%25)";
   if (path.includes("//")) return "an empty path segment (//)";
-  if (path.split("/").some((seg) => seg === "." || seg === "..")) return "a dot segment (. or ..)";
+  // A segment's `;` parameters are dropped by some servers before the dots are resolved (`..;` is `..`).
+  if (path.split("/").some((seg) => /^\.\.?(;|$)/.test(seg))) return "a dot segment (. or .., also with ;parameters)";
   return null;
 }
 

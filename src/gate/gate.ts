@@ -25,7 +25,7 @@ export function applyGate(d: Decision, facts: GateFacts, cfg: GateConfig): Decis
   const failed = facts.verification.find((v) => v.exit_code !== 0);
   if (failed)
     return testFailure(
-      `The agent asked to complete, but verification failed: \`${failed.command}\` ${failed.timed_out ? `timed out after ${Math.round(failed.duration_ms / 1000)} s` : `exited ${failed.exit_code}`}. Output tail: ${failed.output_tail || "(none)"}`,
+      `The agent asked to complete, but verification failed: \`${failed.command}\` ${failed.timed_out ? `timed out after ${cfg.timeoutSeconds} s (gate.timeoutSeconds)` : `exited ${failed.exit_code}`}. Output tail: ${failed.output_tail || "(none)"}`,
       ["fix the failure in the workspace and unblock to retry", "change the verification command if it is wrong"],
       "Fix what the failing command reports, then unblock.",
       `Make \`${failed.command}\` pass (or correct it), then unblock.`,

@@ -6,8 +6,8 @@
 // tmpfs of the cap's size (bubblewrap's --size). Where neither can be had (no systemd, no cgroup this user
 // may make: most containers, a user without delegation) `rlimit` is the weaker fallback — per-process limits
 // set by prlimit in the jail's first process inside its namespaces: the jail's processes (RLIMIT_NPROC,
-// counted in the jail's own user namespace), each process's memory (RLIMIT_DATA: its heap and anonymous
-// memory — the address space, RLIMIT_AS, would stop Node, which reserves far more than it uses, from
+// counted in the jail's own user namespace), each process's memory (RLIMIT_DATA: its heap and private
+// memory — not shared memory (a MAP_SHARED anonymous mapping, a memfd) — the address space, RLIMIT_AS, would stop Node, which reserves far more than it uses, from
 // starting under a GiB) and the largest file it may write (RLIMIT_FSIZE, the /tmp cap's size). `auto`
 // picks the first that works here and says which; caps the operator set that `auto` cannot honour at all
 // stop the seat; `none` caps nothing (said as loudly as an unjailed agent). The run's first process joins
@@ -90,7 +90,7 @@ export async function resolveLimits(
   const prlimit = o.prlimit ?? null;
   const weaker =
     `per-process limits only (prlimit in the jail's first process): at most ${c.pids} processes and threads in the jail (without a jail of its own: of the agent's uid on the whole host), ` +
-    `${c.memoryMiB} MiB of memory per process (RLIMIT_DATA: not the run's total), no file over ${c.tmpMiB} MiB; /tmp ${c.tmpMiB} MiB in the jail — ` +
+    `${c.memoryMiB} MiB of memory per process (RLIMIT_DATA: private memory only — not shared memory, not the run's total), no file over ${c.tmpMiB} MiB; /tmp ${c.tmpMiB} MiB in the jail — ` +
     "weaker than a cgroup: a run of many processes can use a multiple of the memory cap, and a cap met is not measured";
   if (prlimit)
     return { ...base, mode: "rlimit", prlimit, why: c.mode === "rlimit" ? `agent.limits.mode is rlimit: ${weaker}` : `${weaker} (${reasons.join("; ")})` };

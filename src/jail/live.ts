@@ -1,6 +1,7 @@
 // The workspaces of the runs alive on this host, by inode (never by a path string): a run's workspace may
 // be another live run's (two runs of one `dir:` share it, and its hand-over), never inside or around one —
-// its jail would show the other's files to its agent. What is alive: this process's runs (registered here
+// its jail would show the other's files to its agent — nor reached through one (a link there is its agent's
+// to turn between the check and the hand-over). What is alive: this process's runs (registered here
 // from the hand-over to the give-back) and every jail on the host (any bridge's: its first process was
 // started in its workspace, and its cwd is compared by device and inode); without namespaces (isolation
 // user), the agent uid's processes, by their cwd's inode. The give-back of a workspace waits for its last
@@ -17,11 +18,13 @@ export class WorkspaceNested extends PermanentError {
   constructor(
     readonly workspace: string,
     readonly other: string,
-    readonly how: "inside" | "contains",
+    readonly how: "inside" | "contains" | "through",
   ) {
     super(
       "workspace_nested",
-      `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${other}, the workspace of a run alive on this host: its agent would see and change that run's files`,
+      how === "through"
+        ? `the task's workspace ${workspace} passes through ${other}, the workspace of a run alive on this host: a link there is that run's agent's to turn, anywhere`
+        : `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${other}, the workspace of a run alive on this host: its agent would see and change that run's files`,
     );
   }
 }
@@ -63,20 +66,35 @@ async function lineOf(p: string): Promise<string[]> {
 
 const cwdOf = (pid: number) => readlink(`/proc/${pid}/cwd`).catch(() => `(pid ${pid})`);
 
+/**
+ * The line of each folder the path `p` names on its way to it, as written (a link among them followed as it
+ * points now): a path that passes through a live workspace has a step a live agent may turn.
+ */
+async function stepsOf(p: string): Promise<string[][]> {
+  const parts = p.split("/").filter(Boolean);
+  const out: string[][] = [];
+  for (let i = 1; i < parts.length; i += 1) out.push(await lineOf(`/${parts.slice(0, i).join("/")}`));
+  return out;
+}
+
 /** A live workspace elsewhere on the host that nests with `line` (its path and how), or null. */
-async function nestedOnHost(line: string[], uid: number | null): Promise<{ other: string; how: "inside" | "contains" } | null> {
+async function nestedOnHost(path: string, line: string[], uid: number | null): Promise<{ other: string; how: WorkspaceNested["how"] } | null> {
   const key = line[0];
-  for (const e of live.values()) {
-    if (e.key === key) continue;
-    if (line.includes(e.key)) return { other: e.path, how: "inside" };
-    if (key && e.line.includes(key)) return { other: e.path, how: "contains" };
-  }
-  const pids = [...allJails(), ...(uid === null ? [] : processesOf(uid))];
-  for (const pid of pids) {
+  const others: { key: string; line: string[]; path: () => Promise<string> }[] = [...live.values()].map((e) => ({
+    key: e.key,
+    line: e.line,
+    path: async () => e.path,
+  }));
+  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) {
     const other = await lineOf(`/proc/${pid}/cwd`);
-    if (!other[0] || other[0] === key) continue;
-    if (line.includes(other[0])) return { other: await cwdOf(pid), how: "inside" };
-    if (key && other.includes(key)) return { other: await cwdOf(pid), how: "contains" };
+    if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid) });
+  }
+  // A step of the path as written inside a live workspace (or one): its agent may turn a link there, after this check.
+  const steps = await stepsOf(path);
+  for (const o of others) {
+    if (o.key !== key && line.includes(o.key)) return { other: await o.path(), how: "inside" };
+    if (o.key !== key && key && o.line.includes(key)) return { other: await o.path(), how: "contains" };
+    if (steps.some((s) => s.includes(o.key))) return { other: await o.path(), how: "through" };
   }
   return null;
 }
@@ -126,7 +144,7 @@ export function claimWorkspace(
   const entry = serial(async () => {
     const line = await lineOf(workspace);
     const key = line[0] ?? "";
-    const nested = await nestedOnHost(line, o.uid);
+    const nested = await nestedOnHost(workspace, line, o.uid);
     if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how);
     const was = live.get(key);
     if (was) {

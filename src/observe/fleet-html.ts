@@ -13,12 +13,12 @@ export { esc } from "./fleet-cells.js";
 
 const STYLE = `body{font:14px system-ui,sans-serif;margin:1.5rem;color:#1b1f24}table{border-collapse:collapse;width:100%}
 th,td{border-bottom:1px solid #d0d7de;padding:.45rem .6rem;text-align:left;vertical-align:top}th{background:#f6f8fa;white-space:nowrap}
-td{overflow-wrap:anywhere}small{color:#57606a}.seat{min-width:11rem}.agent{white-space:nowrap}.state{font-weight:600;min-width:15rem;max-width:27rem}
+td{overflow-wrap:anywhere}small{color:#57606a}.seat{min-width:9rem}.agent{white-space:nowrap}.state{font-weight:600;min-width:12rem;max-width:24rem}
 .working{color:#1a7f37}.idle{color:#57606a}.paused,.budget,.stopping{color:#9a6700}.auth,.unreachable,.unreadable,.not-running{color:#cf222e}
-.state small,.state details,.state .why{font-weight:400}.runs{min-width:16rem}.run+.run{margin-top:.4rem}.note{color:#24292f;font-style:italic;margin-top:.15rem}
-.err{color:#cf222e;min-width:18rem;max-width:34rem;white-space:normal}details summary{cursor:pointer}details .full{white-space:pre-wrap;margin-top:.3rem}
+.state small,.state details,.state .why{font-weight:400}.runs{min-width:14rem}.title{color:#24292f}.run+.run{margin-top:.4rem}.note{color:#24292f;font-style:italic;margin-top:.15rem}
+.err{color:#cf222e;min-width:17.5rem;max-width:28rem;white-space:normal}details summary{cursor:pointer}details .full{white-space:pre-wrap;margin-top:.3rem}
 code.fix{display:block;margin-top:.3rem;padding:.25rem .4rem;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;font:12px ui-monospace,monospace;
-color:#24292f;white-space:pre-wrap;overflow-wrap:anywhere;user-select:all}.today,.window{min-width:8rem}.outbox{white-space:nowrap}.unknown{color:#9a6700}
+color:#24292f;white-space:pre-wrap;overflow-wrap:anywhere;user-select:all}.today,.window{min-width:6.5rem}.outbox{white-space:nowrap}.unknown{color:#9a6700}
 .hours{min-width:17rem}.hours svg{display:block}.legend{font-size:12px;margin:.2rem 0 .35rem;max-width:17rem}.lg{white-space:nowrap;margin-right:.45rem}
 .lg svg{display:inline;vertical-align:-1px}.pq{display:block}.level{color:#cf222e;font-weight:600;margin-top:.3rem;max-width:20rem}`;
 
@@ -47,7 +47,7 @@ function stateCell(s: FleetSeat, now: number): string {
 
 function runCell(r: FleetRun, now: number): string {
   const note = r.lastNote ? `<div class="note" title="the run's last progress note">${esc(r.lastNote.slice(0, 300))}</div>` : "";
-  return `<div class="run"><b class="task">${esc(r.task)}</b> ${esc(r.phase)} ${esc(Math.round(r.ageSeconds))}s <small>hb ${timeCell(r.lastHeartbeat, now, { seconds: true })} · due ${timeCell(r.deadline, now, { rel: true })}</small>${note}</div>`;
+  return `<div class="run"><b class="task">${esc(r.task)}</b>${r.title ? ` <span class="title">${esc(r.title.slice(0, 120))}</span>` : ""} ${esc(r.phase)} ${esc(Math.round(r.ageSeconds))}s <small>hb ${timeCell(r.lastHeartbeat, now, { seconds: true })} · due ${timeCell(r.deadline, now, { rel: true })}</small>${note}</div>`;
 }
 
 const spendCell = (cls: string, s: Spend | null) => {
@@ -61,12 +61,12 @@ function seatRow(s: FleetSeat, now: number, o: PageOptions): string {
 <td class="seat"><b>${esc(s.seat)}</b><br><small>${esc(s.assignee ?? "")} · ${shortSource(s.source, o)}${s.isolation ? ` · isolation: ${esc(s.isolation)}` : ""}${s.network ? ` · network: ${esc(s.network)}` : ""}${s.limits ? ` · limits: ${esc(s.limits)}` : ""}${s.egressBlocked.length ? `<br>egress refused: ${esc(s.egressBlocked.join(", "))}` : ""}</small></td>
 <td class="agent">${esc(s.agent ?? "-")}</td>
 ${stateCell(s, now)}
+<td class="outbox">${esc(s.outboxBacklog ?? "-")}</td>
+<td class="err">${s.lastError ? longText(s.lastError, "error") : ""}</td>
 <td class="runs">${runs}</td>
 ${spendCell("today", s.today)}
 ${spendCell("window", s.window5h)}
 <td class="hours">${outcomeStrip(s.hours, now)}${runTimeChart(s.hours)}${levelFlags(s.hours)}</td>
-<td class="outbox">${esc(s.outboxBacklog ?? "-")}</td>
-<td class="err">${s.lastError ? longText(s.lastError, "error") : ""}</td>
 </tr>`;
 }
 
@@ -77,7 +77,7 @@ export function fleetHtml(seats: readonly FleetSeat[], now: number, o: PageOptio
 <title>hermes-bridge fleet</title><style>${STYLE}</style></head>
 <body><h1>hermes-bridge fleet</h1>
 <p id="summary">${seats.length} seat(s), ${working} working · as of ${esc(asOf(now))} <small>(times: ${esc(zoneName(now))}, this server's time zone)</small></p>
-<table id="fleet"><thead><tr><th>seat</th><th>agent</th><th>state</th><th>runs (task, age, last heartbeat, deadline, last note)</th><th>today</th><th>last 5 h</th><th>last 24 h</th><th>outbox</th><th>last error</th></tr></thead>
+<table id="fleet"><thead><tr><th>seat</th><th>agent</th><th>state</th><th>outbox</th><th>last error</th><th>runs (task, age, last heartbeat, deadline, last note)</th><th>today</th><th>last 5 h</th><th>last 24 h</th></tr></thead>
 <tbody>
 ${seats.map((s) => seatRow(s, now, o)).join("\n")}
 </tbody></table></body></html>

@@ -21,6 +21,8 @@ export interface FleetRun {
   deadline: string | null;
   /** The run's last progress note (redacted by its seat), when it gave one. */
   lastNote: string | null;
+  /** The task's title, once the run read the task. */
+  title?: string | null;
 }
 
 export interface FleetSeat {
@@ -83,6 +85,7 @@ function row(source: string, s: FleetSnapshot, live: boolean): FleetSeat {
       lastHeartbeat: r.lastHeartbeat,
       deadline: r.deadline,
       lastNote: r.lastNote ?? null,
+      title: r.title ?? null,
     })),
     today: s.usage?.today ?? null,
     window5h: s.usage?.window5h ?? null,
@@ -191,7 +194,10 @@ export async function remoteSeat(url: string, o: RemoteOptions = {}): Promise<Fl
     }
     return seatFromText(url, Buffer.concat(chunks).toString("utf8"), () => true);
   } catch (err) {
-    const why = signal.aborted && !o.signal?.aborted ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+    // The deadline is the abort signal's or undici's own header/body timeout (the same length: whichever fires first).
+    const code = (err as { code?: unknown }).code;
+    const late = (signal.aborted && !o.signal?.aborted) || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT";
+    const why = late ? `no answer within ${timeoutMs} ms` : (err as Error).message;
     return broken(url, "unreachable", `${u.href}: ${why}`);
   }
 }
@@ -229,7 +235,7 @@ export function spendText(s: Spend | null): string {
 /** A seat's runs in one cell: `b/t_1 working 120s (hb 12:00:01Z, due 12:14:00Z)`. */
 export function runText(r: FleetRun): string {
   const t = (iso: string | null) => (iso ? iso.slice(11, 19) : "-");
-  return `${r.task} ${r.phase} ${Math.round(r.ageSeconds)}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
+  return `${r.task}${r.title ? ` "${r.title.slice(0, 40)}"` : ""} ${r.phase} ${Math.round(r.ageSeconds)}s (hb ${t(r.lastHeartbeat)}, due ${t(r.deadline)})`;
 }
 
 export function stateText(s: FleetSeat): string {

@@ -47,6 +47,8 @@ export interface StatusSnapshot {
     lastHeartbeat: string | null;
     deadline: string | null;
     adopted: boolean;
+    /** The task's title (untrusted: redacted, at most 200 characters). */
+    title?: string | null;
     lastNote: string | null;
     /** The last operator note handed to the running agent. */
     lastOperatorNote: { id: string; author: string; postedAt: string | null; deliveredAt: string | null; text: string } | null;
@@ -135,6 +137,7 @@ export const FleetSnapshotSchema = z.object({
         ageSeconds: z.number().finite(),
         lastHeartbeat: isoText,
         deadline: isoText,
+        title: text(200).nullable().optional(),
         lastNote: text(2000).nullable().optional(),
       }),
     )

@@ -22,6 +22,7 @@ export interface RunView {
       phase: string;
       lastHeartbeat: number | null;
       deadline: number;
+      title?: string | null;
       story: { lastNote?: string | undefined };
       operatorNote: { id: string; author: string; postedAt: number; deliveredAt: number; body: string } | null;
     };
@@ -133,6 +134,7 @@ function runRow(slot: RunView, i: SnapshotInput): StatusSnapshot["runs"][number]
     lastHeartbeat: iso(r?.lastHeartbeat ?? null),
     deadline: iso(r?.deadline ?? null),
     adopted: slot.adopted,
+    title: r?.title ? i.redact(r.title).slice(0, 200) : null,
     lastNote: r?.story.lastNote ? i.redact(r.story.lastNote) : null,
     lastOperatorNote: note
       ? { id: note.id, author: note.author, postedAt: iso(note.postedAt), deliveredAt: iso(note.deliveredAt), text: i.redact(note.body).slice(0, 500) }

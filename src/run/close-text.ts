@@ -124,8 +124,10 @@ const keptOf = (k: Kept) => ({
 /** What the hand-over left as it was: on every card of the run (the agent could read but not change it). */
 export const keptLine = (k: Kept): string => {
   const parts = [
-    k.links ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store)` : "",
-    k.foreign ? `${k.foreign} of another filesystem mounted inside it` : "",
+    k.links
+      ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store; any hard link, in a workspace the agent's user held already)`
+      : "",
+    k.foreign ? `${k.foreign} mounted inside it (another filesystem, a bind mount)` : "",
     k.devices ? `${k.devices} device nodes` : "",
     k.odd ? `${k.odd} whose names are not UTF-8` : "",
   ].filter(Boolean);

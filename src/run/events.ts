@@ -28,6 +28,8 @@ export interface RunEvents {
   progress: [note: string];
   /** Operator notes reached the agent (each once), at `at`. */
   notes: [notes: readonly Note[], at: number];
+  /** New operator notes were offered to the agent's input (not yet taken). */
+  notes_offered: [count: number];
   /** The run's proxy refused a destination (network: proxy). */
   egress_refused: [host: string, port: number, why: string, r: { advice?: string | undefined; housekeeping?: boolean | undefined }];
   /** An allowed host the run's proxy could not reach (once per host:port and run). */

@@ -11,6 +11,8 @@ import type { Note, RunInbox } from "../agents/port.js";
 export interface InboxHooks {
   /** These notes reached the agent (each once), at `at`. */
   delivered?(notes: readonly Note[], at: number): void;
+  /** New notes arrived and were offered to the agent's input (a CLI that takes input writes them at once), not yet taken. */
+  arrived?(count: number): void;
 }
 
 export class NoteInbox implements RunInbox {
@@ -50,7 +52,10 @@ export class NoteInbox implements RunInbox {
       this.notes.set(id, { note: { id, author: c.author, body: c.body, postedAt: c.createdAt * 1000 }, index, delivered: false, held });
       if (!held) added += 1;
     });
-    if (added > 0) for (const l of [...this.listeners]) l();
+    if (added > 0) {
+      for (const l of [...this.listeners]) l();
+      this.o.hooks?.arrived?.(added);
+    }
     return added;
   }
 

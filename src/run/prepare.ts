@@ -78,6 +78,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   if ("decision" in pinned) return { decision: pinned.decision };
   const session = await TaskSession.open(i.continuity.journal, lease.board, lease.taskId, i.agent.name);
   record.session = session;
+  record.title = detail.task.title;
   const input: Prepared["input"] = {
     taskId: lease.taskId,
     runId: lease.runId,

@@ -23,6 +23,8 @@ export class RunRecord {
   lastHeartbeat: number | null = null;
   /** The last operator note handed to the agent, and when. */
   operatorNote: (Note & { deliveredAt: number }) | null = null;
+  /** The task's title, once the run has read the task (untrusted text: shown escaped, never run). */
+  title: string | null = null;
   /** The run's budget for the task tools (work.ts makes it; the close's attachments count against it too). */
   tools: ToolBudget | null = null;
 

@@ -83,6 +83,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
         if (last) record.operatorNote = { ...last, deliveredAt: at };
         w.events.tell("notes", notes, at);
       },
+      arrived: (count) => w.events.tell("notes_offered", count),
     },
   });
   held.on("unresolved", (err) => stop("unresolved", describeError(err)));
@@ -172,7 +173,8 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       facts.outcome ??= tools.host.request;
     }
     const changes = prep.before ? await changesSince(prep.ws.local, prep.before, w.gate.git, w.shutdown).catch(() => null) : null;
-    record.story.changedFiles = changes?.files ?? null;
+    const earlier = record.session?.earlierFiles() ?? [];
+    record.story.changedFiles = changes || earlier.length ? [...new Set([...earlier, ...(changes?.files ?? [])])].sort() : null;
     let d = decide(facts);
     if (d.type === "complete") {
       w.setPhase("verifying");
@@ -189,7 +191,7 @@ export async function workRun(w: WorkInput): Promise<Decision> {
       d =
         facts.stop !== null
           ? decide(facts)
-          : applyGate(d, { verification, skipped: plan.skipped, changedFiles: changes?.files ?? null, diffStat: changes?.diffStat ?? null }, w.gate.config);
+          : applyGate(d, { verification, skipped: plan.skipped, changedFiles: record.story.changedFiles, diffStat: changes?.diffStat ?? null }, w.gate.config);
     }
     return await confined.settle(d);
   } finally {

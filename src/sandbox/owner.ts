@@ -1,7 +1,8 @@
 // Handing a tree to the agent's user and taking it back (a bridge running as root runs its agents as an
 // unprivileged uid: jail/identity.ts). The boundary is by inode, not by path (sandbox/walk.ts walks it):
 // - nothing whose inode also has a name outside the tree is handed over — a clone's hard-linked objects, a
-//   package store's files, `cp -al` — nor a device node or another filesystem mounted inside: they stay as
+//   package store's files, `cp -al` (any hard link, in a tree the agent's user held already: another seat's
+//   live agent may be moving names) — nor a device node or another filesystem mounted inside: they stay as
 //   they were, read-only to the agent, and the hand-over counts them (the card says so);
 // - what the hand-over changed is recorded per inode (device, number, birth time) with its owner and its
 //   ACLs, and the give-back restores exactly that: an inode the agent hard-linked at another user's path
@@ -25,9 +26,9 @@ export interface Owner {
 
 /** What a hand-over left as it was (its owner, read-only to the agent), by why; a few names of them. */
 export interface Kept {
-  /** Hard links with a name outside the tree. */
+  /** Hard links with a name outside the tree (or any, in a tree the agent's user held already). */
   links: number;
-  /** Entries of another filesystem mounted inside (its mount point included). */
+  /** Entries of another filesystem, or of a bind mount, mounted inside (its mount point included). */
   foreign: number;
   devices: number;
   /** Names that are not UTF-8 (never a workspace's own). */
@@ -101,14 +102,19 @@ export async function handOver(root: string, to: Owner, o: { limit?: number } = 
   };
   // An inode with more than one link waits for the walk's end: handed over only if every name of it was inside.
   const links = new LinkCount();
+  // Entries the agent's user held before this walk: another seat's hand-over of this tree (its agent may be
+  // working in it now, moving a name from folder to folder so that the count sees it twice) or one a dead
+  // bridge never gave back. Names counted then prove nothing: no inode with more than one link is handed over.
+  let theirs = false;
   await walkTree(root, limit, async (e) => {
     const st = e.st;
     if (e.foreign) return keep("foreign", e.rel);
     if (st.isBlockDevice() || st.isCharacterDevice()) return keep("devices", e.rel);
     if (!e.utf8) return keep("odd", e.rel);
+    if (same(ownerOf(st), to)) theirs = true;
     if (!links.note(st)) await give(e);
   });
-  const inside = links.allInside();
+  const inside = theirs ? new Set<string>() : links.allInside();
   if (links.size > 0)
     await walkTree(root, limit, async (e) => {
       if (e.foreign || !e.utf8 || !links.has(e.st)) return;

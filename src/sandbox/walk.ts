@@ -2,11 +2,12 @@
 // opened (O_NOFOLLOW) and checked to be what lstat saw before it is listed, and every entry below it is
 // reached through that open descriptor (/proc/self/fd/N/<name>), so a directory swapped for a link between
 // the look and the listing leads nowhere; names are taken as bytes (a name that is not UTF-8 is an entry
-// like any other); another filesystem mounted inside is reported, never entered. Entries are identified
+// like any other); another filesystem mounted inside — or a bind mount of the tree's own, whose device is
+// the tree's and which only the mount table tells — is reported, never entered. Entries are identified
 // by inode (device, number and birth time), never by path: sandbox/owner.ts hands a tree over and back
 // with it.
 import { type BigIntStats, constants } from "node:fs";
-import { type FileHandle, lstat, open, readdir } from "node:fs/promises";
+import { type FileHandle, lstat, open, readFile, readdir, realpath, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
 
 /** More entries than a workspace should have: the walk stops, the run does not start. */
@@ -29,7 +30,7 @@ export interface TreeEntry {
   /** Is `name` valid UTF-8 (a string path reaches it)? */
   utf8: boolean;
   st: BigIntStats;
-  /** On another filesystem than the tree's root (a mount inside the tree): never entered. */
+  /** On another filesystem than the tree's root, or a bind mount's root (a mount inside the tree): never entered. */
   foreign: boolean;
   /** The descriptor path of its directory ("/proc/self/fd/N"), or null for the root. */
   dir: string | null;
@@ -43,6 +44,27 @@ const SLASH = Buffer.from("/");
 const BATCH = 32;
 
 const isUtf8 = (b: Buffer) => Buffer.from(b.toString("utf8"), "utf8").equals(b);
+
+/**
+ * The roots (inode keys) of what is mounted below `root`: a bind mount of the tree's own filesystem (a
+ * folder or a file of elsewhere, an operator's or a container's volume) has the tree's device, so only its
+ * place in the mount table tells it. The agent makes no mount on the host; the table is read at each walk.
+ */
+async function mountsBelow(root: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  const real = await realpath(root).catch(() => null);
+  const table = await readFile("/proc/self/mountinfo", "utf8").catch(() => "");
+  if (!real) return out;
+  const under = real === "/" ? "/" : `${real}/`;
+  for (const line of table.split("\n")) {
+    // The mount point is the fifth field, its space, tab, newline and backslash written as octal escapes.
+    const at = line.split(" ")[4]?.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8)));
+    if (!at?.startsWith(under) || at === real) continue;
+    const st = await stat(at, { bigint: true }).catch(() => null);
+    if (st) out.add(inodeKey(st));
+  }
+  return out;
+}
 
 /** Directories deeper than this are not entered (each level holds a descriptor): `tooDeep` names them. */
 export const MAX_DEPTH = 256;
@@ -59,6 +81,8 @@ export async function walkTree(
   tooDeep: (rel: string) => void = () => undefined,
 ): Promise<void> {
   const top = await lstat(root, { bigint: true });
+  const mounts = await mountsBelow(root);
+  const foreign = (st: BigIntStats) => st.dev !== top.dev || mounts.has(inodeKey(st));
   let n = 1;
   await visit({ at: Buffer.from(root), rel: ".", name: Buffer.from("."), utf8: true, st: top, foreign: false, dir: null });
   if (!top.isDirectory()) return;
@@ -84,7 +108,7 @@ export async function walkTree(
             const cst = await lstat(at, { bigint: true }).catch(() => null); // null: gone meanwhile
             if (!cst) return null;
             const childRel = rel === "." ? name.toString("utf8") : `${rel}/${name.toString("utf8")}`;
-            return { at, rel: childRel, name, utf8: isUtf8(name), st: cst, foreign: cst.dev !== top.dev, dir };
+            return { at, rel: childRel, name, utf8: isUtf8(name), st: cst, foreign: foreign(cst), dir };
           }),
         );
         const found = batch.filter((e): e is TreeEntry => e !== null);

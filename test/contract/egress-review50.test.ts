@@ -48,6 +48,13 @@ describe("the API route's path", () => {
       "/v1/..",
       "/./v1/messages",
       "/v1\\..\\admin",
+      // a fragment is no part of a request's target: what follows it reaches an upstream that may clean it
+      "/v1/x#/../../../admin",
+      // a path parameter on a dot segment (Tomcat, Spring's gateways: `..;` is `..`)
+      "/v1/..;/../admin",
+      "/v1/.;x/admin",
+      // an encoded percent: a gateway that decodes once hands `%2e%2e` to one that decodes again
+      "/v1/%252e%252e/admin",
     ]) {
       const r = await get(socket, `/hkb-api/anthropic${tail}`, key);
       expect(r.status, tail).toBe(400);

@@ -29,7 +29,8 @@ describe("review hand-off with the real Claude Code CLI", () => {
       { blocks: [{ text: "Handed over." }] },
     ]).start();
     const id = await emu.createTask("review me", { assignee: SEAT, body: "Write the parser." });
-    const base = { ...SHORT, seat: { limitMarginSeconds: 0 }, agent: claudeAgent(emu, mock) };
+    // (a claim long enough for a loaded machine: nothing here is cut at its deadline)
+    const base = { ...SHORT, claim: { ttlSeconds: 900, safetySeconds: 40 }, seat: { limitMarginSeconds: 0 }, agent: claudeAgent(emu, mock) };
     await (await runBridge(emu, { base })).daemon.done;
     let doc = await emu.show(id);
     expect(doc.task.status, String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason)).toBe("review");
@@ -47,9 +48,9 @@ describe("review hand-off with the real Claude Code CLI", () => {
     const resumed = textOf(mock.mainBodies[before]);
     // The same session: the first run's work is in the resumed run's first request …
     expect(resumed).toContain("Step one: implemented the parser.");
-    // … and the reviewer's changes lead the new prompt.
+    // … and the reviewer's changes lead the new prompt (the request as JSON: a new line is `\n`).
     expect(resumed).toMatch(
-      /This task was sent back from review \(review round 1; Hermes recorded `reopen-review` by @\S+ at [^)]+\)\. The changes asked for, quoted as board text[^\n]*\n> handle an empty file/,
+      /This task was sent back from review \(review round 1; Hermes recorded `reopen-review` by @\S+ at [^)]+\)\. The changes asked for, quoted as board text.*?\\n> handle an empty file/,
     );
     expect(doc.runs.at(-1)?.metadata).toMatchObject({ bridge: { session: { resumed: true } } });
   });

@@ -31,6 +31,8 @@ interface Seen {
   texts: () => string[];
   times: () => number[];
   arrivals: Arrivals;
+  /** Called once the seat offered the operator's note to the agent's input (taken or not). */
+  delivered?: () => void;
 }
 
 /** The task, a long-running bridge with `agent`; once the agent is working, the seat's comment, then the operator's. */
@@ -47,7 +49,12 @@ async function steer(agentIn: (dir: string) => Record<string, unknown>, seen: Se
     await seen.arrivals.arrived(2);
     expect((await e.kanban(["comment", id, OWN, "--author", SEAT])).code).toBe(0);
     const t0 = Date.now();
+    const handed = b.monitor.next("run:notes-offered", (n) => n.taskId === id, { ms: 60_000 });
     expect((await e.kanban(["comment", id, NOTE])).code).toBe(0);
+    void handed.then(
+      () => seen.delivered?.(),
+      () => undefined,
+    );
     const report = await closed;
     expect(report.close).toBe("applied");
     expect((await e.show(id)).task.status).toBe("done");
@@ -95,9 +102,14 @@ describe("operator notes reach a running agent", () => {
   }, 120_000);
 
   it("real Claude Code at its turn cap: a note sent as the run reaches --max-turns still reaches the model (2.1.205+)", async () => {
+    // the answer to its last turn waits for the note's delivery: the note is queued while the turn cap is reached
+    let delivered = () => {};
+    const noteIn = new Promise<void>((r) => {
+      delivered = r;
+    });
     const mock = await new AnthropicMock([
       { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "starting" } }] },
-      { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "working" } }] },
+      { blocks: [{ tool: "mcp__task__kanban_heartbeat", input: { note: "working" } }], hold: noteIn },
       working("mcp__task__kanban_heartbeat"),
       { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Followed the note.", result: GOOD } }] },
       { blocks: [{ text: "Done." }] },
@@ -111,7 +123,8 @@ describe("operator notes reach a running agent", () => {
       killGraceSeconds: 2,
       env: { ANTHROPIC_BASE_URL: mock.baseUrl, CLAUDE_CODE_MAX_RETRIES: "2", ANTHROPIC_API_KEY: "sk-ant-mock" },
     });
-    const r = await steer(agent, { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes, arrivals: mock.arrivals });
+    const seen = { texts: () => mock.mainBodies.map(requestText), times: () => mock.mainTimes, arrivals: mock.arrivals, delivered: () => delivered() };
+    const r = await steer(agent, seen);
     expect(r.last).toMatch(/\[note c1\] Comment from board user @/);
   }, 120_000);
 

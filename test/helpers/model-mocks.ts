@@ -12,7 +12,7 @@ export type Block = { text: string } | { tool: string; input: Record<string, unk
  * then the script goes on with that request.
  */
 export type ScriptedTurn =
-  | { blocks: Block[] }
+  | { blocks: Block[] /** answered only once this settles (what the test waits for first) */; hold?: Promise<unknown> }
   | { status: number; body: unknown; headers?: Record<string, string> | (() => Record<string, string>) }
   | { hang: true }
   | { loop: Block[]; until: (body: Record<string, unknown>) => boolean; delayMs?: number; max?: number };
@@ -80,9 +80,14 @@ abstract class ScriptedServer {
             .end(JSON.stringify(turn.body));
           return;
         }
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        this.stream(res, turn.blocks, this.bodies.length);
-        res.end();
+        const n = this.bodies.length;
+        const answer = () => {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          this.stream(res, turn.blocks, n);
+          res.end();
+        };
+        if (turn.hold) void turn.hold.then(answer, answer);
+        else answer();
       });
     });
     await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
@@ -117,7 +122,7 @@ abstract class ScriptedServer {
         this.notOffered.push({ tool: b.tool, request: this.bodies.length });
         return { text: `(the tool ${b.tool} was not offered to the model)` };
       });
-    if ("blocks" in turn) return { blocks: strip(turn.blocks) };
+    if ("blocks" in turn) return { blocks: strip(turn.blocks), ...(turn.hold ? { hold: turn.hold } : {}) };
     if ("loop" in turn) return { ...turn, loop: strip(turn.loop) };
     return turn;
   }

@@ -266,7 +266,7 @@ export function countFromBoard(docs: Doc[], outbox: Map<string, { seat: string; 
       const claimed = d.events[claimAt];
       const kept = outbox.get(`${d.task.id}/${run.id}`);
       const deadSeat = kept?.state === "dead" ? kept.seat : undefined;
-      const seat = bridge?.seat ?? / · seat (\S+)/.exec(line)?.[1] ?? kept?.seat ?? "?";
+      const seat = bridge?.seat ?? / · seat (\S+)/.exec(line)?.[1] ?? kept?.seat ?? "(unknown seat)";
       seatsOfRuns.set(run.id, seat);
       const counts = [row(seat), row("total")];
       const each = (f: (c: Count) => void) => {

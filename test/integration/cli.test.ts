@@ -9,7 +9,7 @@ import { AGENT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), ...env }, timeoutMs: 90_000 });
+  runProcess({ argv: [process.execPath, CLI_BIN, ...args], env: { PATH: process.env.PATH ?? "", HOME: tmpdir(), ...env }, timeoutMs: 170_000 });
 
 describe("hermes-bridge CLI", () => {
   it("exits 2 naming the key path of a bad value", async () => {
@@ -112,5 +112,5 @@ describe("hermes-bridge CLI", () => {
     expect(r.stdout).toMatch(/Add a license\s+blocked/);
     expect(r.stdout).toMatch(/Run a flaky tool\s+blocked/);
     expect(r.stdout).toMatch(/lease_lost/);
-  });
+  }, 180_000);
 });

@@ -2,11 +2,12 @@
 // journaled, named in the cut's block and resumed after an unblock (with the continuation prompt and
 // `resume` in the context); the resume budget ends in a human decision; a task's max runtime sizes its
 // claim; deliverables survive the scratch workspace; usage lands on the card.
-import { chmodSync, mkdirSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
+import { untilHost } from "../helpers/steering.js";
 
 let emu: Emu;
 afterEach(() => emu?.cleanup());
@@ -60,6 +61,24 @@ describe("continuity with a command agent", () => {
     expect(prompt).toMatch(/That run was cut: it reached its deadline/);
     expect(prompt).toContain("Use the staging database.");
     expect(prompt).toContain("Unblocked with the reason: go on");
+  });
+
+  it("the files of every sitting are the task's changed files: a cut run's and its continuation's", async () => {
+    emu = await Emu.create();
+    const e = emu;
+    const id = await e.createTask("two sittings", { assignee: SEAT, body: "MODE:polite-files" });
+    // sitting 1 writes first.txt and is stopped by a planned stop of its seat: the claim kept, the session saved
+    const first = await runBridge(e, { once: false, base: { claim: { ttlSeconds: 600 } } });
+    const ws = await untilHost("the task's workspace", async () => (await e.show(id)).task.workspace_path);
+    await untilHost("first.txt", () => existsSync(join(ws, "first.txt")));
+    await first.daemon.stop();
+    // sitting 2 continues it (the session resumed: second.txt) and completes
+    await (await runBridge(e, { base: { claim: { ttlSeconds: 600 } } })).daemon.done;
+    const d = await e.show(id);
+    expect(d.task.status).toBe("done");
+    expect(d.runs).toHaveLength(1);
+    expect(d.runs[0]?.summary).toMatch(/^resumed sess-/);
+    expect((d.runs[0]?.metadata as { changed_files?: string[] } | null)?.changed_files).toEqual(["first.txt", "second.txt"]);
   });
 
   it("the resume budget ends in a human decision, and the session is dropped for a fresh start", async () => {

@@ -102,7 +102,8 @@ describe("daemon (long-running)", () => {
   it("stop waits for a claim still under way when the signal came: its run ends before the daemon does", async () => {
     emu = await Emu.create();
     const id = await emu.createTask("claimed late", { assignee: SEAT, body: "MODE:complete" });
-    const config = bridgeConfig(emu, { base: { discovery: { watch: false, sweepSeconds: 3600 } } });
+    // (a grace long enough for a loaded machine: the run is to end by itself, not be cut by the stop)
+    const config = bridgeConfig(emu, { base: { discovery: { watch: false, sweepSeconds: 3600 }, shutdown: { graceSeconds: 600 } } });
     const built = await build(config, process.env, silentLogger);
     const [board] = built.boards;
     if (!board) throw new Error("no board");

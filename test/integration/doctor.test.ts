@@ -129,6 +129,26 @@ describe("doctor", () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^config\s+FAIL\s+.*boards\.0: a board slug.*agent\.command: at least the program name/m);
   });
+
+  it("a seat not logged in is told the way its config names first: the API key for a seat that passes one", async () => {
+    emu = await Emu.create();
+    const claude = join(emu.dir, "claude");
+    // what the real `claude auth status` prints when a seat is not logged in
+    writeFileSync(claude, '#!/bin/sh\necho \'{"loggedIn": false, "authMethod": "none", "apiProvider": "firstParty"}\'; exit 1\n');
+    chmodSync(claude, 0o755);
+    const seat = (name: string, agent: string) => {
+      const cfg = join(emu.dir, `${name}.yaml`);
+      writeFileSync(
+        cfg,
+        `boards: [bridge]\nassignee: ${name}\nhermes: {command: ["${process.execPath}", "${emu.command[1]}"], home: "${emu.home}"}\nagent: {kind: claude-code, command: ["${claude}"], isolation: {mode: none}${agent}}\nstateDir: "${join(emu.dir, name)}"\n`,
+      );
+      return cfg;
+    };
+    const keyed = await cli(["doctor", "--config", seat("keyed", ", passEnv: [ANTHROPIC_API_KEY]")]);
+    expect(keyed.stdout).toMatch(/^agent\s+FAIL\s+.*\n\s+fix: log this seat in — an Anthropic API key: ANTHROPIC_API_KEY=<key> in the seat's environment/m);
+    const plan = await cli(["doctor", "--config", seat("plan", "")]);
+    expect(plan.stdout).toMatch(/fix: log this seat in — a Claude subscription \(a browser sign-in\)/);
+  });
 });
 
 describe("operator material", () => {

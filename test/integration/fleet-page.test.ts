@@ -211,6 +211,17 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
       expect(((await cell("codex-1", "hours").locator(".legend").textContent()) ?? "").trim()).toBe("1 done");
       expect(await cell("codex-1", "hours").locator(".level").count()).toBe(0);
 
+      // the task's title beside its id
+      expect(await cell("claude-work", "runs").locator(".title").textContent()).toBe("the working one");
+      // at 1400 px the problems are on screen: each seat's outbox and last error end inside the window
+      await page.setViewportSize({ width: 1400, height: 900 });
+      for (const lane of ["claude-work", "claude-pool", "claude-auth", "codex-1"])
+        for (const cls of ["outbox", "err"]) {
+          const b = await cell(lane, cls).boundingBox();
+          expect(b && b.x + b.width, `${lane} ${cls}`).toBeLessThanOrEqual(1400);
+        }
+      await page.setViewportSize({ width: 1680, height: 900 });
+
       mkdirSync("test-artifacts", { recursive: true });
       await page.screenshot({ path: "test-artifacts/fleet-page.png", fullPage: true });
       if (process.env.HKB_SCREENSHOT_TO_DOCS) copyFileSync("test-artifacts/fleet-page.png", "docs/fleet.png");

@@ -16,7 +16,7 @@ describe.concurrent("a seat's usage limit", () => {
     } finally {
       emu.cleanup();
     }
-  });
+  }, 150_000);
 
   it("wait: seat A parks the task and completes it after the reset, resuming its own session", async () => {
     const emu = await Emu.create();
@@ -28,7 +28,7 @@ describe.concurrent("a seat's usage limit", () => {
     } finally {
       emu.cleanup();
     }
-  });
+  }, 150_000);
 
   it("an account limited until a fixed time (the agent's word, unconfirmed), wait: the same seat completes it after the reset — no run before it, never blocked", async () => {
     const emu = await Emu.create();

@@ -3,6 +3,7 @@
 // inode: what also has a name outside the tree is never handed over, the give-back restores per inode and
 // takes off the ACLs the agent added.
 import { chmodSync, chownSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { getAttributeSync, setAttributeSync } from "@napi-rs/xattr";
 import { describe, expect, it } from "vitest";
@@ -73,6 +74,24 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     expect(statSync(join(store, "index.js")).mode & 0o777).toBe(0o444);
   });
 
+  it("a tree already the agent's user's (another seat's hand-over, its agent live) hands over no inode with more than one link", async () => {
+    // Two seats claim one dir: at once; the first's agent starts while the second still counts names. It
+    // moves a store file (root's, a name outside) from folder to folder: counted twice, it looked "all
+    // inside" and was handed over (seen with a mover as uid 65534: the store file became 65534's). A walk
+    // that meets the agent's user's entries it did not hand over itself counts no name as proof.
+    const ws = scratchDir("hkb-handback-busy-");
+    mkdirSync(join(ws, "d1"));
+    mkdirSync(join(ws, "d2"));
+    writeFileSync(join(ws, "d1", "one"), "1");
+    linkSync(join(ws, "d1", "one"), join(ws, "d2", "one")); // the names a mover would have made it look like
+    writeFileSync(join(ws, "single"), "s");
+    for (const p of [".", "d1", "d2"]) chownSync(join(ws, p), AGENT.uid, AGENT.gid); // the first seat's hand-over
+    const back = await handOver(ws, AGENT);
+    expect(statSync(join(ws, "d1", "one")).uid).toBe(0);
+    expect(statSync(join(ws, "single")).uid).toBe(AGENT.uid);
+    expect(back.kept.links).toBe(2);
+  });
+
   it("restores per inode: root's file hard-linked at another user's path goes back to root, never to that user", async () => {
     const ws = scratchDir("hkb-handback-inode-");
     writeFileSync(join(ws, "deploy.sh"), "#!/bin/sh\n", { mode: 0o755 });
@@ -108,6 +127,36 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     expect(getAttributeSync(join(ws, "team.txt"), ACCESS)).toEqual(acl(1000, 6));
     expect(statSync(odd).uid).toBe(0);
     expect(r.failed).toEqual([]);
+  });
+
+  it("never hands over a bind mount of the tree's own filesystem (its device is the tree's: its place in the mount table tells it)", async (ctx) => {
+    const base = scratchDir("hkb-handback-bind-");
+    const root = join(base, "ws");
+    const outside = join(base, "shared-lib");
+    mkdirSync(join(root, "vendor"), { recursive: true });
+    mkdirSync(join(outside, "sub"), { recursive: true });
+    writeFileSync(join(outside, "lib.sh"), "echo root's\n");
+    writeFileSync(join(outside, "sub", "deep.txt"), "x");
+    writeFileSync(join(root, "main.c"), "x");
+    writeFileSync(join(root, "one.txt"), "x");
+    writeFileSync(join(outside, "file-bound.txt"), "x");
+    try {
+      execFileSync("mount", ["--bind", outside, join(root, "vendor")], { stdio: "ignore" });
+    } catch {
+      return ctx.skip(); // no mounts here
+    }
+    execFileSync("mount", ["--bind", join(outside, "file-bound.txt"), join(root, "one.txt")]);
+    try {
+      const back = await handOver(root, AGENT);
+      for (const p of ["lib.sh", "sub", "sub/deep.txt", "file-bound.txt", "."]) expect(statSync(join(outside, p)).uid, p).toBe(0);
+      expect(statSync(join(root, "main.c")).uid).toBe(AGENT.uid);
+      expect(back.kept.foreign).toBe(2);
+      await back.restore();
+      expect(statSync(join(root, "main.c")).uid).toBe(0);
+    } finally {
+      execFileSync("umount", [join(root, "one.txt")]);
+      execFileSync("umount", [join(root, "vendor")]);
+    }
   });
 
   it("a directory swapped for a link to another tree leads the give-back nowhere", async () => {

@@ -40,4 +40,39 @@ describe("the live workspaces of this host", () => {
       jail.kill("SIGKILL");
     }
   });
+
+  it("a path through a live run's workspace is refused — a link there is its agent's to turn (toward /etc) between the check and the hand-over", async () => {
+    const base = scratchDir("hkb-live-through-");
+    const a = join(base, "projects", "a");
+    mkdirSync(join(a, "d", "victim"), { recursive: true });
+    mkdirSync(join(base, "host", "victim"), { recursive: true });
+    const records = join(base, "records");
+    const runA = {};
+    await expect(claimWorkspace(a, runA, { hand: null, records, uid: null })).resolves.toBeNull();
+    // A's agent: a link in its workspace, toward its own folder when the task's path is checked (inside the
+    // allowed root), turned toward the host's folder before the claim
+    symlinkSync(join(base, "host"), join(a, "link"));
+    const handed: string[] = [];
+    const through = join(a, "link", "victim");
+    const claimB = claimWorkspace(
+      through,
+      {},
+      {
+        hand: async () => {
+          handed.push(through);
+          return null;
+        },
+        records,
+        uid: null,
+      },
+    );
+    await expect(claimB).rejects.toBeInstanceOf(WorkspaceNested);
+    await expect(claimB).rejects.toThrow(/passes through .*projects\/a, the workspace of a run alive on this host/);
+    expect(handed).toEqual([]);
+    // the same path once A is over is a path like any other
+    await releaseWorkspace(runA, null);
+    const runB = {};
+    await expect(claimWorkspace(through, runB, { hand: null, records, uid: null })).resolves.toBeNull();
+    await releaseWorkspace(runB, null);
+  });
 });

@@ -9,7 +9,7 @@ import { agentEnv } from "../env.js";
 import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../probe.js";
 import { initialClaudeState, translateClaudeLine } from "./translate.js";
 import { systemClock } from "../../time/clock.js";
-import { loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
+import { chosenLogins, loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { TESTED_VERSIONS } from "../tested.js";
 import { CLAUDE_HOME } from "./home.js";
@@ -123,7 +123,7 @@ export const claudeCodeKind = defineKind({
       set: a.env,
       home: { CLAUDE_CONFIG_DIR: dir },
       env: ctx.env,
-      fix: loginFix(login(a, ctx.stateDir)),
+      fix: loginFix(login(a, ctx.stateDir), chosenLogins(a, { "api-key": ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"], token: ["CLAUDE_CODE_OAUTH_TOKEN"] })),
       fresh: { layout: CLAUDE_HOME, login: dir, scratch: statePath(ctx.stateDir, "private") },
     });
   },

@@ -11,7 +11,7 @@ import { PROBE_PROMPT, checked, loginWorks, probeSeat, verdictOf } from "../prob
 import { initialCodexState, translateCodexLine } from "./translate.js";
 import { codexNativeImages } from "./native.js";
 import { systemClock } from "../../time/clock.js";
-import { loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
+import { chosenLogins, loginFix, loginHolds, loginStatus, overridingKey, shellLine } from "../cli-login.js";
 import { defineKind } from "../kind.js";
 import { TESTED_VERSIONS } from "../tested.js";
 import { CODEX_HOME } from "./home.js";
@@ -116,7 +116,7 @@ export const codexKind = defineKind({
       set: a.env,
       home: { CODEX_HOME: dir },
       env: ctx.env,
-      fix: loginFix(login(a, ctx.stateDir)),
+      fix: loginFix(login(a, ctx.stateDir), chosenLogins(a, { "api-key": CODEX_KEYS })),
       fresh: { layout: CODEX_HOME, login: dir, scratch: statePath(ctx.stateDir, "private") },
     });
   },
