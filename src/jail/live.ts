@@ -10,7 +10,7 @@
 import { mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
-import { allJails, processesOf } from "../process/terminate.js";
+import { jailsAndProcessesOf } from "../process/terminate.js";
 import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
@@ -85,7 +85,7 @@ async function nestedOnHost(path: string, line: string[], uid: number | null): P
     line: e.line,
     path: async () => e.path,
   }));
-  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) {
+  for (const pid of jailsAndProcessesOf(uid)) {
     const other = await lineOf(`/proc/${pid}/cwd`);
     if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid) });
   }
@@ -101,7 +101,7 @@ async function nestedOnHost(path: string, line: string[], uid: number | null): P
 
 /** Is the workspace `key` in use by a run of another process (its jail started there; an agent's process working in it)? */
 async function usedElsewhere(key: string, uid: number | null): Promise<boolean> {
-  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
+  for (const pid of jailsAndProcessesOf(uid)) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
   return false;
 }
 

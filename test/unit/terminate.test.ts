@@ -1,9 +1,12 @@
 // The stop ladder reaches what left the group: a child in a session of its own (a bubblewrap jail's
 // `--new-session`) whose leader dies at the first signal is still stopped, never left under init.
 import { spawn } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { groupMembers, groupsBelow, jailProcesses, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
-import { alive } from "../helpers/steering.js";
+import { groupMembers, groupsBelow, jailProcesses, jailsAndProcessesOf, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
+import { alive, untilHost } from "../helpers/steering.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 describe("terminateGroup", () => {
   it("stops a new-session child whose leader died at SIGTERM", async () => {
@@ -43,6 +46,33 @@ describe("a jail's leftovers, by its marker", () => {
       expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(0);
     } finally {
       for (const p of [mine, other]) if (alive(p)) process.kill(-p, "SIGKILL");
+    }
+  });
+});
+
+describe("the jails and a uid's processes, in one pass over /proc", () => {
+  it("a jail (bubblewrap naming a marker) always; a process of the uid only when asked; nothing else", async () => {
+    const base = scratchDir("hkb-scan-");
+    symlinkSync("/bin/sh", join(base, "bwrap"));
+    const jail = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/y"], { stdio: "ignore" });
+    const plain = spawn("/bin/sh", ["-c", "sleep 30; :"], { stdio: "ignore" });
+    const root = process.getuid?.() === 0;
+    const theirs = root ? spawn("/bin/sh", ["-c", "sleep 30; :"], { stdio: "ignore", uid: 65534, gid: 65534 }) : null;
+    try {
+      await untilHost("the processes started", () => [jail, plain, theirs].every((p) => p === null || p.pid !== undefined));
+      const jails = jailsAndProcessesOf(null);
+      expect(jails).toContain(jail.pid);
+      expect(jails).not.toContain(plain.pid);
+      expect(jails).not.toContain(process.pid);
+      if (theirs) {
+        expect(jails).not.toContain(theirs.pid);
+        const both = jailsAndProcessesOf(65534);
+        expect(both).toContain(jail.pid);
+        expect(both).toContain(theirs.pid);
+        expect(both).not.toContain(plain.pid);
+      }
+    } finally {
+      for (const p of [jail, plain, theirs]) p?.kill("SIGKILL");
     }
   });
 });
