@@ -15,8 +15,9 @@ export function shellLine(vars: Readonly<Record<string, string>>, argv: readonly
 }
 
 /**
- * The pre-flight's fix: every way to log the seat in, as commands that work when pasted — the ways the seat's
- * config already names first (`chosen`: a key or token variable in agent.passEnv / agent.env says which).
+ * The pre-flight's fix: every way to log the seat in, as commands that work when pasted — the way the seat's
+ * config already names first (`chosen`: an API key's variable in agent.passEnv / agent.env; a subscription seat
+ * names its token's variable as an option, which changes nothing).
  */
 export function loginFix(steps: readonly LoginStep[], chosen: readonly string[] = []): string {
   const first = [...steps.filter((s) => chosen.includes(s.id)), ...steps.filter((s) => !chosen.includes(s.id))];

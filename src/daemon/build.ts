@@ -1,6 +1,7 @@
 // Composition root: config → the seat's settings, boards (redacting), agent (loaded on demand), outbox, alerts, closer, workspaces, git, journal, factories.
 import { Jail } from "../jail/jail.js";
 import { cannotReach, forbiddenRoots, imageCacheOf, resolvePolicy } from "../jail/policy.js";
+import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
 import type { AgentUser } from "../jail/identity.js";
 import { egressPlan } from "../egress/plan.js";
 import { postureOnce } from "./posture.js";
@@ -218,7 +219,7 @@ export async function build(
     hermesHomes: settings.hermesHomes,
     files: [c.provenance?.file, c.http.tokenFile],
     logins: [kindOf(c, kinds).home?.(c.agent, c.stateDir)],
-    own: [imageCacheOf(c.agent.isolation, env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
+    own: [imageCacheOf(c.agent.isolation, env), defaultWorkspaceRegistry(env), shareOf(c, env)?.dir, c.hermes.shareDir, defaultShareDir(env)], // + every hub's sockets
   });
   const limits = await seatLimits(c, env);
   const jail = new Jail(await resolvePolicy(c.agent.isolation, { env, dir: statePath(c.stateDir, "jail"), forbidden, limits }), {

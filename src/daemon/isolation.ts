@@ -7,9 +7,10 @@
 import { ConfigError } from "../errors/index.js";
 import { mib, probeImageCache } from "../jail/image-cache.js";
 import type { Jail } from "../jail/jail.js";
-import { handbacksDir, recoverHandbacks } from "../jail/live.js";
+import { recoverHandbacks } from "../jail/live.js";
 import { type LimitsPolicy, explicitCaps, resolveLimits } from "../jail/limits.js";
 import { hostTool } from "../jail/policy.js";
+import { workspaceHost } from "../jail/run-jail.js";
 import type { Config } from "../config/schema.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { AlertPayload } from "../outbox/webhook.js";
@@ -51,7 +52,8 @@ export const confinementOf = (jail: Jail | undefined) => ({
 
 /** At start: the workspaces a run of this seat's last process handed over and never gave back (it died mid-run), given back. */
 export async function handbacksAtStart(jail: Jail, log: { warn(o: object, msg: string): void }): Promise<void> {
-  const n = await recoverHandbacks(handbacksDir(jail.policy), jail.mode === "user" ? jail.policy.user.uid : null);
+  if (jail.mode === "none") return;
+  const n = await recoverHandbacks(workspaceHost(jail));
   if (n) log.warn({ workspaces: n }, "gave back workspaces the seat's last process left handed to the agent's user");
 }
 

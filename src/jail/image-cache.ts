@@ -8,17 +8,15 @@
 import { createHash } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, copyFile, mkdir, open, readdir, rename, rm, stat, statfs, utimes } from "node:fs/promises";
-import { homedir } from "node:os";
 import { basename, isAbsolute, join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
+import { hostCacheDir } from "../sandbox/registry.js";
 import { type Clock, sleep, systemClock } from "../time/clock.js";
 
 /** Where the copies go when agent.isolation.imageCache is not set: root's /var/cache, else the user's cache dir. */
 export function defaultImageCache(env: NodeJS.ProcessEnv, root = process.getuid?.() === 0): string {
-  if (root) return "/var/cache/hermes-bridge/images";
-  const base = env.XDG_CACHE_HOME?.startsWith("/") ? env.XDG_CACHE_HOME : join(homedir(), ".cache");
-  return join(base, "hermes-bridge", "images");
+  return join(hostCacheDir(env, root), "images");
 }
 
 /** Why `dir` can never be the cache (a relative path, a kernel filesystem), or null. */

@@ -53,6 +53,8 @@ export interface JailPolicy {
   seccomp?: string | null | undefined;
   /** Where the execute-only copies of the CLIs' images are kept (images.ts; agent.isolation.imageCache, a forbidden root). */
   imageCache?: string | undefined;
+  /** The host's registry of workspaces handed over (sandbox/registry.ts; unset: its default). */
+  registry?: string | undefined;
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */

@@ -1,17 +1,19 @@
 // The workspaces of the runs alive on this host, by inode (never by a path string): a run's workspace may
 // be another live run's (two runs of one `dir:` share it, and its hand-over), never inside or around one —
 // its jail would show the other's files to its agent — nor reached through one (a link there is its agent's
-// to turn between the check and the hand-over). What is alive: this process's runs (registered here
-// from the hand-over to the give-back) and every jail on the host (any bridge's: its first process was
-// started in its workspace, and its cwd is compared by device and inode); without namespaces (isolation
-// user), the agent uid's processes, by their cwd's inode. The give-back of a workspace waits for its last
-// user; what a hand-over changed is kept on disk (the seat's jail dir) until it is given back, so a bridge
-// that died mid-run gives it back at its next start (recoverHandbacks) or the workspace's next hand-over.
-import { mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+// to turn between the check and the hand-over). What is alive: the host's registry of workspaces handed
+// over (sandbox/registry.ts: every process of this bridge user registers its runs' workspaces there, under
+// the registry's lock from the check through the hand-over, and gives them back under it), every jail on
+// the host (any bridge's: its first process was started in its workspace, and its cwd is compared by device
+// and inode) and, without namespaces (isolation user), the agent uid's processes, by their cwd's inode. The
+// give-back of a workspace waits for its last user, in any process; what a hand-over changed is kept in the
+// registry until it is given back, so what a bridge that died mid-run left is settled by whoever comes next
+// (a claim, a give-back, a seat's start) — with that record, before anything else is handed over.
+import { readlink, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
 import { jailsAndProcessesOf } from "../process/terminate.js";
 import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
+import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "../sandbox/registry.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
 export class WorkspaceNested extends PermanentError {
@@ -29,20 +31,17 @@ export class WorkspaceNested extends PermanentError {
   }
 }
 
+/** This process's runs in one workspace (the registry holds the process once for all of them). */
 interface Live {
   key: string;
-  /** The inodes of the workspace and each of its parents, the workspace's first. */
-  line: string[];
-  path: string;
   users: Set<object>;
-  /** The hand-over (null: nothing handed over — a bridge as the agent's own user). */
-  ready: Promise<Handback | null>;
-  record: string | null;
+  /** The hand-over (null: nothing handed over — a bridge as the agent's own user, a run that joined another's). */
+  back: Handback | null;
 }
 
 const live = new Map<string, Live>();
 let queue: Promise<unknown> = Promise.resolve();
-/** One claim or give-back at a time in this process: a check and its registration are one step. */
+/** One claim or give-back at a time in this process (the registry's lock is not reentrant). */
 const serial = <T>(f: () => Promise<T>): Promise<T> => {
   const p = queue.then(f);
   queue = p.catch(() => undefined);
@@ -77,14 +76,15 @@ async function stepsOf(p: string): Promise<string[][]> {
   return out;
 }
 
-/** A live workspace elsewhere on the host that nests with `line` (its path and how), or null. */
-async function nestedOnHost(path: string, line: string[], uid: number | null): Promise<{ other: string; how: WorkspaceNested["how"] } | null> {
+/** A live workspace on the host (the registry's `entries`, the jails) that nests with `line` (its path and how), or null. */
+async function nestedOnHost(
+  path: string,
+  line: string[],
+  uid: number | null,
+  entries: readonly RegistryEntry[],
+): Promise<{ other: string; how: WorkspaceNested["how"] } | null> {
   const key = line[0];
-  const others: { key: string; line: string[]; path: () => Promise<string> }[] = [...live.values()].map((e) => ({
-    key: e.key,
-    line: e.line,
-    path: async () => e.path,
-  }));
+  const others: { key: string; line: string[]; path: () => Promise<string> }[] = entries.map((e) => ({ key: e.key, line: e.line, path: async () => e.path }));
   for (const pid of jailsAndProcessesOf(uid)) {
     const other = await lineOf(`/proc/${pid}/cwd`);
     if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid) });
@@ -99,109 +99,138 @@ async function nestedOnHost(path: string, line: string[], uid: number | null): P
   return null;
 }
 
-/** Is the workspace `key` in use by a run of another process (its jail started there; an agent's process working in it)? */
+/** Is the workspace `key` in use by a jail, or an agent's process, working in it (a bridge's that is not in the registry, or one a dead bridge left)? */
 async function usedElsewhere(key: string, uid: number | null): Promise<boolean> {
   for (const pid of jailsAndProcessesOf(uid)) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
   return false;
 }
 
-/** Where a seat keeps the hand-overs not given back yet (its jail dir). */
-export const handbacksDir = (policy: { dir: string }): string => join(policy.dir, "handbacks");
+const seatsOf = (users: readonly RegisteredUser[]) => users.map((u) => `pid ${u.pid} of ${u.seat || "a seat"}`).join(", ");
 
-const recordFile = (dir: string, key: string) => join(dir, `${key.replace(/[^0-9]/g, "-")}.json`);
-
-async function keep(dir: string, key: string, record: HandbackRecord): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = recordFile(dir, key);
-  await writeFile(`${file}.new`, JSON.stringify({ key, record }), { mode: 0o600 });
-  await rename(`${file}.new`, file);
-  return file;
+/** Gives back what `e`'s hand-over changed, if its path is still that inode (a folder put in its place is not walked). */
+async function giveBackEntry(e: RegistryEntry): Promise<void> {
+  if (!e.record || (await lineOf(e.record.root))[0] !== e.key) return;
+  const r = await giveBack(e.record);
+  if (r.failed.length) throw new Error(`the give-back of ${e.path} failed for ${r.failed.join("; ")}`);
 }
 
-const readRecord = async (file: string) => (JSON.parse(await readFile(file, "utf8")) as { key: string; record: HandbackRecord }).record;
-
-/** Gives back a kept record when its workspace is still that inode and no run uses it; true when it is settled. */
-async function settle(file: string, uid: number | null): Promise<boolean> {
-  const kept = JSON.parse(await readFile(file, "utf8")) as { key: string; record: HandbackRecord };
-  if (live.has(kept.key) || (await usedElsewhere(kept.key, uid))) return false;
-  if ((await lineOf(kept.record.root))[0] === kept.key) {
-    const r = await giveBack(kept.record);
-    if (r.failed.length) throw new Error(`the give-back of ${kept.record.root} failed for ${r.failed.join("; ")}`);
+/**
+ * The registry's entries, those of processes that are all gone settled first: given back with their record
+ * (unless a jail still works there: a run its dead bridge left, which the next claim of it adopts) and
+ * removed. A settle that fails keeps its entry; it fails the caller when `strict` says the entry is its concern.
+ */
+async function settleDead(
+  reg: WorkspaceRegistry,
+  uid: number | null,
+  strict: (e: RegistryEntry) => boolean,
+): Promise<{ entries: RegistryEntry[]; settled: number }> {
+  const entries: RegistryEntry[] = [];
+  let settled = 0;
+  for (const e of await reg.all()) {
+    const users: RegisteredUser[] = [];
+    for (const u of e.users) if (await alive(u)) users.push(u);
+    if (users.length > 0 || (await usedElsewhere(e.key, uid))) {
+      if (users.length !== e.users.length && users.length > 0) await reg.put({ ...e, users });
+      entries.push({ ...e, users });
+      continue;
+    }
+    try {
+      await giveBackEntry(e);
+      await reg.remove(e.key);
+      settled += 1;
+    } catch (err) {
+      if (strict(e)) throw new Error(`${e.path} was left handed over by ${seatsOf(e.users)}, which ended: ${(err as Error).message}`, { cause: err });
+      entries.push(e);
+    }
   }
-  await rm(file, { force: true });
-  return true;
+  return { entries, settled };
+}
+
+export interface WorkspaceHost {
+  /** The host's registry of workspaces handed over (sandbox/registry.ts). */
+  registry: string;
+  /** Without namespaces (isolation user): the agent's uid, whose processes are its runs'. */
+  uid: number | null;
 }
 
 /**
  * Registers `user`'s run in `workspace` (refused — WorkspaceNested — when it nests with a live one) and hands
- * it over with `hand` unless a live run already did; `records`: where the hand-over's record is kept.
+ * it over with `hand` unless a live run already did; `seat`: the seat's state dir, for messages.
  */
 export function claimWorkspace(
   workspace: string,
   user: object,
-  o: { hand: (() => Promise<Handback | null>) | null; records: string; uid: number | null },
+  o: WorkspaceHost & { hand: (() => Promise<Handback | null>) | null; seat: string },
 ): Promise<Handback | null> {
-  const entry = serial(async () => {
-    const line = await lineOf(workspace);
-    const key = line[0] ?? "";
-    const nested = await nestedOnHost(workspace, line, o.uid);
-    if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how);
-    const was = live.get(key);
-    if (was) {
-      was.users.add(user);
-      return was;
-    }
-    // A hand-over a dead bridge never gave back comes back first (its agents are gone with it) — or, where its
-    // agent survived it and works there still (a run this seat adopts), that record is the run's to give back.
-    const pending = recordFile(o.records, key);
-    const adopted = (await stat(pending).catch(() => null)) && !(await settle(pending, o.uid)) ? await readRecord(pending) : null;
-    if (adopted) {
-      const e: Live = { key, line, path: workspace, users: new Set([user]), ready: Promise.resolve(fromRecord(adopted)), record: pending };
-      live.set(key, e);
-      return e;
-    }
-    // Another bridge's run works there: the tree is that run's to give back — it is not walked while alive.
-    const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
-    const e: Live = { key, line, path: workspace, users: new Set([user]), ready: Promise.resolve(null), record: null };
-    e.ready = (async () => {
+  return serial(() =>
+    WorkspaceRegistry.locked(o.registry, async (reg) => {
+      const line = await lineOf(workspace);
+      const key = line[0] ?? "";
+      // What a dead bridge left of this workspace, or around or inside it, comes back first (a record of its hand-over).
+      const { entries } = await settleDead(reg, o.uid, (e) => e.key === key || line.includes(e.key) || e.line.includes(key));
+      const nested = await nestedOnHost(workspace, line, o.uid, entries);
+      if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how);
+      const was = live.get(key);
+      if (was) {
+        was.users.add(user);
+        return was.back;
+      }
+      const i = await me(o.seat);
+      const entry = entries.find((e) => e.key === key);
+      if (entry) {
+        // Another process's runs work there (its hand-over stands; the last to end gives it back) — or a run a
+        // dead bridge left, adopted now with its record (its jail still works there).
+        const adopted = entry.users.length === 0 && entry.record ? fromRecord(entry.record) : null;
+        await reg.put({ ...entry, users: [...entry.users, i] });
+        live.set(key, { key, users: new Set([user]), back: adopted });
+        return adopted;
+      }
+      // A run the registry does not know works there (another user's bridge): the tree is that run's, not walked while alive.
+      const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
       const back = hand ? await hand() : null;
-      if (back && back.changed > 0) e.record = await keep(o.records, key, back.record);
+      const record: HandbackRecord | null = back && (back.changed > 0 || !sameOwner(back.record)) ? back.record : null;
+      await reg.put({ key, path: workspace, line, users: [i], record });
+      live.set(key, { key, users: new Set([user]), back });
       return back;
-    })();
-    live.set(key, e);
-    return e;
-  });
-  return entry.then((e) => e.ready);
+    }),
+  );
 }
 
-/** `user`'s run has ended in `workspace`: its last user gives it back (unless a run of another process works there). */
-export function releaseWorkspace(user: object, uid: number | null, records?: string): Promise<void> {
+const sameOwner = (r: HandbackRecord) => r.owner.uid === r.to.uid && r.owner.gid === r.to.gid;
+
+/** `user`'s run has ended: the workspace's last user on the host gives it back (unless a jail the registry does not know works there). */
+export function releaseWorkspace(user: object, o: WorkspaceHost): Promise<void> {
   return serial(async () => {
     const e = [...live.values()].find((x) => x.users.has(user));
     if (!e) return;
     e.users.delete(user);
     if (e.users.size > 0) return;
     live.delete(e.key);
-    const back = await e.ready.catch(() => null);
-    // A run of another bridge works there too: its record stays, given back when that is over (settle, below).
-    if (back && !(await usedElsewhere(e.key, uid))) {
-      const r = await back.restore();
-      if (e.record) await rm(e.record, { force: true });
-      if (r.failed.length) throw new Error(`the give-back of ${e.path} failed for ${r.failed.join("; ")}`);
-    }
-    // Records an earlier give-back had to leave (another bridge's run was there then) are settled as runs end.
-    if (records) await settleAll(records, uid);
+    await WorkspaceRegistry.locked(o.registry, async (reg) => {
+      const i = await me("");
+      const entry = await reg.get(e.key);
+      if (entry) {
+        const rest: RegisteredUser[] = [];
+        for (const u of entry.users) if (!sameProcess(u, i) && (await alive(u))) rest.push(u);
+        // Another seat's run joined (its agent may be starting now): the tree is its to give back.
+        if (rest.length > 0) await reg.put({ ...entry, users: rest });
+        // A jail the registry does not know works there: the entry waits, settled by whoever comes after it.
+        else if (await usedElsewhere(e.key, o.uid)) await reg.put({ ...entry, users: [] });
+        else {
+          await giveBackEntry(entry).catch(async (err: unknown) => {
+            await reg.put({ ...entry, users: [] });
+            throw err;
+          });
+          await reg.remove(e.key);
+        }
+      }
+      // Entries others left (their bridge died, or a jail was there at their end) are settled as runs end.
+      await settleDead(reg, o.uid, () => false);
+    });
   });
 }
 
-async function settleAll(records: string, uid: number | null): Promise<number> {
-  const files = (await readdir(records).catch(() => [] as string[])).filter((f) => f.endsWith(".json"));
-  let n = 0;
-  for (const f of files) if (await settle(join(records, f), uid).catch(() => false)) n += 1;
-  return n;
-}
-
-/** At a seat's start: every hand-over its last process never gave back, given back now (none in use). */
-export function recoverHandbacks(records: string, uid: number | null): Promise<number> {
-  return serial(() => settleAll(records, uid));
+/** At a seat's start: every hand-over a dead process left in the registry (this seat's last one, any other), given back now (none in use). */
+export function recoverHandbacks(o: WorkspaceHost): Promise<number> {
+  return serial(() => WorkspaceRegistry.locked(o.registry, async (reg) => (await settleDead(reg, o.uid, () => false)).settled));
 }

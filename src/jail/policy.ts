@@ -12,6 +12,7 @@ import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../sandbox/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import { defaultImageCache } from "./image-cache.js";
+import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";
@@ -134,6 +135,7 @@ export async function resolvePolicy(
     setpriv: hostTool("setpriv", o.env.PATH),
     seccomp: null as string | null,
     imageCache: imageCacheOf(iso, o.env),
+    registry: defaultWorkspaceRegistry(o.env),
   };
   if (iso.mode !== "none" && !user.same && !base.setpriv && (o.limits?.mode === "cgroup" || o.limits?.mode === "systemd"))
     throw new ConfigError([{ path: "agent.limits", message: `caps an agent of another uid, but ${SETPRIV_MISSING}` }]);

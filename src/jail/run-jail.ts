@@ -10,7 +10,8 @@ import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree } from "../process/terminate.js";
 import { type Handback, handOver } from "../sandbox/owner.js";
-import { claimWorkspace, handbacksDir, releaseWorkspace } from "./live.js";
+import { defaultWorkspaceRegistry } from "../sandbox/registry.js";
+import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
 import { JAIL_RELAY } from "./relay.js";
@@ -21,6 +22,15 @@ import { cannotReach } from "./policy.js";
 
 /** The cap a run met: its memory, its processes, its /tmp. */
 export type Cap = "memory" | "pids" | "tmp";
+
+/**
+ * The host's registry of workspaces handed over, as `jail`'s seat uses it; without namespaces (isolation
+ * user) the agent's processes are its uid's (a jail's are found by its marker).
+ */
+export const workspaceHost = (jail: Jail): WorkspaceHost => ({
+  registry: jail.policy.registry ?? defaultWorkspaceRegistry(process.env),
+  uid: jail.mode === "user" ? jail.policy.user.uid : null,
+});
 
 /** The jail of one run: its workspace, run dir and socket, plus what each process adds. */
 export function forRun(jail: Jail, run: RunMounts): RunJailOf {
@@ -164,14 +174,9 @@ export class RunJailOf implements RunJail {
     return { group, back };
   }
 
-  /** Where the hand-overs not given back yet are kept (the seat's jail dir). */
-  private get records(): string {
-    return handbacksDir(this.jail.policy);
-  }
-
-  /** Without namespaces (isolation user) the agent's processes are its uid's; a jail's are found by its marker. */
-  private get agentUid(): number | null {
-    return this.jail.mode === "user" ? this.jail.policy.user.uid : null;
+  /** The host's registry of workspaces handed over, and who the agent is there. */
+  private get host(): WorkspaceHost {
+    return workspaceHost(this.jail);
   }
 
   private async handOver(): Promise<Handback | null> {
@@ -179,7 +184,7 @@ export class RunJailOf implements RunJail {
     const { user } = this.jail.policy;
     const to = { uid: user.uid, gid: user.gid };
     const hand = user.same ? null : () => handOver(this.run.workspace, to);
-    return claimWorkspace(this.run.workspace, this, { hand, records: this.records, uid: this.agentUid });
+    return claimWorkspace(this.run.workspace, this, { ...this.host, hand, seat: dirname(this.jail.policy.dir) });
   }
 
   /** What is the run's own (its sockets, its run dir): the agent's for good (the run dir is removed after the run). */
@@ -290,6 +295,6 @@ export class RunJailOf implements RunJail {
     await group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
-    if (claimed) await releaseWorkspace(this, this.agentUid, this.records);
+    if (claimed) await releaseWorkspace(this, this.host);
   }
 }

@@ -1,6 +1,6 @@
 // The one SIGTERM → grace → SIGKILL ladder, for a whole process group: the process runner (timeouts,
 // aborts, leftovers after an exit), adopted agents and restart recovery all stop processes with it.
-import { readFileSync, readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, statSync } from "node:fs";
 import { sleep } from "../time/clock.js";
 
 /** Signals the process group `pgid` (falls back to the single process). False when nothing was there. */
@@ -96,11 +96,43 @@ function withDescendants(all: readonly ProcStat[], roots: readonly number[]): Se
   return tree;
 }
 
+const ownPidNs = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return null;
+  }
+})();
+
+/**
+ * A real bubblewrap a bridge started: its program is a file named bwrap that only root can change, in this
+ * pid namespace (never inside a jail), running as root or this process's user — or as an agent's uid (a root
+ * bridge switches to it before bubblewrap) started by a process of root or this user (a bridge, its
+ * wrapper), never by another. Anyone can name a process `bwrap` and put a marker in its command line, and an
+ * agent without a jail of its own can run the real one: such a "jail" would keep a give-back away.
+ */
+function realBwrap(p: ProcStat): boolean {
+  const me = process.getuid?.() ?? -1;
+  const trusted = (uid: number) => uid === 0 || uid === me;
+  try {
+    const image = statSync(`/proc/${p.pid}/exe`);
+    return (
+      readlinkSync(`/proc/${p.pid}/exe`).endsWith("/bwrap") &&
+      image.uid === 0 &&
+      (image.mode & 0o022) === 0 &&
+      (ownPidNs === null || readlinkSync(`/proc/${p.pid}/ns/pid`) === ownPidNs) &&
+      (trusted(statSync(`/proc/${p.pid}`).uid) || (p.ppid > 1 && trusted(statSync(`/proc/${p.ppid}`).uid)))
+    );
+  } catch {
+    return false; // ended, or not ours to look into: no jail of a bridge of this user or root
+  }
+}
+
 const JAIL_NEEDLE = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0`, "utf8");
 
-/** A jail's first process: bubblewrap, its command line naming a marker (only bubblewrap's is read: a cmdline is slow to read on a busy host). */
+/** A jail's first process: a real bubblewrap (realBwrap) whose command line names a marker (only bubblewrap's is read: a cmdline is slow to read on a busy host). */
 function isJail(p: ProcStat): boolean {
-  if (p.comm !== "bwrap") return false;
+  if (p.comm !== "bwrap" || !realBwrap(p)) return false;
   try {
     return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(JAIL_NEEDLE) !== -1;
   } catch {
@@ -118,10 +150,11 @@ function isOf(p: ProcStat, uid: number): boolean {
 }
 
 /**
- * Every jail's first process on this host (any bridge's, any seat's: its command line holds a marker,
- * `--setenv HKB_JAIL <marker>`: the bridge started it in the run's workspace, so its cwd is that workspace —
- * jail/live.ts compares it by inode) and, with `uid`, every process of that uid: one pass over /proc, not one
- * for each (a workspace's claim asks both, and a busy host has thousands of processes).
+ * Every jail's first process on this host (any bridge's of this user or root, any seat's: its command line
+ * holds a marker, `--setenv HKB_JAIL <marker>`, and it is a real bubblewrap — realBwrap: the bridge started it
+ * in the run's workspace, so its cwd is that workspace, which jail/live.ts compares by inode) and, with `uid`,
+ * every process of that uid: one pass over /proc, not one for each (a workspace's claim asks both, and a busy
+ * host has thousands of processes).
  */
 export function jailsAndProcessesOf(uid: number | null): number[] {
   return processes()

@@ -51,6 +51,7 @@ describe("a usage limit of a Claude Code seat", () => {
       once: false,
       base: {
         ...SHORT,
+        claim: { ttlSeconds: 900, safetySeconds: 40 }, // (nothing here is cut at its deadline: room for a loaded machine)
         agent,
         seat: { name: "seat-a", limitMarginSeconds: 0, onLimit: "wait" },
         discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 },
@@ -65,7 +66,7 @@ describe("a usage limit of a Claude Code seat", () => {
           r(rep);
         }),
       );
-      expect(cut.handedOff).toBe("wait");
+      expect(cut.handedOff, JSON.stringify(cut)).toBe("wait");
       const done = new Promise<void>((r) => b.daemon.on("run:closed", (rep) => rep.taskId === id && rep.close === "applied" && r()));
       await done;
       const doc = await emu.show(id);
@@ -78,13 +79,13 @@ describe("a usage limit of a Claude Code seat", () => {
     } finally {
       await b.daemon.stop();
     }
-  }, 120_000);
+  }, 180_000);
 
   it("cut by a usage limit (seat.onLimit: handoff): another seat of the lane completes it at once, no operator", async () => {
     emu = await Emu.create();
     const { agent } = await limitedClaude(600);
     const id = await emu.createTask("limited job", { assignee: SEAT, body: "Do it. MODE:complete" });
-    const live = { discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 } };
+    const live = { discovery: { watch: true, sweepSeconds: 3600, debounceMs: 20 }, claim: { ttlSeconds: 900, safetySeconds: 40 } };
     const a = await runBridge(emu, { once: false, stateName: "state-a", base: { ...SHORT, ...live, agent, seat: { name: "seat-a", limitMarginSeconds: 0 } } });
     let bSeat: Bridge | undefined;
     try {
@@ -104,5 +105,5 @@ describe("a usage limit of a Claude Code seat", () => {
       await a.daemon.stop();
       await bSeat?.daemon.stop();
     }
-  }, 120_000);
+  }, 180_000);
 });

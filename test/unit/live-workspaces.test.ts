@@ -1,28 +1,33 @@
 // The live workspaces of a host (jail/live.ts), by inode: another bridge's jail is found by its marker and
-// its cwd, the workspace it was started in; a workspace around it or inside it is refused, the same one is
-// shared; a path string that merely names it (another mount's folder) is not it.
+// its cwd, the workspace it was started in — a real bubblewrap, never any process named `bwrap`; a
+// workspace around it or inside it is refused, the same one is shared; a path string that merely names it
+// (another mount's folder) is not it.
 import { spawn } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WorkspaceNested, claimWorkspace, releaseWorkspace } from "../../src/jail/live.js";
+import { probeBwrap } from "../../src/jail/policy.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { untilHost } from "../helpers/steering.js";
 
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
+const MARKER = ["--setenv", "HKB_JAIL", "/elsewhere/runs/x"];
+const hostOf = (base: string) => ({ registry: join(base, "registry"), uid: null, seat: base });
+
 describe("the live workspaces of this host", () => {
-  it("another process's jail: its workspace shared, one around it or inside it refused (also through a link), a sibling fine", async () => {
+  it.skipIf(!BWRAP)("another process's jail: its workspace shared, one around it or inside it refused (also through a link), a sibling fine", async () => {
     const base = scratchDir("hkb-live-");
     const theirs = join(base, "projects", "team", "b");
     mkdirSync(join(theirs, "src"), { recursive: true });
     mkdirSync(join(base, "projects", "team", "c"), { recursive: true });
     symlinkSync(join(base, "projects", "team"), join(base, "alias"));
-    // a jail of another bridge: bubblewrap (by name), its command line names a marker, its cwd is its workspace
-    symlinkSync("/bin/sh", join(base, "bwrap"));
-    const jail = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/x"], { cwd: theirs, stdio: "ignore" });
+    // a jail of another bridge: bubblewrap, its command line names a marker, its cwd is its workspace
+    const jail = spawn("bwrap", ["--dev-bind", "/", "/", ...MARKER, "--", "/bin/sh", "-c", "sleep 30; :"], { cwd: theirs, stdio: "ignore" });
     try {
       await untilHost("the jail started", () => jail.pid !== undefined);
-      const records = join(base, "records");
-      const claim = (ws: string, user: object) => claimWorkspace(ws, user, { hand: null, records, uid: null });
+      const host = hostOf(base);
+      const claim = (ws: string, user: object) => claimWorkspace(ws, user, { ...host, hand: null });
       const around = claim(join(base, "projects", "team"), {});
       await expect(around).rejects.toBeInstanceOf(WorkspaceNested);
       await expect(around).rejects.toThrow(/contains .*projects\/team\/b, the workspace of a run alive on this host/);
@@ -34,10 +39,27 @@ describe("the live workspaces of this host", () => {
       await expect(claim(join(base, "projects", "team", "c"), sibling)).resolves.toBeNull();
       // this process's own live runs count too
       await expect(claim(join(base, "projects"), {})).rejects.toThrow(/contains/);
-      await releaseWorkspace(same, null);
-      await releaseWorkspace(sibling, null);
+      await releaseWorkspace(same, host);
+      await releaseWorkspace(sibling, host);
     } finally {
       jail.kill("SIGKILL");
+    }
+  });
+
+  it("a process merely named bwrap, its command line holding a marker, is no jail: its folder is claimed like any other", async () => {
+    const base = scratchDir("hkb-live-fake-");
+    const theirs = join(base, "projects", "b");
+    mkdirSync(theirs, { recursive: true });
+    symlinkSync("/bin/sh", join(base, "bwrap"));
+    const fake = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", ...MARKER], { cwd: theirs, stdio: "ignore" });
+    try {
+      await untilHost("the fake started", () => fake.pid !== undefined);
+      const host = hostOf(base);
+      const run = {};
+      await expect(claimWorkspace(join(base, "projects"), run, { ...host, hand: null })).resolves.toBeNull();
+      await releaseWorkspace(run, host);
+    } finally {
+      fake.kill("SIGKILL");
     }
   });
 
@@ -46,9 +68,9 @@ describe("the live workspaces of this host", () => {
     const a = join(base, "projects", "a");
     mkdirSync(join(a, "d", "victim"), { recursive: true });
     mkdirSync(join(base, "host", "victim"), { recursive: true });
-    const records = join(base, "records");
+    const host = hostOf(base);
     const runA = {};
-    await expect(claimWorkspace(a, runA, { hand: null, records, uid: null })).resolves.toBeNull();
+    await expect(claimWorkspace(a, runA, { ...host, hand: null })).resolves.toBeNull();
     // A's agent: a link in its workspace, toward its own folder when the task's path is checked (inside the
     // allowed root), turned toward the host's folder before the claim
     symlinkSync(join(base, "host"), join(a, "link"));
@@ -62,17 +84,16 @@ describe("the live workspaces of this host", () => {
           handed.push(through);
           return null;
         },
-        records,
-        uid: null,
+        ...host,
       },
     );
     await expect(claimB).rejects.toBeInstanceOf(WorkspaceNested);
     await expect(claimB).rejects.toThrow(/passes through .*projects\/a, the workspace of a run alive on this host/);
     expect(handed).toEqual([]);
     // the same path once A is over is a path like any other
-    await releaseWorkspace(runA, null);
+    await releaseWorkspace(runA, host);
     const runB = {};
-    await expect(claimWorkspace(through, runB, { hand: null, records, uid: null })).resolves.toBeNull();
-    await releaseWorkspace(runB, null);
+    await expect(claimWorkspace(through, runB, { ...host, hand: null })).resolves.toBeNull();
+    await releaseWorkspace(runB, host);
   });
 });

@@ -7,6 +7,9 @@ import { describe, expect, it } from "vitest";
 import { groupMembers, groupsBelow, jailProcesses, jailsAndProcessesOf, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
 import { alive, untilHost } from "../helpers/steering.js";
 import { scratchDir } from "../helpers/tmp.js";
+import { probeBwrap } from "../../src/jail/policy.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 describe("terminateGroup", () => {
   it("stops a new-session child whose leader died at SIGTERM", async () => {
@@ -50,29 +53,32 @@ describe("a jail's leftovers, by its marker", () => {
   });
 });
 
-describe("the jails and a uid's processes, in one pass over /proc", () => {
-  it("a jail (bubblewrap naming a marker) always; a process of the uid only when asked; nothing else", async () => {
+describe.skipIf(!BWRAP)("the jails and a uid's processes, in one pass over /proc", () => {
+  it("a jail (a real bubblewrap naming a marker) always; a process of the uid only when asked; nothing else", async () => {
     const base = scratchDir("hkb-scan-");
     symlinkSync("/bin/sh", join(base, "bwrap"));
-    const jail = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", "--setenv", "HKB_JAIL", "/elsewhere/runs/y"], { stdio: "ignore" });
-    const plain = spawn("/bin/sh", ["-c", "sleep 30; :"], { stdio: "ignore" });
+    const marker = ["--setenv", "HKB_JAIL", "/elsewhere/runs/y"];
+    const jail = spawn("bwrap", ["--dev-bind", "/", "/", ...marker, "--", "/bin/sh", "-c", "sleep 30; :"], { stdio: "ignore" });
+    const fake = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", ...marker], { stdio: "ignore" });
     const root = process.getuid?.() === 0;
     const theirs = root ? spawn("/bin/sh", ["-c", "sleep 30; :"], { stdio: "ignore", uid: 65534, gid: 65534 }) : null;
     try {
-      await untilHost("the processes started", () => [jail, plain, theirs].every((p) => p === null || p.pid !== undefined));
-      const jails = jailsAndProcessesOf(null);
-      expect(jails).toContain(jail.pid);
-      expect(jails).not.toContain(plain.pid);
+      await untilHost("the processes started", () => [jail, fake, theirs].every((p) => p === null || p.pid !== undefined));
+      const jails = await untilHost("the jail seen", () => {
+        const j = jailsAndProcessesOf(null);
+        return j.includes(jail.pid ?? -1) ? j : null;
+      });
+      expect(jails).not.toContain(fake.pid);
       expect(jails).not.toContain(process.pid);
       if (theirs) {
         expect(jails).not.toContain(theirs.pid);
         const both = jailsAndProcessesOf(65534);
         expect(both).toContain(jail.pid);
         expect(both).toContain(theirs.pid);
-        expect(both).not.toContain(plain.pid);
+        expect(both).not.toContain(fake.pid);
       }
     } finally {
-      for (const p of [jail, plain, theirs]) p?.kill("SIGKILL");
+      for (const p of [jail, fake, theirs]) p?.kill("SIGKILL");
     }
   });
 });

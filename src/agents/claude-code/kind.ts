@@ -123,7 +123,7 @@ export const claudeCodeKind = defineKind({
       set: a.env,
       home: { CLAUDE_CONFIG_DIR: dir },
       env: ctx.env,
-      fix: loginFix(login(a, ctx.stateDir), chosenLogins(a, { "api-key": ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"], token: ["CLAUDE_CODE_OAUTH_TOKEN"] })),
+      fix: loginFix(login(a, ctx.stateDir), chosenLogins(a, { "api-key": ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"] })),
       fresh: { layout: CLAUDE_HOME, login: dir, scratch: statePath(ctx.stateDir, "private") },
     });
   },
