@@ -7,6 +7,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
+import { logLines, phaseTable, verbTable } from "./lib/phases.js";
 import { cpuMs, descendantRssKiB, median, percentile, rssKiB, treeCpuMs, treeRssKiB } from "./lib/proc.js";
 
 const arg = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
@@ -37,6 +38,8 @@ interface Side {
   name: "bridge" | "naive";
   lane: string;
   log: string;
+  /** The bridge's own log (JSON, debug: its phases), where the side is the bridge. */
+  ownLog?: string;
   pid: number;
   proc: Promise<RunResult>;
 }
@@ -92,12 +95,15 @@ async function main(): Promise<void> {
           `heartbeat: {intervalSeconds: ${CFG.hbMs / 1000}}`,
           `concurrency: ${concurrency}`,
           `stateDir: "${state}"`,
-          "log: {level: error, format: json}",
+          // debug: each run's phases (bench/lib/phases.ts), a handful of lines per task
+          "log: {level: debug, format: json}",
         ].join("\n"),
       );
+      side.ownLog = join(dir, `bridge-${gen}.log`);
       side.proc = runProcess({
-        argv: [process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg],
-        env: { ...env, HOME: dir, HKB_CALL_LOG: log },
+        // the shell execs the bridge (its pid is the bridge's) with its log appended to a file
+        argv: ["/bin/sh", "-c", 'exec "$0" "$@" >>"$HKB_BENCH_LOG" 2>&1', process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg],
+        env: { ...env, HOME: dir, HKB_CALL_LOG: log, HKB_BENCH_LOG: side.ownLog },
         onSpawn: (p) => {
           side.pid = p;
         },
@@ -151,6 +157,8 @@ async function main(): Promise<void> {
   };
 
   const rows: Record<string, Record<"bridge" | "naive", number[]>> = {};
+  const phases: ReturnType<typeof phaseTable>[] = [];
+  const verbs: ReturnType<typeof verbTable>[] = [];
   const add = (k: string, side: "bridge" | "naive", v: number) => {
     rows[k] ??= { bridge: [], naive: [] };
     rows[k][side].push(v);
@@ -229,6 +237,10 @@ async function main(): Promise<void> {
           const walls = spent.filter((c) => c.verb !== "watch").map((c) => c.end - c.start);
           add("CLI call wall time p50, ms", s.name, median(walls));
           add("CLI call wall time p95, ms", s.name, percentile(walls, 95));
+          if (s.ownLog) {
+            phases.push(phaseTable(ids, logLines(s.ownLog, new Set(ids)), spent));
+            verbs.push(verbTable(spent));
+          }
         }
       }
     }
@@ -261,7 +273,20 @@ async function main(): Promise<void> {
     const p95: Record<string, number> = metric.startsWith("pickup") ? { bridge_p95: percentile(v.bridge, 95), naive_p95: percentile(v.naive, 95) } : {};
     return { metric, bridge: round(b), naive: round(n), ratio: n === 0 ? null : round(b / n), ...mapRound(p95) };
   });
-  const result = { date: new Date().toISOString(), board: board.label, callServer, cores: cpus().length, node: process.version, config: CFG, table };
+  const perPhase = phases.at(-1) ?? [];
+  const perVerb = verbs.at(-1) ?? [];
+  const result = {
+    date: new Date().toISOString(),
+    board: board.label,
+    callServer,
+    cores: cpus().length,
+    node: process.version,
+    config: CFG,
+    table,
+    // the bridge's side at concurrency 1 (the last repeat): where a task's time goes, and each CLI call
+    phases: perPhase.map((p) => ({ ...p, p50: round(p.p50), p95: round(p.p95) })),
+    verbs: perVerb.map((v) => ({ ...v, p50: round(v.p50), p95: round(v.p95) })),
+  };
   // One results file per Hermes line: 0.20 keeps its name, any other line is named by its version (-021).
   const line = /v?(\d+)\.(\d+)\./.exec(board.label);
   const lineSuffix = hermesArg && line && `${line[1]}.${line[2]}` !== "0.20" ? `-${line[1]}${line[2]}` : "";
@@ -273,7 +298,12 @@ async function main(): Promise<void> {
     console.log(
       `| ${r.metric} | ${r.bridge}${"bridge_p95" in r ? ` (p95 ${r.bridge_p95})` : ""} | ${r.naive}${"naive_p95" in r ? ` (p95 ${r.naive_p95})` : ""} | ${r.ratio ?? "-"} |`,
     );
-  rmSync(dir, { recursive: true, force: true });
+  console.log(`\nThe bridge's task at concurrency 1, per phase (ms, ${perPhase[0]?.n ?? 0} tasks):\n| phase | p50 | p95 |\n|---|---|---|`);
+  for (const p of perPhase) console.log(`| ${p.phase} | ${round(p.p50)} | ${round(p.p95)} |`);
+  console.log("\n| CLI call (the bridge's) | p50, ms | p95, ms | calls |\n|---|---|---|---|");
+  for (const v of perVerb) console.log(`| ${v.verb} | ${round(v.p50)} | ${round(v.p95)} | ${v.n} |`);
+  // a Hermes child still writing its log as the sides stop: tried again
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
 
 function round(x: number): number {
@@ -283,7 +313,10 @@ function mapRound(o: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)]));
 }
 
-if (process.argv.includes("--seats")) {
+if (process.argv.includes("--jail")) {
+  const { jailBench } = await import("./jail.js");
+  await jailBench(arg("runs", 20));
+} else if (process.argv.includes("--seats")) {
   const { seatsBench } = await import("./seats.js");
   await seatsBench(arg("seats", 20), { idleS: arg("idle", quick ? 15 : 30), hermes: hermesArg });
 } else await main();

@@ -11,6 +11,7 @@ import type { Logger } from "../log/logger.js";
 import type { Metrics } from "../observe/metrics.js";
 import type { Closer } from "../outbox/closer.js";
 import type { RunStart, SeatRun, SeatServices } from "../run/context.js";
+import type { HeldLease } from "../lease/held.js";
 import { type RunReport, TaskRun } from "../run/task-run.js";
 import type { Hours, Spend, UsageLedger } from "../state/ledger.js";
 import type { ActiveRuns } from "./active-runs.js";
@@ -30,6 +31,8 @@ export interface RunSlot {
   startedAt: number;
   adopted: boolean;
   run: TaskRun | null;
+  /** The run's lease, once claimed: a board event before the run works is checked as soon as it holds it. */
+  held?: HeldLease | undefined;
 }
 
 /** What every run of the seat shares: the run's own services, and the seat's books, journal and log. */
@@ -105,7 +108,7 @@ export class RunLauncher {
   /** A board event about a task in flight (watch): the run checks its lease and reads new notes now. */
   boardEvent(board: string, taskId: string, kind: string): void {
     const slot = this.inflight.get(RunLauncher.key(board, taskId));
-    const live = slot?.run?.record.live;
+    const live = slot?.run?.record.live ?? slot?.held;
     if (!live) return;
     this.s.log.debug({ board, task_id: taskId, run_id: slot?.run?.record.runId ?? null, event: kind }, "board event for a running task: checking");
     live.checkNow();
@@ -123,6 +126,7 @@ export class RunLauncher {
     const run = new TaskRun(this.seatRun, o);
     wireRun(this.s, this.seat, run, held, { board: board.slug, taskId, traceId, agent: o.agent.name, adopted: o.adopted !== undefined });
     slot.run = run;
+    slot.held = held;
     let kept = false;
     // Exactly one report per run, whatever a listener or a state write throws while it is handed on.
     const p = run

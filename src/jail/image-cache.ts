@@ -52,6 +52,8 @@ const STALE_LOCK_MS = 10 * 60_000;
 /** The cache of execute-only copies (one per source version). */
 export class ExecOnlyImages {
   private readonly making = new Map<string, Promise<string>>();
+  /** Copies this seat found whole and its own, and when (the check is once an hour, not once a run). */
+  private readonly checked = new Map<string, number>();
 
   constructor(
     readonly dir: string,
@@ -76,6 +78,10 @@ export class ExecOnlyImages {
   async copyOf(source: string): Promise<string> {
     const st = await stat(source);
     const target = join(this.dir, copyName(source, st));
+    // Checked (and its time moved) within the hour: the week before it is collected is far off, and the jail
+    // still refuses a copy gone since (jail.ts), so a run no longer pays the check.
+    const at = this.checked.get(target);
+    if (at !== undefined && this.now() - at < HOUR_MS) return target;
     const pending = this.making.get(target);
     if (pending) return pending;
     const made = this.make(source, target, st.size).finally(() => this.making.delete(target));
@@ -115,6 +121,7 @@ export class ExecOnlyImages {
       // Used now: the week before it is removed starts again.
       const now = new Date(this.now());
       await utimes(target, now, now).catch(() => undefined);
+      this.checked.set(target, now.getTime());
       return target;
     } catch (err) {
       throw new ImageUnavailable(source, this.dir, err);

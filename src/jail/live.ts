@@ -11,7 +11,7 @@
 // (a claim, a give-back, a seat's start) — with that record, before anything else is handed over.
 import { readlink, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
-import { allJails, processesOf } from "../process/terminate.js";
+import { jailsAndProcessesOf } from "../process/terminate.js";
 import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
 import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "./registry.js";
 
@@ -85,7 +85,7 @@ async function nestedOnHost(
 ): Promise<{ other: string; how: WorkspaceNested["how"] } | null> {
   const key = line[0];
   const others: { key: string; line: string[]; path: () => Promise<string> }[] = entries.map((e) => ({ key: e.key, line: e.line, path: async () => e.path }));
-  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) {
+  for (const pid of jailsAndProcessesOf(uid)) {
     const other = await lineOf(`/proc/${pid}/cwd`);
     if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid) });
   }
@@ -101,7 +101,7 @@ async function nestedOnHost(
 
 /** Is the workspace `key` in use by a jail, or an agent's process, working in it (a bridge's that is not in the registry, or one a dead bridge left)? */
 async function usedElsewhere(key: string, uid: number | null): Promise<boolean> {
-  for (const pid of [...allJails(), ...(uid === null ? [] : processesOf(uid))]) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
+  for (const pid of jailsAndProcessesOf(uid)) if ((await lineOf(`/proc/${pid}/cwd`)).includes(key)) return true;
   return false;
 }
 

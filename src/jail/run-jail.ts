@@ -1,5 +1,6 @@
-// One run's jail over its lifetime: every process of the run starts through it. Before the first one, the
-// run's caps get a group of their own (jail/limits.ts) and — a bridge running as root runs its agents as an
+// One run's jail over its lifetime: every process of the run starts through it. Before the first one (made
+// beside the workspace's claim, so that no command waits for it), the run's caps get a group of their own
+// (jail/limits.ts) and — a bridge running as root runs its agents as an
 // unprivileged uid (identity.ts) — the run dir and the workspace are handed to the agent's user. Every
 // command is then wrapped: into the group, in the jail, as that user. `exceeded` says which cap the run met
 // (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
@@ -71,8 +72,10 @@ export class Sightings {
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   private runReady: Promise<void> | null = null;
-  /** The workspace's claim (before the agent: run/cell.ts), apart from the caps' group (made at the first command). */
+  /** The workspace's claim (before the agent: run/cell.ts), the caps' group made beside it (prepared ahead). */
   private claimed: Promise<Handback | null> | null = null;
+  /** The caps' group, made beside the workspace's hand-over: ready before the first command asks for it. */
+  private group: Promise<RunCgroup | null> | null = null;
   /** The staging folders the run's commands used (jail.ts), removed with the run. */
   private readonly stages: string[] = [];
   /** The execute-only copies the run's commands run from: what a stream holder's image must be. */
@@ -95,7 +98,18 @@ export class RunJailOf implements RunJail {
    */
   claim(): Promise<Handback | null> {
     this.claimed ??= this.handOver();
+    this.groupMade();
     return this.claimed;
+  }
+
+  /** The run's caps group (agent.limits.mode cgroup), made once; its failure is the first command's (or nobody's: release). */
+  private groupMade(): Promise<RunCgroup | null> {
+    if (!this.group) {
+      const limits = this.jail.policy.limits;
+      this.group = limits?.mode === "cgroup" && limits.roots ? RunCgroup.create(limits.roots, this.unit, limits.caps) : Promise.resolve(null);
+      this.group.catch(() => undefined);
+    }
+    return this.group;
   }
 
   /** The run's caps, as this host enforces them. */
@@ -156,9 +170,7 @@ export class RunJailOf implements RunJail {
   }
 
   private async prepare(): Promise<{ group: RunCgroup | null; back: Handback | null }> {
-    const back = await this.claim();
-    const limits = this.jail.policy.limits;
-    const group = limits?.mode === "cgroup" && limits.roots ? await RunCgroup.create(limits.roots, this.unit, limits.caps) : null;
+    const [back, group] = await Promise.all([this.claim(), this.groupMade()]);
     return { group, back };
   }
 
@@ -271,13 +283,16 @@ export class RunJailOf implements RunJail {
   }
 
   async release(): Promise<void> {
-    const ready = await this.ready?.catch(() => null);
+    await this.ready?.catch(() => null);
+    // The group whether or not a command ran (it is made with the workspace's claim).
+    const group = await this.group?.catch(() => null);
     await this.runReady?.catch(() => undefined);
     const claimed = this.claimed ? await this.claimed.then(() => true).catch(() => false) : false;
     this.ready = null;
     this.runReady = null;
     this.claimed = null;
-    await ready?.group?.remove();
+    this.group = null;
+    await group?.remove();
     for (const dir of this.stages.splice(0)) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     // Another run still working in the same workspace (a `dir:` two seats share) keeps it: the last one to end gives it back.
     if (claimed) await releaseWorkspace(this, this.host);

@@ -99,6 +99,8 @@ export class HeldLease {
   private keeper: Keeper | null = null;
   private cut: Timer[] = [];
   private stopping: Promise<void> | null = null;
+  /** A board event came before the lease was held: checked as soon as it is. */
+  private checkPending = false;
 
   private readonly holding: HoldDeps;
 
@@ -161,7 +163,7 @@ export class HeldLease {
   }
 
   /**
-   * Holds the claim: heartbeats (the first at once, then every interval; renewing where the CLI can), the
+   * Holds the claim: heartbeats (every interval from now — at once for a lease not read since its claim; renewing where the CLI can), the
    * ownership checks, the polite stop and the deadline. `note` is the progress the heartbeat carries;
    * `onDetail` gets the task as each check read it (new comments for the agent).
    */
@@ -174,8 +176,10 @@ export class HeldLease {
     this.keeper = make({
       fenced: this.fenced,
       intervalMs: lc.heartbeatMs,
-      // The first beat right after the claim's read (keeper.ts), the next ones every interval.
-      firstBeatMs: 0,
+      // A claim just read (its `show` is the run's first ownership check) beats one interval on — a short
+      // task costs no heartbeat and no second `show`; a lease taken over unread (a restart, a failed read)
+      // beats, and is checked, at once.
+      ...(this.read.detail === null ? { firstBeatMs: 0 } : {}),
       clock: d.clock,
       wait: waitOn(d),
       ...(d.recheck ? { recheckAttempts: d.recheck.attempts, recheckDelayMs: d.recheck.delayMs } : {}),
@@ -191,6 +195,7 @@ export class HeldLease {
       ...(lc.renewal ? { extend: { ttlSeconds: () => lc.renewalTtl(d.clock.now()), now: () => d.clock.now(), onExtended: (at) => this.renewed(d, at) } } : {}),
     });
     this.keeper.start();
+    if (this.checkPending) this.keeper.checkNow();
   }
 
   /** The polite stop and the hard stop for `deadline` (earlier timers cancelled). */
@@ -211,9 +216,13 @@ export class HeldLease {
     this.tell("renewed", { deadline: next, expiresAt });
   }
 
-  /** An ownership check now (a board event said the task changed); a loss is told like a heartbeat's. */
+  /**
+   * An ownership check now (a board event said the task changed); a loss is told like a heartbeat's. Before
+   * the lease is held (the run still preparing), the check goes as soon as it is.
+   */
   checkNow(): void {
-    this.keeper?.checkNow();
+    if (this.keeper) this.keeper.checkNow();
+    else this.checkPending = true;
   }
 
   /**

@@ -19,9 +19,9 @@ export interface LeaseKeeperDeps {
   fenced: Pick<FencedBoard, "heartbeat" | "checkOwned">;
   intervalMs: number;
   /**
-   * When the first beat is due after `start()` (default: one interval). A run starts its keeper right
-   * after the claim's read with 0: the board hears from the run (and the run learns it still owns the
-   * task) at once, not a whole interval after a claim that — on 0.21.4+ — set `last_heartbeat_at` anew.
+   * When the first beat is due after `start()` (default: one interval: the claim's own read was the run's
+   * first ownership check, and a claim — on 0.21.4+ — sets `last_heartbeat_at` itself). 0 for a lease
+   * held without a read since its claim (lease/held.ts): the run learns at once whether it still owns it.
    */
   firstBeatMs?: number;
   /** Times the beats (default: the system clock). */

@@ -128,36 +128,37 @@ function realBwrap(p: ProcStat): boolean {
   }
 }
 
-/**
- * Every jail's first process on this host (any bridge's of this user or root, any seat's: its command line
- * holds a marker, `--setenv HKB_JAIL <marker>`, and it is a real bubblewrap — realBwrap): the bridge started
- * it in the run's workspace, so its cwd is that workspace (jail/live.ts compares it by inode).
- */
-export function allJails(): number[] {
-  const needle = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0`, "utf8");
-  // Only bubblewrap's command line is read (a process's cmdline is slow to read on a busy host).
-  return processes()
-    .filter((p) => p.comm === "bwrap" && realBwrap(p))
-    .filter((p) => {
-      try {
-        return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(needle) !== -1;
-      } catch {
-        return false; // ended while we looked
-      }
-    })
-    .map((p) => p.pid);
+const JAIL_NEEDLE = Buffer.from(`\0--setenv\0${JAIL_MARKER_VAR}\0`, "utf8");
+
+/** A jail's first process: a real bubblewrap (realBwrap) whose command line names a marker (only bubblewrap's is read: a cmdline is slow to read on a busy host). */
+function isJail(p: ProcStat): boolean {
+  if (p.comm !== "bwrap" || !realBwrap(p)) return false;
+  try {
+    return Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${p.pid}/cmdline`)]).indexOf(JAIL_NEEDLE) !== -1;
+  } catch {
+    return false; // ended while we looked
+  }
 }
 
-/** Live processes of `uid` (a jail without namespaces, agent.isolation: user, is its uid's processes). */
-export function processesOf(uid: number): number[] {
+/** A process of `uid` (a jail without namespaces, agent.isolation: user, is its uid's processes). */
+function isOf(p: ProcStat, uid: number): boolean {
+  try {
+    return statSync(`/proc/${p.pid}`).uid === uid;
+  } catch {
+    return false; // ended, or not ours to look at
+  }
+}
+
+/**
+ * Every jail's first process on this host (any bridge's of this user or root, any seat's: its command line
+ * holds a marker, `--setenv HKB_JAIL <marker>`, and it is a real bubblewrap — realBwrap: the bridge started it
+ * in the run's workspace, so its cwd is that workspace, which jail/live.ts compares by inode) and, with `uid`,
+ * every process of that uid: one pass over /proc, not one for each (a workspace's claim asks both, and a busy
+ * host has thousands of processes).
+ */
+export function jailsAndProcessesOf(uid: number | null): number[] {
   return processes()
-    .filter((p) => {
-      try {
-        return statSync(`/proc/${p.pid}`).uid === uid;
-      } catch {
-        return false; // ended, or not ours to look at
-      }
-    })
+    .filter((p) => isJail(p) || (uid !== null && isOf(p, uid)))
     .map((p) => p.pid);
 }
 

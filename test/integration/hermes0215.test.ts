@@ -52,16 +52,15 @@ describe("Hermes 0.21.5 (emulator): each refusal ends in a templated block that 
     expect(b.reports[0]).toMatchObject({ decision: "block" });
   });
 
-  it("a complete refused for a parent linked after the claim: blocked naming it by id and status; the first heartbeat went out at once", async () => {
+  it("a complete refused for a parent linked after the claim: blocked naming it by id and status; no heartbeat before its interval", async () => {
     const e = await board();
     const parent = await e.createTask("the parent", { assignee: "someone-else" });
     const id = await e.createTask("the child", { assignee: SEAT, body: "MODE:wait-file" });
-    // A 10-minute heartbeat interval (on an hour's claim): the beat this test awaits is the one sent right after the claim's read.
+    // A 10-minute heartbeat interval (on an hour's claim): the claim's read is the run's only look before its close.
     const b = await runBridge(e, { once: false, base: { claim: { ttlSeconds: 3600 }, heartbeat: { intervalSeconds: 600 } } });
     try {
       const closed = b.monitor.closed(id);
       await b.monitor.phase(id, "working");
-      await b.monitor.next("heartbeat", (h) => h.taskId === id);
       const linked = await e.kanban(["link", parent, id]);
       expect(linked.code, linked.stderr).toBe(0);
       writeFileSync(join((await e.show(id)).task.workspace_path ?? "", "go"), "");
@@ -76,7 +75,7 @@ describe("Hermes 0.21.5 (emulator): each refusal ends in a templated block that 
     expect(reason).toContain(`the task depends on parents that are not done — ${parent} (ready)`);
     expect(reason).toContain(`hermes kanban --board bridge unlink <parent> ${id}`);
     expect(d.runs.filter((r) => r.outcome === "completed")).toEqual([]);
-    expect(d.events.some((x) => x.kind === "heartbeat")).toBe(true);
+    expect(d.events.some((x) => x.kind === "heartbeat")).toBe(false);
   });
 
   it("a task whose comment links a PR an earlier run opened: not worked, blocked naming authorize-existing-pr; the operator's grant lets one run amend it", async () => {

@@ -141,6 +141,24 @@ describe("execute-only images (jail/images.ts)", () => {
     expect(readdirSync(join(dir, "cache"))).toEqual([b.split("/").pop()]);
   });
 
+  it("a copy is checked once an hour, not once a run: within the hour it is handed out untouched, after it checked and its time moved", async () => {
+    const dir = scratch();
+    const src = join(dir, "cli");
+    copyFileSync("/bin/true", src);
+    const clock = { now: () => Date.parse("2026-12-05T10:00:00Z") };
+    const cache = new ExecOnlyImages(join(dir, "cache"), { clock });
+    const a = await cache.copyOf(src);
+    expect(statSync(a).mtimeMs).toBe(clock.now());
+    const old = new Date("2026-12-01T00:00:00Z");
+    utimesSync(a, old, old);
+    clock.now = () => Date.parse("2026-12-05T10:59:00Z");
+    expect(await cache.copyOf(src)).toBe(a);
+    expect(statSync(a).mtimeMs).toBe(old.getTime());
+    clock.now = () => Date.parse("2026-12-05T11:01:00Z");
+    expect(await cache.copyOf(src)).toBe(a);
+    expect(statSync(a).mtimeMs).toBe(clock.now());
+  });
+
   it.skipIf(!ROOT)("as root the agent's uid runs the copy but cannot read it", async () => {
     const dir = scratch();
     const src = join(dir, "cli");

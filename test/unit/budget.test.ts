@@ -186,7 +186,7 @@ describe("usage report from cards", () => {
     const runs = cardRuns("b", detail);
     expect(runs[0]?.cost).toMatchObject({ seat: "a", tokensIn: 70, tokensOut: 7 });
     const r = usageReport(runs, { since: 1_000_000, by: "seat", boards: ["b"] });
-    expect(r.rows).toEqual([{ key: "a", runs: 1, unmeasured: 0, reopens: 0, tokensIn: 70, tokensOut: 7, costUsd: 0 }]);
+    expect(r.rows).toEqual([{ key: "a", runs: 1, unmeasured: 0, reopens: 0, tokensIn: 70, tokensOut: 7, costUsd: 0, costKnownRuns: 0 }]);
     expect(r.otherRuns).toBe(1);
   });
 });

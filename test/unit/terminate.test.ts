@@ -1,9 +1,15 @@
 // The stop ladder reaches what left the group: a child in a session of its own (a bubblewrap jail's
 // `--new-session`) whose leader dies at the first signal is still stopped, never left under init.
 import { spawn } from "node:child_process";
+import { symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { groupMembers, groupsBelow, jailProcesses, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
-import { alive } from "../helpers/steering.js";
+import { groupMembers, groupsBelow, jailProcesses, jailsAndProcessesOf, killJailMarked, terminateGroup } from "../../src/process/terminate.js";
+import { alive, untilHost } from "../helpers/steering.js";
+import { scratchDir } from "../helpers/tmp.js";
+import { probeBwrap } from "../../src/jail/policy.js";
+
+const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 describe("terminateGroup", () => {
   it("stops a new-session child whose leader died at SIGTERM", async () => {
@@ -43,6 +49,36 @@ describe("a jail's leftovers, by its marker", () => {
       expect(killJailMarked("/state/runs/t_1-1-aaaa")).toBe(0);
     } finally {
       for (const p of [mine, other]) if (alive(p)) process.kill(-p, "SIGKILL");
+    }
+  });
+});
+
+describe.skipIf(!BWRAP)("the jails and a uid's processes, in one pass over /proc", () => {
+  it("a jail (a real bubblewrap naming a marker) always; a process of the uid only when asked; nothing else", async () => {
+    const base = scratchDir("hkb-scan-");
+    symlinkSync("/bin/sh", join(base, "bwrap"));
+    const marker = ["--setenv", "HKB_JAIL", "/elsewhere/runs/y"];
+    const jail = spawn("bwrap", ["--dev-bind", "/", "/", ...marker, "--", "/bin/sh", "-c", "sleep 30; :"], { stdio: "ignore" });
+    const fake = spawn(join(base, "bwrap"), ["-c", "sleep 30; :", "hkb", ...marker], { stdio: "ignore" });
+    const root = process.getuid?.() === 0;
+    const theirs = root ? spawn("/bin/sh", ["-c", "sleep 30; :"], { stdio: "ignore", uid: 65534, gid: 65534 }) : null;
+    try {
+      await untilHost("the processes started", () => [jail, fake, theirs].every((p) => p === null || p.pid !== undefined));
+      const jails = await untilHost("the jail seen", () => {
+        const j = jailsAndProcessesOf(null);
+        return j.includes(jail.pid ?? -1) ? j : null;
+      });
+      expect(jails).not.toContain(fake.pid);
+      expect(jails).not.toContain(process.pid);
+      if (theirs) {
+        expect(jails).not.toContain(theirs.pid);
+        const both = jailsAndProcessesOf(65534);
+        expect(both).toContain(jail.pid);
+        expect(both).toContain(theirs.pid);
+        expect(both).not.toContain(fake.pid);
+      }
+    } finally {
+      for (const p of [jail, fake, theirs]) p?.kill("SIGKILL");
     }
   });
 });
