@@ -20,8 +20,8 @@ export const PART_TWO: ScriptedTurn[] = [
   { blocks: [{ tool: "mcp__task__kanban_complete", input: { summary: "Finished after resuming.", result: GOOD } }] },
   { blocks: [{ text: "Done." }] },
 ];
-/** A short claim: run time 20 s, the polite stop 6 s before the deadline (the CLIs take seconds to start). */
-export const SHORT = { claim: { ttlSeconds: 60, safetySeconds: 40 }, heartbeat: { intervalSeconds: 2 } };
+/** A short claim: run time 35 s, the polite stop before the deadline (the CLIs take seconds to start, many on a loaded machine: 20 s was not enough). */
+export const SHORT = { claim: { ttlSeconds: 75, safetySeconds: 40 }, heartbeat: { intervalSeconds: 2 } };
 /** For the run that is meant to complete after a cut: a resume (or a refused one and a fresh start) needs more than 20 s on a busy machine. */
 export const ROOMY = { claim: { ttlSeconds: 180, safetySeconds: 40 } };
 

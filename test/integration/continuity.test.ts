@@ -14,8 +14,8 @@ afterEach(() => emu?.cleanup());
 
 const FAKE = resolve("test/fixtures/agents/fake-cli.mjs");
 const reasonOf = (doc: ShowDoc) => String(doc.events.findLast((e) => e.kind === "blocked")?.payload?.reason ?? "");
-/** Run time 5 s, the polite stop (SIGTERM for a command agent) 2.5 s in. */
-const SHORT = { claim: { ttlSeconds: 30, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } };
+/** Run time 15 s, then the polite stop (SIGTERM for a command agent): room for a loaded machine to start the agent (5 s was not). */
+const SHORT = { claim: { ttlSeconds: 40, safetySeconds: 25 }, heartbeat: { intervalSeconds: 1 } };
 
 describe("continuity with a command agent", () => {
   it("a cut run's declared session is resumed after the unblock, with why it was cut and what is new", async () => {

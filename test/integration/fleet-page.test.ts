@@ -217,8 +217,12 @@ describe.skipIf(!existsSync(CHROMIUM) && !process.env.HKB_REQUIRE_BROWSER)("the 
       await page.setViewportSize({ width: 1400, height: 900 });
       for (const lane of ["claude-work", "claude-pool", "claude-auth", "codex-1"])
         for (const cls of ["outbox", "err"]) {
-          const b = await cell(lane, cls).boundingBox();
-          expect(b && b.x + b.width, `${lane} ${cls}`).toBeLessThanOrEqual(1400);
+          // (the page reloads itself every 5 s: a cell measured mid-reload has no box yet, and is measured again)
+          const right = async () => {
+            const b = await cell(lane, cls).boundingBox();
+            return b ? b.x + b.width : Number.POSITIVE_INFINITY;
+          };
+          await expect.poll(right, { message: `${lane} ${cls}`, timeout: 20_000 }).toBeLessThanOrEqual(1400);
         }
       await page.setViewportSize({ width: 1680, height: 900 });
 
