@@ -90,7 +90,7 @@ describe("continuity with a command agent", () => {
     // run 2 resumes the session (the budget of 1 is used), then loses its lease (an operator reclaims it)
     const keepWorking = agent(["sh", "-c", `HERMES_BRIDGE_RESUME_SESSION= exec ${process.execPath} ${AGENT}`]);
     const second = await runBridge(emu, { base: { claim: { ttlSeconds: 600 }, heartbeat: { intervalSeconds: 1 }, agent: keepWorking } });
-    // the operator reclaims once the run is under way (its third heartbeat, 2 s in: the first goes out at the claim)
+    // the operator reclaims once the run is under way (its third heartbeat, 3 s in: the first goes one interval after the claim)
     let beats = 0;
     second.daemon.on("heartbeat", () => {
       beats += 1;
