@@ -7,7 +7,8 @@
 // ignored with a warning (the command then runs on the flags alone).
 import { loadOpsConfig } from "../config/load.js";
 import type { Config, OpsConfig } from "../config/schema.js";
-import { ConfigError } from "../errors/index.js";
+import { ConfigError, ExitError } from "../errors/index.js";
+import { parseSince } from "../observe/usage-report.js";
 import { writeStateFile } from "../state/atomic.js";
 import { statePath } from "../state/layout.js";
 import { readSmallFile } from "../state/read.js";
@@ -71,4 +72,26 @@ export async function opsConfig(o: OpsOptions, env: NodeJS.ProcessEnv, opts: { s
 /** Warnings of a loaded config (an unknown HERMES_BRIDGE_* variable, unused recorded settings), one line each on stderr. */
 export function printWarnings(c: { provenance?: { warnings?: string[] | undefined } | undefined }, write = (s: string) => process.stderr.write(s)): void {
   for (const w of c.provenance?.warnings ?? []) write(`hermes-bridge: warning: ${escapeControls(w)}\n`);
+}
+
+/**
+ * The options every report of the board's records shares (`usage`, `stats`): `--by` one of `keys`, `--since`
+ * (default 7d) and the config with at least one board — each refused with a clear error naming the flag.
+ */
+export async function reportOptions<K extends string>(
+  verb: string,
+  o: OpsOptions & { by?: string | undefined; since?: string | undefined },
+  keys: readonly K[],
+  env: NodeJS.ProcessEnv,
+  now: number,
+): Promise<{ by: K; since: number; c: OpsConfig }> {
+  const by = (o.by ?? "seat") as K;
+  if (!keys.includes(by)) throw new ExitError(2, `${verb} --by: '${o.by}' is not one of ${keys.join(", ")}`);
+  const since = parseSince(o.since ?? "7d", now);
+  if (since === null) throw new ExitError(2, `${verb} --since: '${o.since}' is neither an ISO date nor a duration like 7d, 24h or 90m`);
+  const c = await opsConfig(o, env);
+  printWarnings(c);
+  if (c.boards.length === 0)
+    throw new ExitError(2, `${verb} reads the board's records: name the board (--board, a config's boards, or --state-dir of a seat that has run)`);
+  return { by, since, c };
 }

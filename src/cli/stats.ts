@@ -2,7 +2,7 @@
 // configured boards did — outcomes, rates, p50/p95/p99, spend — from the board's own records and the
 // outboxes of the seats this host keeps (observe/stats-*.ts). No store of its own; needs no agent settings.
 import { dirname } from "node:path";
-import { opsConfig, printWarnings } from "./ops-config.js";
+import { reportOptions } from "./ops-config.js";
 import { buildBoards, redactorFor } from "../daemon/build.js";
 import { ExitError } from "../errors/index.js";
 import { STATS_KEYS, type StatsKey, statsReport } from "../observe/stats-report.js";
@@ -29,14 +29,7 @@ export async function statsCommand(
   print: (s: string) => void = (s) => process.stdout.write(s),
   now = systemClock.now(),
 ): Promise<number> {
-  const by = (o.by ?? "seat") as StatsKey;
-  if (!STATS_KEYS.includes(by)) throw new ExitError(2, `stats --by: '${o.by}' is not one of ${STATS_KEYS.join(", ")}`);
-  const since = parseSince(o.since ?? "7d", now);
-  if (since === null) throw new ExitError(2, `stats --since: '${o.since}' is neither an ISO date nor a duration like 7d, 24h or 90m`);
-  const c = await opsConfig(o, env);
-  printWarnings(c);
-  if (c.boards.length === 0)
-    throw new ExitError(2, "stats reads the board's records: name the board (--board, a config's boards, or --state-dir of a seat that has run)");
+  const { by, since, c } = await reportOptions<StatsKey>("stats", o, STATS_KEYS, env, now);
   const facts = outboxFacts(await seatDirs(o.root ?? c.fleet.root ?? (c.stateDir ? dirname(c.stateDir) : undefined), [c.stateDir]));
   const boards = buildBoards(c, env, redactorFor(c, env));
   try {

@@ -1,7 +1,7 @@
 // `hermes-bridge usage [--since 7d] [--by task|seat|board|day] [--csv|--json]`: tokens and cost from the
 // board's own records (observe/usage-report.ts) — every seat that works the configured boards, not only
 // this one. Needs no agent settings.
-import { opsConfig, printWarnings } from "./ops-config.js";
+import { reportOptions } from "./ops-config.js";
 import { buildBoards, redactorFor } from "../daemon/build.js";
 import { ExitError } from "../errors/index.js";
 import { type UsageKey, type UsageReport, collectRuns, parseSince, usageReport } from "../observe/usage-report.js";
@@ -65,14 +65,7 @@ export async function usageCommand(
   print: (s: string) => void = (s) => process.stdout.write(s),
   now = systemClock.now(),
 ): Promise<number> {
-  const by = (o.by ?? "seat") as UsageKey;
-  if (!KEYS.includes(by)) throw new ExitError(2, `usage --by: '${o.by}' is not one of ${KEYS.join(", ")}`);
-  const since = parseSince(o.since ?? "7d", now);
-  if (since === null) throw new ExitError(2, `usage --since: '${o.since}' is neither an ISO date nor a duration like 7d, 24h or 90m`);
-  const c = await opsConfig(o, env);
-  printWarnings(c);
-  if (c.boards.length === 0)
-    throw new ExitError(2, "usage reads the board's records: name the board (--board, a config's boards, or --state-dir of a seat that has run)");
+  const { by, since, c } = await reportOptions<UsageKey>("usage", o, KEYS, env, now);
   const boards = buildBoards(c, env, redactorFor(c, env));
   try {
     const runs = await collectRuns(boards);
