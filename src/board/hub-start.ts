@@ -4,6 +4,7 @@
 // that asked for it ends nothing of the other seats'. Else by the seat itself, detached: it outlives the seat,
 // but not the seat's systemd unit (whose stop kills its whole control group). A service socket that is there
 // and refuses (the service restarting) is waited for, up to 10 s, before the seat starts the hub itself.
+import { systemClock } from "../time/clock.js";
 import { type Socket, connect } from "node:net";
 import { join } from "node:path";
 import { bundledFile } from "../config/paths.js";
@@ -58,14 +59,14 @@ const tryConnect = (path: string) =>
 /** The hub service of `dir`, or null: none there (no socket), or one that has not answered for `waitMs`. */
 async function service(dir: string, waitMs: number): Promise<Socket | null> {
   const path = join(dir, HUB_SERVICE_SOCKET);
-  const until = Date.now() + waitMs;
+  const until = systemClock.now() + waitMs;
   for (;;) {
     try {
       return await tryConnect(path);
     } catch (err) {
       // ENOENT: no service serves this directory. ECONNREFUSED: its socket is left from a service that stopped
       // (it leaves it so: a restart's seats wait for it rather than start hubs in their own units).
-      if ((err as { code?: string }).code !== "ECONNREFUSED" || Date.now() >= until) return null;
+      if ((err as { code?: string }).code !== "ECONNREFUSED" || systemClock.now() >= until) return null;
     }
     await new Promise((r) => setTimeout(r, 100));
   }

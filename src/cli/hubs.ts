@@ -2,6 +2,7 @@
 // seats with hermes.share: host are started by it, not by the seat that needs one first (under systemd:
 // deploy/hermes-bridge-hubs.service, its own unit). `--wait`: until a service answers there (the unit's
 // ExecStartPost=, so seats ordered after it find it listening).
+import { systemClock } from "../time/clock.js";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { defaultShareDir, HUB_SERVICE_SOCKET, serveHubs } from "../board/index.js";
@@ -25,8 +26,8 @@ export async function hubsCommand(
   const dir = o.shareDir ?? defaultShareDir(env);
   if (o.wait !== undefined) {
     const path = join(dir, HUB_SERVICE_SOCKET);
-    for (const until = Date.now() + o.wait * 1000; !(await answers(path)); ) {
-      if (Date.now() >= until) throw new ExitError(1, `hubs --wait: no hub service answered at ${path} within ${o.wait} s`);
+    for (const until = systemClock.now() + o.wait * 1000; !(await answers(path)); ) {
+      if (systemClock.now() >= until) throw new ExitError(1, `hubs --wait: no hub service answered at ${path} within ${o.wait} s`);
       await new Promise((r) => setTimeout(r, 100));
     }
     return 0;
