@@ -82,13 +82,27 @@ sd_nothing_left() {
   [ -z "$left" ]
 }
 
-# The hub: one for the five seats, started by the hub service and in its unit's control group.
-sd_hub_pid() { sx pgrep -u hermes-bridge -f "$SD_PKG/dist/board/hub.mjs"; }
+# The hub: one for the five seats (the socket every seat's journal names), started by the hub service and in its
+# unit's control group. (Step 5's doctor runs in a login shell, not the unit: its environment differs, so the hub
+# it asked for is another one — also the service's — which ends when idle; the seats' hub is the one they name.)
+sd_seats_socket() {
+  sx journalctl -u 'hermes-bridge@*' --no-pager 2>/dev/null | grep -o "the host's hub at [^ ,]*\.sock" | sed 's/.* at //' | sort -u
+}
+sd_hub_pid() {
+  local sock
+  sock=$(sd_seats_socket)
+  [ -n "$sock" ] && [ "$(wc -w <<<"$sock")" = 1 ] || { echo "the seats name no one hub: ${sock:-none}" >&2; return 1; }
+  sx pgrep -u hermes-bridge -f "$SD_PKG/dist/board/hub.mjs .*$(basename "$sock")"
+}
 sd_hub_in_service() {
-  local pids
-  pids=$(sd_hub_pid) || { echo "no hub runs"; return 1; }
-  echo "hub: $pids"
-  [ "$(wc -w <<<"$pids")" = 1 ] && sx grep -q 'hermes-bridge-hubs.service' "/proc/$pids/cgroup" && sx cat "/proc/$pids/cgroup"
+  local pids p
+  pids=$(sd_hub_pid) || { echo "no hub runs for the seats"; return 1; }
+  echo "the seats' hub: $pids"
+  [ "$(wc -w <<<"$pids")" = 1 ] && sx grep -q 'hermes-bridge-hubs.service' "/proc/$pids/cgroup" || return 1
+  # and every hub of the host is the service's (none in a seat's unit)
+  for p in $(sx pgrep -u hermes-bridge -f "$SD_PKG/dist/board/hub.mjs"); do
+    sx grep -q 'hermes-bridge-hubs.service' "/proc/$p/cgroup" || { echo "hub $p is not in the hub service's unit"; return 1; }
+  done
 }
 
 # Seats restarted (and the one stopped) around s4's running task: its calls and its watch go on through the same hub.
