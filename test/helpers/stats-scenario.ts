@@ -3,10 +3,12 @@
 // agents), seat C works the lane `claude-lane` (the Claude Code adapter in front of the fake CLI, which
 // reports tokens and cost). Completes; each of the template's five block causes; a crash retried and then
 // completed, and one that uses its retries up; a run an operator takes back (a stop made on the board: given back); a usage-limit
-// hand-back; a review round trip; and a dead letter (seat B, restarted in front of a CLI whose `block`
-// never lands). `countFromBoard` counts the same figures from `show --json` of each task and the seats'
-// outbox files, written apart from the bridge's own code: the test holds `stats` to it.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// hand-back; a review round trip; a lost lease (seat A, restarted behind a network cut with short claims: its
+// claim runs out while it cannot reach the board, the dispatcher releases it, its close lands too late); and a
+// dead letter (seat B, restarted in front of a CLI whose `block` never lands). `countFromBoard` counts the
+// same figures from `show --json` of each task and the seats' outbox files, written apart from the bridge's
+// own code: the test holds `stats` to it.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { expect } from "vitest";
 import { statsCommand } from "../../src/cli/stats.js";
@@ -17,6 +19,7 @@ import type { Emu } from "./emulator.js";
 
 export const FAKE_CLI = resolve("test/fixtures/agents/fake-cli.mjs");
 export const FAIL_VERB = resolve("test/fixtures/fail-verb.sh");
+export const CUT_BOARD = resolve("test/fixtures/cut-board.sh");
 export const SEATS = { a: "host-a/seat-a", b: "host-b/seat-b", c: "host-c/seat-c" } as const;
 
 /** The pool lane's tasks besides the plain completes: mode, how many. */
@@ -37,7 +40,10 @@ export interface Scenario {
   root: string;
   stateDirs: Record<keyof typeof SEATS, string>;
   dead: string;
+  /** The task whose first run lost its lease (its claim ran out and was released while its seat was cut off). */
   lost: string;
+  /** The task an operator took back (`reclaim`) while its agent worked. */
+  taken: string;
   review: string;
   reports: RunReport[];
 }
@@ -56,11 +62,12 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
     retry: { retries: 3, minDelayMs: 20, maxDelayMs: 200, deadlineSeconds: 30 },
     ...extra,
   });
-  const pool = (name: string, dir: string, env: Record<string, string>, extra: Record<string, unknown> = {}) =>
+  const pool = (name: string, dir: string, env: Record<string, string>, extra: Record<string, unknown> = {}, protocol?: { minTtlSeconds: number }) =>
     runBridge(emu, {
       seat: "pool",
       once: false,
       env,
+      ...(protocol ? { protocol } : {}),
       base: {
         seat: { name, onLimit: "handoff", limitMarginSeconds: 0, unconfirmedPauseMinutes: 0.02 },
         stateDir: dir,
@@ -117,13 +124,12 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
     );
     const pooled = seats.slice(0, 2);
     // A lease an operator takes back while the agent works; the run after it completes.
-    const lost = byMode.get("wait-file#0") ?? "";
-    await Promise.any(pooled.map((s) => s.monitor.phase(lost, "working", o.ms)));
-    const taken = await emu.kanban(["reclaim", lost, "--reason", "taken back by an operator"]);
-    if (taken.code !== 0) throw new Error(`reclaim failed: ${taken.stderr}`);
-    await closedBy(pooled, (r) => r.taskId === lost && r.decision === "lost", o.ms);
-    const ws = (await emu.show(lost)).task.workspace_path;
-    if (ws) writeFileSync(join(ws, "go"), "");
+    const taken = byMode.get("wait-file#0") ?? "";
+    await Promise.any(pooled.map((s) => s.monitor.phase(taken, "working", o.ms)));
+    const reclaim = await emu.kanban(["reclaim", taken, "--reason", "taken back by an operator"]);
+    if (reclaim.code !== 0) throw new Error(`reclaim failed: ${reclaim.stderr}`);
+    await closedBy(pooled, (r) => r.taskId === taken && r.decision === "lost", o.ms);
+    await go(emu, taken);
     // A review round trip: handed over for review, sent back, completed.
     const review = byMode.get("review#0") ?? "";
     const handed = await closedBy(pooled, (r) => r.taskId === review, o.ms);
@@ -137,21 +143,80 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       reports.push(...s.reports);
     }
   }
-  // A dead letter: seat B again, in front of a CLI whose `block` never lands.
-  const dead = await add("dead letter", "pool", "MODE:block");
-  const b2 = await pool(
-    SEATS.b,
-    stateDirs.b,
-    {},
-    { hermes: hermes({ command: ["/bin/sh", FAIL_VERB, ...emu.command], callServer: "off", env: { ...hermes().env, FAIL_VERB: "block" } }) },
-  );
+  // A lost lease: seat A again, every board call through a network cut (cut-board.sh; a call per process, so
+  // each one meets it) and claims of `ttl` seconds. The cut starts while its agent works: no heartbeat, no
+  // close gets through; the claim runs out, the dispatcher releases it (a stale lock, no person's reclaim),
+  // then the cut ends: the seat's close lands too late, on a run no longer its own — a `lease_lost` entry.
+  // (A claim's run must reach its agent well inside one TTL: a real CLI call is a Python start, ~1 s.)
+  const ttl = emu.real ? 20 : 6;
+  const lost = await add("lost lease", "pool", "MODE:wait-file");
+  const cut = join(emu.dir, "network-cut");
+  const phase: Bridge[] = [];
+  let dead = "";
   try {
-    await b2.monitor.next("run:closed", (r) => r.taskId === dead && (r.close === "dead" || r.close === "failed"), { ms: o.ms });
+    const a2 = await pool(
+      SEATS.a,
+      stateDirs.a,
+      {},
+      {
+        hermes: hermes({ command: ["/bin/sh", CUT_BOARD, ...emu.command], callServer: "off", env: { ...hermes().env, CUT_FILE: cut } }),
+        claim: { ttlSeconds: ttl, safetySeconds: 1 },
+      },
+      { minTtlSeconds: ttl },
+    );
+    phase.push(a2);
+    const claim = await a2.monitor.next("claimed", (e) => e.taskId === lost, { ms: o.ms });
+    await a2.monitor.phase(lost, "working", o.ms);
+    writeFileSync(cut, "");
+    // Beside it, a dead letter: seat B again, in front of a CLI whose `block` never lands (seat A is busy).
+    dead = await add("dead letter", "pool", "MODE:block");
+    const b2 = await pool(
+      SEATS.b,
+      stateDirs.b,
+      {},
+      { hermes: hermes({ command: ["/bin/sh", FAIL_VERB, ...emu.command], callServer: "off", env: { ...hermes().env, FAIL_VERB: "block" } }) },
+    );
+    phase.push(b2);
+    await b2.monitor.next("claimed", (e) => e.taskId === dead, { ms: o.ms });
+    // The gateway's part, once the board's clock is past the claim's expiry: one dispatcher pass releases it.
+    await pastExpiry(emu, lost, claim.runId);
+    const pass = await emu.kanban(["dispatch", "--json"]);
+    if (pass.code !== 0) throw new Error(`dispatch failed: ${pass.stderr}`);
+    expect((JSON.parse(pass.stdout) as { reclaimed: number }).reclaimed).toBe(1);
+    await go(emu, lost);
+    rmSync(cut);
+    await a2.monitor.next("run:closed", (r) => r.taskId === lost && r.runId === claim.runId && r.close === "lease_lost", { ms: o.ms });
+    await Promise.all([
+      closedBy(phase, (r) => r.taskId === lost && r.decision === "complete", o.ms),
+      b2.monitor.next("run:closed", (r) => r.taskId === dead && (r.close === "dead" || r.close === "failed"), { ms: o.ms }),
+    ]);
   } finally {
-    await b2.daemon.stop();
-    reports.push(...b2.reports);
+    rmSync(cut, { force: true });
+    for (const s of phase) {
+      await s.daemon.stop();
+      reports.push(...s.reports);
+    }
   }
-  return { tasks, root, stateDirs, dead, lost: byMode.get("wait-file#0") ?? "", review: byMode.get("review#0") ?? "", reports };
+  return { tasks, root, stateDirs, dead, lost, taken: byMode.get("wait-file#0") ?? "", review: byMode.get("review#0") ?? "", reports };
+}
+
+/** Lets a `MODE:wait-file` task's agent finish: the file it waits for, in the task's workspace. */
+async function go(emu: Emu, id: string): Promise<void> {
+  const ws = (await emu.show(id)).task.workspace_path;
+  if (ws) writeFileSync(join(ws, "go"), "");
+}
+
+/**
+ * Until the board's clock is past the claim of run `runId` (its `claimed` event's `expires`, epoch seconds):
+ * Hermes releases a claim once `claim_expires < now`, in whole seconds. The claim's expiry is the board's
+ * own record and the only event there is — a real CLI's clock cannot be moved — so this waits for it.
+ */
+async function pastExpiry(emu: Emu, id: string, runId: number | null): Promise<void> {
+  const claimed = (await emu.show(id)).events.find((e) => e.kind === "claimed" && (e.run_id === runId || e.payload?.run_id === runId));
+  const expires = Number(claimed?.payload?.expires);
+  if (!Number.isFinite(expires)) throw new Error(`no claim of run ${runId} of ${id} with an expiry`);
+  const at = (expires + 1) * 1000;
+  while (Date.now() < at) await new Promise((r) => setTimeout(r, at - Date.now()));
 }
 
 /** A task as `show --json` prints it (what the count reads). */
@@ -289,7 +354,15 @@ export function countFromBoard(docs: Doc[], outbox: Map<string, { seat: string; 
       // a person's reclaim of the running task: a stop made on the board, given back (never lost)
       else if (run.outcome === "reclaimed" && closing.some((e) => e.kind === "reclaimed" && e.payload?.manual === true)) each((c) => (c.givenBack += 1));
       else if (deadSeat) each((c) => (c.deadLetters += 1));
-      else if (run.ended_at !== null) each((c) => (c.lost += 1));
+      // the dispatcher released the claim once it had run out (a stale lock: no person's hand), and the seat's
+      // close came too late — its outbox recorded the lease lost
+      else if (
+        run.outcome === "reclaimed" &&
+        closing.some((e) => e.kind === "reclaimed" && typeof e.payload?.stale_lock === "string") &&
+        kept?.state === "lost"
+      )
+        each((c) => (c.lost += 1));
+      else if (run.ended_at !== null) throw new Error(`the count cannot tell how run ${run.id} of ${d.task.id} ended (${run.outcome})`);
       if (claimed) {
         const ready = d.events.slice(0, claimAt).findLast((e) => READY.has(e.kind) || (e.kind === "created" && e.payload?.status === "ready"));
         if (ready) each((c) => c.pickup.push(claimed.created_at - ready.created_at));
@@ -404,9 +477,10 @@ export async function verifyStats(emu: Emu, s: Scenario): Promise<{ text: string
       .map(([k]) => k)
       .sort(),
   ).toEqual(["auth missing", "environment", "human decision needed", "spec undecided", "test failure"].sort());
-  // the operator's reclaim of a running task is a stop made on the board: given back, like the limit's hand-back
-  // (a lease lost otherwise — lost at its close, in a seat's outbox — is classified in test/unit/stats.test.ts)
-  expect(t).toMatchObject({ retriesByCause: { crash: 3 }, lost: 0, givenBack: 2, deadLetters: 1, reopened: 1 });
+  // the operator's reclaim of a running task is a stop made on the board: given back, like the limit's hand-back;
+  // the claim that ran out while its seat was cut off, released by the dispatcher, is the one lease lost (seat A's)
+  expect(t).toMatchObject({ retriesByCause: { crash: 3 }, lost: 1, givenBack: 2, deadLetters: 1, reopened: 1 });
+  expect(rows.get(SEATS.a)?.lost).toBe(1);
   // (sent back, the task goes to whichever seat of the lane claims it: the other one hands it over again)
   expect(t.reviewHandoffs).toBeGreaterThanOrEqual(1);
   expect(t.givenBackBy.limit).toBe(1);
@@ -454,6 +528,8 @@ export async function verifyStats(emu: Emu, s: Scenario): Promise<{ text: string
   expect(kinds.rows.map((r) => r.key)).toContain("command");
   const byTask = JSON.parse(await stats("task")) as StatsReport;
   expect(byTask.rows.map((r) => r.key).sort()).toEqual(s.tasks.map((id) => `${emu.slug}/${id}`).sort());
+  // the task whose claim ran out: its first run lost, the next one done
+  expect(byTask.rows.find((r) => r.key === `${emu.slug}/${s.lost}`)).toMatchObject({ runs: 2, lost: 1, completed: 1, deadLetters: 0 });
   for (const by of ["day", "board", "task", "kind"]) expect((JSON.parse(await stats(by)) as StatsReport).total).toEqual(t);
   return { text, json };
 }

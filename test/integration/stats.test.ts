@@ -12,7 +12,7 @@ afterEach(() => emu?.cleanup());
 describe("hermes-bridge stats", () => {
   it("a mixed run across three seats: every figure matches the count from the board", async () => {
     emu = await Emu.create();
-    // 50 tasks: 15 of the mix and 30 plain completes in the pool's lane, 4 in seat C's, the dead letter
+    // 51 tasks: 15 of the mix and 30 plain completes in the pool's lane, 4 in seat C's, the lost lease, the dead letter
     const s = await runScenario(emu, { completes: 30, claude: 4, ms: 120_000 });
     await verifyStats(emu, s);
   }, 300_000);

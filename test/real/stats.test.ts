@@ -1,6 +1,7 @@
 // `hermes-bridge stats` on the real Hermes CLI (HERMES_BIN): the mixed run of test/integration/stats.test.ts
-// — three seats, every outcome (complete, each block cause, retried crashes, a lost lease, a limit
-// hand-back, a review round trip, a dead letter) — and every figure held to the count made apart from
+// — three seats, every outcome (complete, each block cause, retried crashes, a lost lease — a claim that runs
+// out behind a network cut, released by `dispatch` —, an operator's reclaim and a limit hand-back, a review
+// round trip, a dead letter) — and every figure held to the count made apart from
 // `show --json` of each task and the seats' outboxes. STATS_COMPLETES sizes the plain completes (default
 // 30: ~50 tasks, several minutes on the real CLI).
 import { describe, it } from "vitest";
