@@ -8,12 +8,13 @@ Where each figure comes from (every seat of the boards: \`list --archived\`, the
                 usage: line (agent.retries: crash, api, connection)
   done          the run's outcome completed, or review_requested (a review hand-off: the gate passed)
   blocked       outcome blocked; the cause is the first line of the bridge's templated reason (5 causes)
-  lost          a run that ended by someone else's hand (a manual reclaim, another's close) with no close of
-                the bridge's, or the seat's outbox recorded lease_lost
+  lost          the seat's outbox recorded lease_lost (or the bridge's comment "run N lost its lease"): its
+                claim ran out while it could not reach the board and the dispatcher released it (a stale
+                lock), or another took the task; or a run another actor closed with no close of the bridge's
   back          given back: a bridge's reclaim or schedule (limit: seat.onLimit, api: its API unreachable,
                 stop: shutdown.inFlight: handback)
   dead          dead letters: a close that never landed — the seat's outbox says failed/dead, or the run
-                ended by the claim's expiry with no close of the bridge's
+                ended by the claim's expiry with no close of the bridge's and no word of its seat
   reopen        review_reopened, changes_requested and reopened events after the run's close
   closed        done + blocked + lost + dead (a hand-back is no close: the task goes on)
   success       done ÷ closed; failure: (blocked + lost + dead) ÷ closed; dead ltr: dead ÷ closed

@@ -171,6 +171,39 @@ describe("stats: each run from the board's records", () => {
     ]);
   });
 
+  it("a claim that ran out while its seat could not reach the board, released by the dispatcher: lost by the seat's word, else a dead letter", () => {
+    // run 1: the dispatcher's reclaim of an expired claim (a stale lock, no `manual`); run 2 done after it
+    const d = doc(
+      "t_6",
+      [
+        created,
+        claimed(1, 1),
+        { kind: "reclaimed", at: 9, run: 1, payload: { stale_lock: "vm:1", worker_pid: null, claim_expires: T0 + 7, now: T0 + 9, heartbeat_stale: false } },
+        claimed(2, 11),
+        { kind: "completed", at: 13, run: 2 },
+      ],
+      [
+        { id: 1, outcome: "reclaimed", from: 1, to: 9 },
+        { id: 2, outcome: "completed", from: 11, to: 13, metadata: bridge({ run_id: 2, duration_ms: 1000 }) },
+      ],
+    );
+    const first = (o: Map<string, OutboxFact>, doc0 = d) =>
+      statRuns(board, doc0, o).flatMap((s) => (s.source === "bridge" && s.run.runId === 1 ? [s.run] : []))[0];
+    // the seat's close came too late and found the run not its own: its outbox says lease_lost
+    expect(first(new Map([["b/t_6/1", { seat: "box/a", state: "lost" }]]))).toMatchObject({ outcome: "lost", seat: "box/a", runMs: 8000, pickupMs: 1000 });
+    // only the seat's comment on the task says so (its outbox is on another host)
+    const said = doc("t_6", [], [], ["hermes-kanban-bridge (seat box/a): run 1 lost its lease before it could block; its result was NOT applied"]);
+    expect(first(new Map(), { ...d, comments: said.comments })).toMatchObject({ outcome: "lost", seat: "box/a" });
+    // no word of its seat: a close that never landed before the claim ran out
+    expect(first(new Map())).toMatchObject({ outcome: "dead_letter", seat: null });
+    // a closed episode: the lost run is no close of its own, the done run closes from the first claim
+    const runs2 = statRuns(board, d, new Map([["b/t_6/1", { seat: "box/a", state: "lost" }]]));
+    expect(runs2.flatMap((s) => (s.source === "bridge" ? [[s.run.runId, s.run.outcome, s.run.closeMs]] : []))).toEqual([
+      [1, "lost", null],
+      [2, "completed", 12000],
+    ]);
+  });
+
   it("sums rows: rates of closed runs, nearest-rank quantiles, spend apart from unmeasured runs; the levels crossed", () => {
     const r = statsReport(all, { since: 0, by: "seat", boards: [board], levels: { ...DEFAULT_LEVELS, minRuns: 1 } });
     const t = r.total;
