@@ -143,12 +143,13 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       reports.push(...s.reports);
     }
   }
+  const PHASE_T0 = Date.now();
   // A lost lease: seat A again, every board call through a network cut (cut-board.sh; a call per process, so
   // each one meets it) and claims of `ttl` seconds. The cut starts while its agent works: no heartbeat, no
   // close gets through; the claim runs out, the dispatcher releases it (a stale lock, no person's reclaim),
   // then the cut ends: the seat's close lands too late, on a run no longer its own — a `lease_lost` entry.
-  // (A claim's run must reach its agent well inside one TTL: a real CLI call is a Python start, ~1 s.)
-  const ttl = emu.real ? 20 : 6;
+  // (6 s: the shortest claim the config takes, 5 s of run and 1 of safety; 10 s on real Hermes, whose calls are Python starts.)
+  const ttl = emu.real ? 10 : 6;
   const lost = await add("lost lease", "pool", "MODE:wait-file");
   const cut = join(emu.dir, "network-cut");
   const phase: Bridge[] = [];
@@ -161,6 +162,8 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       {
         hermes: hermes({ command: ["/bin/sh", CUT_BOARD, ...emu.command], callServer: "off", env: { ...hermes().env, CUT_FILE: cut } }),
         claim: { ttlSeconds: ttl, safetySeconds: 1 },
+        // (its stop below waits for that run's close, however long the cut lasts)
+        shutdown: { graceSeconds: o.ms / 1000 },
       },
       { minTtlSeconds: ttl },
     );
@@ -183,11 +186,15 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
     const pass = await emu.kanban(["dispatch", "--json"]);
     if (pass.code !== 0) throw new Error(`dispatch failed: ${pass.stderr}`);
     expect((JSON.parse(pass.stdout) as { reclaimed: number }).reclaimed).toBe(1);
+    // Seat A stops claiming (its run's close still to land), so the task's next run is seat B's, on a claim
+    // of the usual length; then the cut ends.
+    const stopped = a2.daemon.stop();
     await go(emu, lost);
     rmSync(cut);
     await a2.monitor.next("run:closed", (r) => r.taskId === lost && r.runId === claim.runId && r.close === "lease_lost", { ms: o.ms });
+    await stopped;
     await Promise.all([
-      closedBy(phase, (r) => r.taskId === lost && r.decision === "complete", o.ms),
+      b2.monitor.next("run:closed", (r) => r.taskId === lost && r.decision === "complete", { ms: o.ms }),
       b2.monitor.next("run:closed", (r) => r.taskId === dead && (r.close === "dead" || r.close === "failed"), { ms: o.ms }),
     ]);
   } finally {
@@ -197,6 +204,7 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       reports.push(...s.reports);
     }
   }
+  console.log(`PHASE_MS ${Date.now() - PHASE_T0}`);
   return { tasks, root, stateDirs, dead, lost, taken: byMode.get("wait-file#0") ?? "", review: byMode.get("review#0") ?? "", reports };
 }
 
