@@ -143,13 +143,12 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       reports.push(...s.reports);
     }
   }
-  const PHASE_T0 = Date.now();
   // A lost lease: seat A again, every board call through a network cut (cut-board.sh; a call per process, so
   // each one meets it) and claims of `ttl` seconds. The cut starts while its agent works: no heartbeat, no
   // close gets through; the claim runs out, the dispatcher releases it (a stale lock, no person's reclaim),
   // then the cut ends: the seat's close lands too late, on a run no longer its own — a `lease_lost` entry.
-  // (6 s: the shortest claim the config takes, 5 s of run and 1 of safety; 10 s on real Hermes, whose calls are Python starts.)
-  const ttl = emu.real ? 10 : 6;
+  // (5 s: the shortest claim the config takes, all of it run time; 10 s on real Hermes, whose calls are Python starts.)
+  const ttl = emu.real ? 10 : 5;
   const lost = await add("lost lease", "pool", "MODE:wait-file");
   const cut = join(emu.dir, "network-cut");
   const phase: Bridge[] = [];
@@ -161,7 +160,7 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       {},
       {
         hermes: hermes({ command: ["/bin/sh", CUT_BOARD, ...emu.command], callServer: "off", env: { ...hermes().env, CUT_FILE: cut } }),
-        claim: { ttlSeconds: ttl, safetySeconds: 1 },
+        claim: { ttlSeconds: ttl, safetySeconds: 0 },
         // (its stop below waits for that run's close, however long the cut lasts)
         shutdown: { graceSeconds: o.ms / 1000 },
       },
@@ -171,13 +170,17 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
     const claim = await a2.monitor.next("claimed", (e) => e.taskId === lost, { ms: o.ms });
     await a2.monitor.phase(lost, "working", o.ms);
     writeFileSync(cut, "");
-    // Beside it, a dead letter: seat B again, in front of a CLI whose `block` never lands (seat A is busy).
+    // Beside it, a dead letter: seat B again, in front of a CLI whose `block` never lands (seat A is busy); its
+    // second slot takes the lost task's next run while that close is still being tried.
     dead = await add("dead letter", "pool", "MODE:block");
     const b2 = await pool(
       SEATS.b,
       stateDirs.b,
       {},
-      { hermes: hermes({ command: ["/bin/sh", FAIL_VERB, ...emu.command], callServer: "off", env: { ...hermes().env, FAIL_VERB: "block" } }) },
+      {
+        hermes: hermes({ command: ["/bin/sh", FAIL_VERB, ...emu.command], callServer: "off", env: { ...hermes().env, FAIL_VERB: "block" } }),
+        concurrency: 2,
+      },
     );
     phase.push(b2);
     await b2.monitor.next("claimed", (e) => e.taskId === dead, { ms: o.ms });
@@ -204,7 +207,6 @@ export async function runScenario(emu: Emu, o: { completes: number; claude: numb
       reports.push(...s.reports);
     }
   }
-  console.log(`PHASE_MS ${Date.now() - PHASE_T0}`);
   return { tasks, root, stateDirs, dead, lost, taken: byMode.get("wait-file#0") ?? "", review: byMode.get("review#0") ?? "", reports };
 }
 
