@@ -37,7 +37,7 @@ const ALLOWED = {
   "src/process/terminate.ts": "/proc",
   "src/process/runner.ts": "the output files, made O_NOFOLLOW in the run's fresh dir before the child starts",
   "src/process/tail.ts": "an output file opened once before the child starts (O_NOFOLLOW, a regular file), then only its descriptor",
-  "src/run/prompt.ts": "the prompt templates, at start",
+  "src/run/prepare/prompt.ts": "the prompt templates, at start",
   "src/tools/socket-path.ts": "the run's private socket dir",
   "src/tools/socket.ts": "the run's private socket dir",
   "src/workspace/resolve.ts": "stat/lstat of the workspace path: never an open, never a read",

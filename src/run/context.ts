@@ -17,14 +17,14 @@ import type { Redactor } from "../result/redact.js";
 import type { Spend } from "../state/ledger.js";
 import type { Clock } from "../time/clock.js";
 import type { WorkspaceProvider } from "../workspace/port.js";
-import type { BudgetConfig } from "./budget.js";
-import type { UploadSpec } from "./deliverables.js";
+import type { BudgetConfig } from "./work/budget.js";
+import type { UploadSpec } from "./close/deliverables.js";
 import type { RunEventsOut, RunPhase } from "./events.js";
-import type { RunFactories } from "./factories.js";
-import type { Prepared } from "./prepare.js";
+import type { RunFactories } from "./work/factories.js";
+import type { Prepared } from "./prepare/prepare.js";
 import type { RunRecord } from "./record.js";
-import type { RetryPolicy } from "./retry.js";
-import type { ReviewPolicy } from "./review.js";
+import type { RetryPolicy } from "./work/retry.js";
+import type { ReviewPolicy } from "./prepare/review.js";
 
 /** The seat's settings a run reads: built once, in milliseconds, defaults applied (daemon/seat-settings.ts). */
 export interface RunSettings {

@@ -4,7 +4,7 @@
 // own (lease/held.ts: heartbeat, renewed, lost, unresolved).
 import type { AgentEvent, Note } from "../agents/port.js";
 import { Events } from "../log/emit.js";
-import type { RetryRecord } from "./retry.js";
+import type { RetryRecord } from "./work/retry.js";
 
 export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
 

@@ -7,8 +7,8 @@ import type { Note, Usage } from "../agents/port.js";
 import type { TaskSession } from "../continuity/session.js";
 import type { HeldLease } from "../lease/held.js";
 import type { Lease } from "../lease/lease.js";
-import type { RunStory } from "./close-text.js";
-import type { RunFacts } from "./decide.js";
+import type { RunStory } from "./close/close-text.js";
+import type { RunFacts } from "./work/decide.js";
 import type { RunPhase } from "./events.js";
 import type { ToolBudget } from "../tools/budget.js";
 

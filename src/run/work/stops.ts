@@ -4,8 +4,8 @@
 // The first cause is the one the run's facts keep (decide.ts reads it); a lost lease stops the agent at
 // once (the workspace is another run's now), anything else politely first, then after the kill grace.
 // Opened on the work phase's release stack: its listeners and timers are released with it.
-import type { Releasers } from "../log/releasers.js";
-import type { Work } from "./context.js";
+import type { Releasers } from "../../log/releasers.js";
+import type { Work } from "../context.js";
 import type { Stop } from "./decide.js";
 import type { Timer } from "./factories.js";
 

@@ -2,18 +2,18 @@
 // block reason with the run's facts (a cut names its last note and changed files; one usage line; the
 // session to resume), and why the run was cut, for the session journal.
 import { hostname } from "node:os";
-import type { FinishedEvent, Usage } from "../agents/port.js";
-import type { CutReason } from "../continuity/journal.js";
-import type { BridgeInfo } from "../result/common.js";
-import type { Decision } from "../result/decision.js";
-import { usageLine } from "../board/card.js";
-import { renderBlock } from "../result/template.js";
-import type { EgressCounts } from "../egress/proxy.js";
-import type { Kept } from "../sandbox/owner.js";
-import type { RunFacts } from "./decide.js";
-import { apiBeyondReport } from "./budget.js";
-import type { ToolBudget } from "../tools/budget.js";
-import { type RetryRecord, retriesText } from "./retry.js";
+import type { FinishedEvent, Usage } from "../../agents/port.js";
+import type { CutReason } from "../../continuity/journal.js";
+import type { BridgeInfo } from "../../result/common.js";
+import type { Decision } from "../../result/decision.js";
+import { usageLine } from "../../board/card.js";
+import { renderBlock } from "../../result/template.js";
+import type { EgressCounts } from "../../egress/proxy.js";
+import type { Kept } from "../../sandbox/owner.js";
+import type { RunFacts } from "../work/decide.js";
+import { apiBeyondReport } from "../work/budget.js";
+import type { ToolBudget } from "../../tools/budget.js";
+import { type RetryRecord, retriesText } from "../work/retry.js";
 
 export interface RunStory {
   traceId: string;

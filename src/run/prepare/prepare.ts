@@ -2,26 +2,26 @@
 // (resume, fresh, or the resume budget used up), workspace hygiene, the context file and the prompts.
 // Anything that keeps the agent from starting ends here in a templated block, never a running task.
 import { join } from "node:path";
-import type { AgentAdapter, AgentRunInput } from "../agents/port.js";
-import type { TaskDetail } from "../board/port.js";
-import { activePrHold } from "../board/pr-guard.js";
-import type { LastRunInfo, SessionJournal } from "../continuity/journal.js";
-import { type RunPlan, continuationVars, planRun } from "../continuity/plan.js";
-import { TaskSession } from "../continuity/session.js";
-import { describeError } from "../errors/index.js";
-import { type Snapshot, dropSnapshot, snapshot } from "../gate/changes.js";
-import { type GateConfig, dirtyBlock } from "../gate/gate.js";
-import type { GitRunner } from "../git/runner.js";
-import { contractBrief } from "../result/contract.js";
-import { type Decision, blockDecision } from "../result/decision.js";
-import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
+import type { AgentAdapter, AgentRunInput } from "../../agents/port.js";
+import type { TaskDetail } from "../../board/port.js";
+import { activePrHold } from "../../board/pr-guard.js";
+import type { LastRunInfo, SessionJournal } from "../../continuity/journal.js";
+import { type RunPlan, continuationVars, planRun } from "../../continuity/plan.js";
+import { TaskSession } from "../../continuity/session.js";
+import { describeError } from "../../errors/index.js";
+import { type Snapshot, dropSnapshot, snapshot } from "../../gate/changes.js";
+import { type GateConfig, dirtyBlock } from "../../gate/gate.js";
+import type { GitRunner } from "../../git/runner.js";
+import { contractBrief } from "../../result/contract.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
+import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../../workspace/port.js";
 import { activePrBlock } from "./active-pr.js";
 import { checkPins, stagePins } from "./pins.js";
 import { type ReviewPolicy, changesBrief, reviewRoundsBlock } from "./review.js";
 import { reopenBrief, reopenRecord } from "./reopen.js";
-import { shownToAgent } from "../tools/shown.js";
+import { shownToAgent } from "../../tools/shown.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
-import type { RunRecord } from "./record.js";
+import type { RunRecord } from "../record.js";
 
 export interface PrepareInput {
   record: RunRecord;

@@ -8,15 +8,15 @@
 // the complete, naming the file.
 import { rm } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
-import type { Attachment } from "../board/port.js";
-import { LeaseLost } from "../errors/board.js";
-import { describeError } from "../errors/index.js";
-import { runProcess } from "../process/runner.js";
-import type { AgentResult } from "../result/common.js";
-import { escapeControls } from "../result/text.js";
-import { isInside } from "../sandbox/contain.js";
-import { SandboxRefused, lstatInside, safeLeaf, stageCopy } from "../sandbox/files.js";
-import type { PreparedWorkspace } from "../workspace/port.js";
+import type { Attachment } from "../../board/port.js";
+import { LeaseLost } from "../../errors/board.js";
+import { describeError } from "../../errors/index.js";
+import { runProcess } from "../../process/runner.js";
+import type { AgentResult } from "../../result/common.js";
+import { escapeControls } from "../../result/text.js";
+import { isInside } from "../../sandbox/contain.js";
+import { SandboxRefused, lstatInside, safeLeaf, stageCopy } from "../../sandbox/files.js";
+import type { PreparedWorkspace } from "../../workspace/port.js";
 
 /** Hermes's attachment limit (KANBAN_ATTACHMENT_MAX_BYTES, 25 MiB in 0.20.0). */
 export const ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;

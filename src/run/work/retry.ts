@@ -4,11 +4,11 @@
 // each attempt says, and the run's usage over its attempts. The task's own ends (the gate, the agent's block,
 // a refusal, a limit, a login, a stop of the bridge's) are never retried; an API that never answers is the
 // unreachable watch's (reach.ts: the task goes back to the lane). The loop itself is agent-run.ts's.
-import type { RetryCause } from "../board/card.js";
-import type { Usage } from "../agents/port.js";
+import type { RetryCause } from "../../board/card.js";
+import type { Usage } from "../../agents/port.js";
 import type { RunFacts } from "./decide.js";
 
-export type { RetryCause } from "../board/card.js";
+export type { RetryCause } from "../../board/card.js";
 
 /** agent.retries and its backoff, in milliseconds. */
 export interface RetryPolicy {

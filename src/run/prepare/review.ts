@@ -7,10 +7,10 @@
 // the next run's prompt quoted as board text, when its author is one the seat takes steering from
 // (steering.authors). Review round trips are counted per task (since a person last unblocked it): after
 // close.maxReviewRounds the task is blocked for a human decision instead of run again.
-import type { TaskDetail, TaskEvent } from "../board/port.js";
-import { type Decision, blockDecision } from "../result/decision.js";
-import { authorName, noteText } from "../tools/notes.js";
-import { isoOrNull } from "../time/clock.js";
+import type { TaskDetail, TaskEvent } from "../../board/port.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
+import { authorName, noteText } from "../../tools/notes.js";
+import { isoOrNull } from "../../time/clock.js";
 
 export interface ReviewPolicy {
   mode: "never" | "when-asked" | "always";

@@ -8,11 +8,11 @@
 //   not confirmed, and the task's previous run was handed back by another seat at its limit — the task
 //     is blocked for a person: two seats in a row is what a task steering its agents looks like.
 // A kind whose limit and auth events are the bridge's own observations (the local loop) is not checked.
-import { DEFAULT_MAX_PAUSE_MS } from "../result/limits.js";
-import { boundedLimit } from "./limit.js";
-import type { Claim, ClaimCheck } from "../agents/probe.js";
-import type { TaskDetail } from "../board/port.js";
-import { type Decision, blockDecision } from "../result/decision.js";
+import { DEFAULT_MAX_PAUSE_MS } from "../../result/limits.js";
+import { boundedLimit } from "../close/limit.js";
+import type { Claim, ClaimCheck } from "../../agents/probe.js";
+import type { TaskDetail } from "../../board/port.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
 import { type RunFacts, decide } from "./decide.js";
 
 export interface ClaimPolicy {

@@ -2,9 +2,9 @@
 // by itself) is no failure of the task: it goes back to the lane at once — a comment saying why, then
 // `reclaim --reason` — for a seat that can reach its API, and this seat pauses until its own check gets
 // through (daemon/pauses.ts). Nobody has to unblock anything; the block's template is the comment's text.
-import type { CloseIntent } from "../outbox/outbox.js";
-import type { Decision } from "../result/decision.js";
-import { renderBlock } from "../result/template.js";
+import type { CloseIntent } from "../../outbox/outbox.js";
+import type { Decision } from "../../result/decision.js";
+import { renderBlock } from "../../result/template.js";
 import { type RunStory, storyUsage } from "./close-text.js";
 
 export function unreachableIntent(d: Extract<Decision, { type: "block" }>, o: { seat: string; lane: string; story: RunStory }): CloseIntent {

@@ -1,8 +1,8 @@
 // The prompts (task prompt, continuation prompt) and the context file handed to the agent.
 import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import type { TaskDetail } from "../board/port.js";
-import { bundledFile } from "../config/paths.js";
+import type { TaskDetail } from "../../board/port.js";
+import { bundledFile } from "../../config/paths.js";
 
 export interface PromptInput {
   detail: TaskDetail;

@@ -1,8 +1,8 @@
 // The templated blocks a TaskRun writes when the bridge itself (not the agent) could not carry the
 // run: the task could not be read, the run threw, a deliverable could not be preserved, the work could
 // not be committed and pushed.
-import { describeError } from "../errors/index.js";
-import { type Decision, blockDecision } from "../result/decision.js";
+import { describeError } from "../../errors/index.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
 
 export function readFailure(error: string): Decision {
   return blockDecision(

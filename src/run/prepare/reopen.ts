@@ -5,7 +5,7 @@
 // — and what the earlier run left (its summary, its deliverables, which stay attached to the task). The
 // run's close records which completion it re-works (`metadata.bridge.reopen`), next to the board's own
 // `reopened` event: what `usage` (and a later `stats`) count as a reopen, never as a second success.
-import type { TaskDetail } from "../board/port.js";
+import type { TaskDetail } from "../../board/port.js";
 
 export interface Reopen {
   /** The board's time of the reopen (epoch s). */

@@ -1,13 +1,13 @@
 // The delivering phase: a complete's deliverables attached to its task (deliverables.ts: staged where the
 // CLI can read them, or uploaded), then the workspace records its state (checkout: commit + push) — unless
 // the run left its repository set to run code, which stays for a person to review.
-import { describeError } from "../errors/index.js";
-import type { Decision } from "../result/decision.js";
-import { type PreparedWorkspace, WorkspaceRefused } from "../workspace/port.js";
-import type { RunStart, SeatRun } from "./context.js";
+import { describeError } from "../../errors/index.js";
+import type { Decision } from "../../result/decision.js";
+import { type PreparedWorkspace, WorkspaceRefused } from "../../workspace/port.js";
+import type { RunStart, SeatRun } from "../context.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
 import { deliverableBlock, workspaceFinishBlock } from "./failures.js";
-import type { RunRecord } from "./record.js";
+import type { RunRecord } from "../record.js";
 
 const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
 

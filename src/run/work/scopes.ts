@@ -2,12 +2,12 @@
 // phase's one stack (log/releasers.ts) — the operator-note inbox, the lease's hold (heartbeats, ownership
 // checks, board events reaching the run), the task tools. The stop ladder (stops.ts) and the run's cell
 // (cell.ts) open themselves the same way; work.ts tells the story in that order.
-import { describeError } from "../errors/index.js";
-import type { Releasers } from "../log/releasers.js";
-import { DEFAULT_TOOL_LIMITS, ToolBudget } from "../tools/budget.js";
-import { ToolHost } from "../tools/host.js";
+import { describeError } from "../../errors/index.js";
+import type { Releasers } from "../../log/releasers.js";
+import { DEFAULT_TOOL_LIMITS, ToolBudget } from "../../tools/budget.js";
+import { ToolHost } from "../../tools/host.js";
 import type { AgentRun } from "./agent-run.js";
-import type { Work } from "./context.js";
+import type { Work } from "../context.js";
 import { NoteInbox } from "./inbox.js";
 import type { RunStops } from "./stops.js";
 

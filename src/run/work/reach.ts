@@ -1,7 +1,7 @@
 // How long a run may go on without reaching its agent's API (agent.unreachableSeconds).
-import type { AgentEvent } from "../agents/port.js";
+import type { AgentEvent } from "../../agents/port.js";
 import type { Stop } from "./decide.js";
-import type { Work } from "./context.js";
+import type { Work } from "../context.js";
 
 /**
  * The agent's word that it cannot reach its API — or the run's proxy finding no answer from the kind's API

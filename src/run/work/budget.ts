@@ -4,12 +4,12 @@
 // Runs whose agent reported no usage are counted as unmeasured, never as free: the block says so. What a
 // run spent is the agent's report or, where larger, what the run's proxy counted on the API route
 // (`spentUsage`: any process of the jail can spend the seat's key, the CLI reports only its own calls).
-import type { Usage } from "../agents/port.js";
-import type { ApiUse } from "../egress/api-usage.js";
-import type { ToolLimits } from "../tools/budget.js";
-import type { TaskRunRecord } from "../board/port.js";
-import { runCost } from "../board/card.js";
-import type { Spend } from "../state/ledger.js";
+import type { Usage } from "../../agents/port.js";
+import type { ApiUse } from "../../egress/api-usage.js";
+import type { ToolLimits } from "../../tools/budget.js";
+import type { TaskRunRecord } from "../../board/port.js";
+import { runCost } from "../../board/card.js";
+import type { Spend } from "../../state/ledger.js";
 
 export interface BudgetLimits {
   tokens?: number | undefined;

@@ -1,16 +1,16 @@
 // What a run's decision becomes on the board: a complete (or a review hand-off under close.review), a
 // usage-limit hand-back or park (seat.onLimit, limit.ts), the claim kept or handed back when the bridge's
 // own stop cut the run (shutdown.inFlight, restart.ts), or a templated block.
-import type { CloseIntent } from "../outbox/outbox.js";
-import { buildMetadata } from "../result/common.js";
-import type { Decision } from "../result/decision.js";
-import { kindFor } from "../result/template.js";
-import type { CutReason } from "../continuity/journal.js";
+import type { CloseIntent } from "../../outbox/outbox.js";
+import { buildMetadata } from "../../result/common.js";
+import type { Decision } from "../../result/decision.js";
+import { kindFor } from "../../result/template.js";
+import type { CutReason } from "../../continuity/journal.js";
 import { type RunStory, blockReason, bridgeInfo, completeSummary } from "./close-text.js";
 import { type LimitMode, limitIntent } from "./limit.js";
-import type { RunFacts } from "./decide.js";
+import type { RunFacts } from "../work/decide.js";
 import { type KeptClaim, type ShutdownMode, shutdownIntent } from "./restart.js";
-import { type ReviewPolicy, handOff } from "./review.js";
+import { type ReviewPolicy, handOff } from "../prepare/review.js";
 import { unreachableIntent } from "./unreachable.js";
 
 export interface IntentContext {

@@ -1,10 +1,10 @@
 // What a TaskRun builds per run, injected so a unit test can replace each piece: the lease keeper,
 // the task-tools endpoint (per-run socket + token), and timers (deadline, wrap-up, kill grace).
-import { type Keeper, LeaseKeeper, type LeaseKeeperDeps } from "../lease/keeper.js";
-import { type Clock, sleepUnlessAborted } from "../time/clock.js";
-import type { ToolHost } from "../tools/host.js";
-import { ToolSocketServer } from "../tools/socket.js";
-import { newSocketPath } from "../tools/socket-path.js";
+import { type Keeper, LeaseKeeper, type LeaseKeeperDeps } from "../../lease/keeper.js";
+import { type Clock, sleepUnlessAborted } from "../../time/clock.js";
+import type { ToolHost } from "../../tools/host.js";
+import { ToolSocketServer } from "../../tools/socket.js";
+import { newSocketPath } from "../../tools/socket-path.js";
 
 export interface ToolsEndpoint {
   path: string;

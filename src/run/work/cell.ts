@@ -6,24 +6,24 @@
 // shaped like the held lease (lease/held.ts): `open` (made, its release pushed on the work phase's stack),
 // `claim` (the workspace handed to the agent's user), `afterAgent`, `settle` (after the gate), `release`
 // (idempotent, last-in-first-out, each step guarded), and typed events.
-import { outputFiles } from "../agents/cli-agent.js";
-import { describeError } from "../errors/index.js";
-import { EgressProxy } from "../egress/proxy.js";
-import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../egress/plan.js";
-import { type RepositoryGuard, guardRepository } from "../git/guard.js";
-import { capText } from "../jail/limits.js";
-import { JAIL_RELAY } from "../jail/relay.js";
-import { WorkspaceNested } from "../jail/live.js";
-import { type RunJailOf, forRun } from "../jail/run-jail.js";
-import { Events } from "../log/emit.js";
-import { Releasers } from "../log/releasers.js";
-import type { Decision } from "../result/decision.js";
-import { newSocketPath, removeSocketDir } from "../tools/socket-path.js";
-import type { Work } from "./context.js";
+import { outputFiles } from "../../agents/cli-agent.js";
+import { describeError } from "../../errors/index.js";
+import { EgressProxy } from "../../egress/proxy.js";
+import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../../egress/plan.js";
+import { type RepositoryGuard, guardRepository } from "../../git/guard.js";
+import { capText } from "../../jail/limits.js";
+import { JAIL_RELAY } from "../../jail/relay.js";
+import { WorkspaceNested } from "../../jail/live.js";
+import { type RunJailOf, forRun } from "../../jail/run-jail.js";
+import { Events } from "../../log/emit.js";
+import { Releasers } from "../../log/releasers.js";
+import type { Decision } from "../../result/decision.js";
+import { newSocketPath, removeSocketDir } from "../../tools/socket-path.js";
+import type { Work } from "../context.js";
 import type { Stop } from "./decide.js";
-import type { RunEvents } from "./events.js";
+import type { RunEvents } from "../events.js";
 import type { Timer } from "./factories.js";
-import { repositoryBlock, workspaceNestedBlock } from "./failures.js";
+import { repositoryBlock, workspaceNestedBlock } from "../close/failures.js";
 
 /** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
 const CAP_POLL_MS = 2000;

@@ -1,7 +1,7 @@
 // The session journal after a run's close (the close already happened: a failure is only reported):
 // how the run ended (completed, or the cut the next run resumes from), its last note and files.
-import type { CutReason } from "../continuity/journal.js";
-import type { RunRecord } from "./record.js";
+import type { CutReason } from "../../continuity/journal.js";
+import type { RunRecord } from "../record.js";
 
 export function rememberRun(
   record: RunRecord,

@@ -1,13 +1,13 @@
 // A task's pins — the model (and provider) and the skills its creator chose — checked against this seat
 // before the agent starts: a provider the seat's agent cannot run, or a skill this host does not have,
 // ends in a templated block naming both sides, never a run on the seat's defaults without a word.
-import type { AgentAdapter, RunPins } from "../agents/port.js";
+import type { AgentAdapter, RunPins } from "../../agents/port.js";
 import { join } from "node:path";
-import type { Task } from "../board/port.js";
-import { describeError } from "../errors/index.js";
-import { type Decision, blockDecision } from "../result/decision.js";
-import { resolveSkills } from "../skills/resolve.js";
-import { SKILLS_FOLDER, skillsSection, stageSkills, writePluginManifest } from "../skills/stage.js";
+import type { Task } from "../../board/port.js";
+import { describeError } from "../../errors/index.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
+import { resolveSkills } from "../../skills/resolve.js";
+import { SKILLS_FOLDER, skillsSection, stageSkills, writePluginManifest } from "../../skills/stage.js";
 
 export async function checkPins(task: Task, agent: AgentAdapter, skillRoots: readonly string[]): Promise<{ pins: RunPins } | { decision: Decision }> {
   const { model, provider } = task.pins;

@@ -2,14 +2,14 @@
 // (block-texts.ts holds every block's text). Exit code 0 is not success; "the agent said done" is not
 // success (seed 000). The gate then looks at a complete once (gate/gate.ts); a stop that happened
 // meanwhile wins (stopDecision).
-import { AgentResultSchema, describeResultIssues, isSuccess } from "../result/common.js";
-import type { Decision } from "../result/decision.js";
-import { validateBlock } from "../result/template.js";
-import { type BlockKey, blockFor } from "./block-texts.js";
-import type { RunFacts } from "./facts.js";
+import { AgentResultSchema, describeResultIssues, isSuccess } from "../../result/common.js";
+import type { Decision } from "../../result/decision.js";
+import { validateBlock } from "../../result/template.js";
+import { type BlockKey, blockFor } from "../block-texts.js";
+import type { RunFacts } from "../facts.js";
 
-export type { Decision } from "../result/decision.js";
-export type { RunFacts, Stop } from "./facts.js";
+export type { Decision } from "../../result/decision.js";
+export type { RunFacts, Stop } from "../facts.js";
 
 /** The run's own causes, in the order they win: its login, its limit, its API out of reach, a stall, what stopped it, a failure. */
 const CAUSES: [BlockKey, (f: RunFacts) => boolean][] = [

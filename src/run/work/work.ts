@@ -3,19 +3,19 @@
 // task tools, the run's cell: jail, caps, egress proxy, repository guard), the agent runs (agent-run.ts),
 // then decide, and the gate (verification, changed files) once on a complete — still inside the lease's
 // scope. The stack is released last-in-first-out, every step guarded, whatever happened.
-import { describeError } from "../errors/index.js";
-import { changesSince } from "../gate/changes.js";
-import { applyGate } from "../gate/gate.js";
-import { runVerification, verificationPlan } from "../gate/verification.js";
-import type { Usage } from "../agents/port.js";
-import { Releasers } from "../log/releasers.js";
-import type { Decision } from "../result/decision.js";
+import { describeError } from "../../errors/index.js";
+import { changesSince } from "../../gate/changes.js";
+import { applyGate } from "../../gate/gate.js";
+import { runVerification, verificationPlan } from "../../gate/verification.js";
+import type { Usage } from "../../agents/port.js";
+import { Releasers } from "../../log/releasers.js";
+import type { Decision } from "../../result/decision.js";
 import { unreachableWatch } from "./reach.js";
 import { RunCell } from "./cell.js";
 import { runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
 import { decide } from "./decide.js";
-import type { Work } from "./context.js";
+import type { Work } from "../context.js";
 import { holdLease, openInbox, openTools } from "./scopes.js";
 import { RunStops } from "./stops.js";
 

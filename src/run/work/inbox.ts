@@ -6,7 +6,7 @@
 // echoed back. `steering.authors` (when set) names the only authors whose comments are handed over;
 // after `steering.maxNotesPerRun` notes the rest wait for the next run's continuation prompt (they stay
 // unseen in the watermark), so a comment storm cannot flood a running agent.
-import type { Note, RunInbox } from "../agents/port.js";
+import type { Note, RunInbox } from "../../agents/port.js";
 
 export interface InboxHooks {
   /** These notes reached the agent (each once), at `at`. */

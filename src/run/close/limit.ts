@@ -4,10 +4,10 @@
 // resumes its own session if it comes back to the task after the reset) or a park (`wait`: `schedule`
 // with the reason; this seat unblocks and continues it after the reset, resuming its session). Neither
 // is a block, so Hermes's unblock-loop breaker never sees it, and a manual reclaim is no failure.
-import type { AgentEvent } from "../agents/port.js";
-import type { CloseIntent } from "../outbox/outbox.js";
-import { boundReset } from "../result/limits.js";
-import { isoOrNull } from "../time/clock.js";
+import type { AgentEvent } from "../../agents/port.js";
+import type { CloseIntent } from "../../outbox/outbox.js";
+import { boundReset } from "../../result/limits.js";
+import { isoOrNull } from "../../time/clock.js";
 import { type RunStory, storyUsage } from "./close-text.js";
 
 export type LimitMode = "handoff" | "wait";

@@ -3,9 +3,9 @@
 // that Hermes 0.21.4+ gives an operator (hermes_cli/kanban.py `_cmd_authorize_existing_pr`, commit
 // 00030df13ffeaadcadf9d79935bac522e5552c88: the task id, then --pr, --repo, --branch, --reason): a
 // single-use grant the next run of the task spends, after which the guard holds again.
-import type { ActivePr } from "../board/pr-guard.js";
-import type { Task } from "../board/port.js";
-import { type Decision, blockDecision } from "../result/decision.js";
+import type { ActivePr } from "../../board/pr-guard.js";
+import type { Task } from "../../board/port.js";
+import { type Decision, blockDecision } from "../../result/decision.js";
 
 export function activePrBlock(held: ActivePr, task: Task, board: string): Decision {
   const branch = task.branchName ?? "<the PR's head branch>";

@@ -4,15 +4,15 @@
 // environment's way (its process crashed, its API failed mid-turn: retry.ts) is started again after a
 // backoff, up to agent.retries within the claim, each retry a heartbeat note on the card.
 import { rm } from "node:fs/promises";
-import type { AgentEvent, AgentRunInput, ResumeInput, RunInbox, Usage } from "../agents/port.js";
-import { describeError } from "../errors/index.js";
-import type { RunJail } from "../jail/jail.js";
-import type { ToolHost } from "../tools/host.js";
+import type { AgentEvent, AgentRunInput, ResumeInput, RunInbox, Usage } from "../../agents/port.js";
+import { describeError } from "../../errors/index.js";
+import type { RunJail } from "../../jail/jail.js";
+import type { ToolHost } from "../../tools/host.js";
 import type { Stop } from "./decide.js";
-import { boundedLimit } from "./limit.js";
+import { boundedLimit } from "../close/limit.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
 import type { ToolsEndpoint } from "./factories.js";
-import type { Work } from "./context.js";
+import type { Work } from "../context.js";
 import { type RetryRecord, addUsage, retryCause, retryDelay, retryNote } from "./retry.js";
 
 export interface AgentRun {

@@ -4,8 +4,8 @@
 // not back before the claim ends, Hermes hands the task back to the lane. `handback` — the task goes
 // back to the lane now, with a comment saying how far the run got (the next run resumes the session
 // where it is this seat's). Neither asks a person for anything.
-import type { CloseIntent } from "../outbox/outbox.js";
-import { isoOrNull } from "../time/clock.js";
+import type { CloseIntent } from "../../outbox/outbox.js";
+import { isoOrNull } from "../../time/clock.js";
 import { type RunStory, storyUsage } from "./close-text.js";
 
 export type ShutdownMode = "continue" | "handback";
