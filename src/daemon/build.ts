@@ -32,7 +32,7 @@ import { Closer, markAlert } from "../outbox/closer.js";
 import { Outbox } from "../outbox/outbox.js";
 import { WebhookAlerter } from "../outbox/webhook.js";
 import { Redactor } from "../result/redact.js";
-import type { UploadSpec } from "../run/close/deliverables.js";
+import type { UploadSpec } from "../run/context.js";
 import { defaultFactories } from "../run/work/factories.js";
 import { loadTemplate } from "../run/prepare/prompt.js";
 import { systemClock, type Clock } from "../time/clock.js";

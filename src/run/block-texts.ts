@@ -4,7 +4,7 @@
 import type { AgentResult } from "../result/common.js";
 import { type Decision, blockDecision as block } from "../result/decision.js";
 import { isoOrNull } from "../time/clock.js";
-import type { RunFacts } from "./facts.js";
+import type { RunFacts } from "./record.js";
 
 export type BlockKey =
   | "auth"

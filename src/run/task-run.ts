@@ -22,10 +22,10 @@ import { deliverRun } from "./close/deliver.js";
 import { closeIntentOf } from "./close/close-intent.js";
 import { rememberRun } from "./close/session-end.js";
 import type { KeptClaim } from "./close/restart.js";
-import type { RunStart, SeatRun } from "./context.js";
+import type { Prepared, RunStart, SeatRun } from "./context.js";
 import { claimFailureBlock, internalFailure, readFailure } from "./close/failures.js";
 import { type RunPhase, RunEventsOut } from "./events.js";
-import { type Prepared, prepareRun } from "./prepare/prepare.js";
+import { prepareRun } from "./prepare/prepare.js";
 import { RunRecord } from "./record.js";
 import { workRun } from "./work/work.js";
 

@@ -20,7 +20,7 @@ import { UNKNOWN_RESET_WAIT_MS, boundReset } from "../../src/result/limits.js";
 import { Redactor } from "../../src/result/redact.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { NoteInbox } from "../../src/run/work/inbox.js";
-import { boundedLimit } from "../../src/run/close/limit.js";
+import { boundedLimit } from "../../src/run/work/claims.js";
 import { systemClock } from "../../src/time/clock.js";
 import { noteIdsIn, noteLine, renderNote } from "../../src/tools/notes.js";
 import { testBoard } from "../helpers/in-process-board.js";

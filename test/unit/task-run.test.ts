@@ -1,7 +1,7 @@
 // TaskRun on in-memory collaborators: every way a run can stop ends in exactly one close — complete,
 // a templated block, or a recorded lost lease — and cleanup runs in reverse order even when a step
 // fails. No processes, no real waits: the timers, the keeper and the tools are driven by hand.
-import type { RetryPolicy } from "../../src/run/work/retry.js";
+import type { RetryPolicy } from "../../src/run/context.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

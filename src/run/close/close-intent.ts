@@ -6,11 +6,11 @@ import { buildMetadata } from "../../result/common.js";
 import type { Decision } from "../../result/decision.js";
 import { kindFor } from "../../result/template.js";
 import type { CutReason } from "../../continuity/journal.js";
-import { type RunStory, blockReason, bridgeInfo, completeSummary } from "./close-text.js";
+import type { ReviewPolicy } from "../context.js";
+import type { RunFacts, RunStory } from "../record.js";
+import { blockReason, bridgeInfo, completeSummary } from "./close-text.js";
 import { type LimitMode, limitIntent } from "./limit.js";
-import type { RunFacts } from "../work/decide.js";
 import { type KeptClaim, type ShutdownMode, shutdownIntent } from "./restart.js";
-import { type ReviewPolicy, handOff } from "../prepare/review.js";
 import { unreachableIntent } from "./unreachable.js";
 
 export interface IntentContext {
@@ -46,4 +46,11 @@ export function closeIntentOf(decision: Exclude<Decision, { type: "lost" }>, o: 
 function completeIntent(d: Extract<Decision, { type: "complete" }>, metadata: Record<string, unknown>, policy: ReviewPolicy): CloseIntent {
   const review = handOff(d, policy);
   return { type: "complete", summary: d.summary, metadata, ...(review ? { review } : {}) };
+}
+
+/** The hand-off a complete decision becomes under the policy (undefined: a plain `complete`). */
+export function handOff(d: Extract<Decision, { type: "complete" }>, p: ReviewPolicy): { reviewer: string | null } | undefined {
+  if (p.mode === "never") return undefined;
+  if (p.mode === "when-asked" && !d.review) return undefined;
+  return { reviewer: d.review?.reviewer ?? p.reviewer ?? null };
 }

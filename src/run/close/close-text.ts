@@ -10,41 +10,28 @@ import { usageLine } from "../../board/card.js";
 import { renderBlock } from "../../result/template.js";
 import type { EgressCounts } from "../../egress/proxy.js";
 import type { Kept } from "../../sandbox/owner.js";
-import type { RunFacts } from "../work/decide.js";
-import { apiBeyondReport } from "../work/budget.js";
-import type { ToolBudget } from "../../tools/budget.js";
-import { type RetryRecord, retriesText } from "../work/retry.js";
+import type { ApiUse } from "../../egress/api-usage.js";
+import type { RetryRecord } from "../events.js";
+import type { RunFacts, RunStory } from "../record.js";
 
-export interface RunStory {
-  traceId: string;
-  seat: string;
-  agent: string;
-  model?: string | undefined;
-  /** The task's skills the agent was given. */
-  skills?: string[] | undefined;
-  startedAt: number;
-  now: number;
-  workspace: { mode: string; path: string } | null;
-  session: { id: string; resumed: boolean } | null;
-  usage: Usage | null;
-  lastNote: string | undefined;
-  changedFiles: string[] | null;
-  /** A fact from the workspace's finish (a pushed WIP commit). */
-  workspaceNote: string | null;
-  /** How the agent was confined when it was not jailed (every card and block says so). */
-  isolation?: { mode: string; why: string } | undefined;
-  /** How its caps were enforced when no cgroup did (agent.limits rlimit or none: every card and block says so). */
-  limits?: { mode: string; why: string } | undefined;
-  /** What the run's proxy refused and let through (network: proxy). */
-  egress?: EgressCounts | undefined;
-  /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
-  kept?: Kept | undefined;
-  /** The attempts the run started again before its close (agent.retries, run/retry.ts). */
-  retries?: RetryRecord[] | undefined;
-  /** The board's reopen of a done task this run re-works (run/reopen.ts). */
-  reopen?: BridgeInfo["reopen"] | undefined;
-  /** What the run did with the task tools, against its budget (tools/budget.ts). */
-  tools?: Pick<ToolBudget, "counts" | "used" | "limits"> | undefined;
+/** Why the proxy's count of the API exceeds what the agent reported (the card says so), or null. */
+export function apiBeyondReport(cli: Usage | null, api: ApiUse | undefined): string | null {
+  if (!api || api.requests === 0) return null;
+  const counted = api.tokens.input + api.tokens.output;
+  const reported = cli?.tokens ? cli.tokens.input + cli.tokens.output : 0;
+  if (counted <= reported) return null;
+  const said = cli?.tokens ? `the agent reported ${cli.tokens.input} input / ${cli.tokens.output} output tokens` : "the agent reported none";
+  return (
+    `the seat's API through the run's proxy: ${api.requests} request(s), ${api.tokens.input} input / ${api.tokens.output} output tokens — more than ${said}: ` +
+    "a process of the jail may have used the seat's key off the agent's books (the budgets count the larger figure)"
+  );
+}
+
+/** What the templated block says of the attempts before it. */
+export function retriesText(rs: readonly RetryRecord[]): string {
+  if (rs.length === 0) return "";
+  const list = rs.map((r) => `attempt ${r.attempt} ended at ${new Date(r.at).toISOString()} (${r.cause}: ${r.detail.slice(0, 200)})`).join("; ");
+  return ` The run was started again ${rs.length} time${rs.length === 1 ? "" : "s"} before this block (agent.retries): ${list}; the last attempt ended as above.`;
 }
 
 /** The bridge part of a close's metadata; the run id is the lease's at the close (the run's one record). */

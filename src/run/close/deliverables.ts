@@ -17,17 +17,10 @@ import { escapeControls } from "../../result/text.js";
 import { isInside } from "../../sandbox/contain.js";
 import { SandboxRefused, lstatInside, safeLeaf, stageCopy } from "../../sandbox/files.js";
 import type { PreparedWorkspace } from "../../workspace/port.js";
+import type { UploadSpec } from "../context.js";
 
 /** Hermes's attachment limit (KANBAN_ATTACHMENT_MAX_BYTES, 25 MiB in 0.20.0). */
 export const ATTACHMENT_MAX_BYTES = 25 * 1024 * 1024;
-
-export interface UploadSpec {
-  /** argv with {file} (local path), {name}, {dir} (on the board host), {task}. */
-  command: readonly string[];
-  dir: string;
-  env: Record<string, string>;
-  timeoutMs: number;
-}
 
 /** Where staged copies go and how the CLI names them (null: they must be uploaded). */
 export interface StagingArea {

@@ -6,20 +6,14 @@
 // is a block, so Hermes's unblock-loop breaker never sees it, and a manual reclaim is no failure.
 import type { AgentEvent } from "../../agents/port.js";
 import type { CloseIntent } from "../../outbox/outbox.js";
-import { boundReset } from "../../result/limits.js";
 import { isoOrNull } from "../../time/clock.js";
-import { type RunStory, storyUsage } from "./close-text.js";
+import type { RunStory } from "../record.js";
+import { storyUsage } from "./close-text.js";
 
 export type LimitMode = "handoff" | "wait";
 type Limit = Extract<AgentEvent, { type: "limit" }>;
 
 const when = (l: Limit) => `${isoOrNull(l.resetsAt) ?? "an unknown time (the seat waits 15 minutes)"}${l.note ? ` (${l.note})` : ""}`;
-
-/** The limit as the seat may act on it: its reset time bounded (result/limits.ts), the reason noted. */
-export function boundedLimit(l: Limit, now: number, maxPauseMs: number): Limit {
-  const b = boundReset(l.resetsAt, now, maxPauseMs);
-  return b.note ? { ...l, resetsAt: b.resetsAt, note: b.note } : l;
-}
 
 function progress(s: RunStory): string {
   const lines = [`Last progress note: ${s.lastNote ? JSON.stringify(s.lastNote.slice(0, 400)) : "(none)"}`];

@@ -6,7 +6,8 @@
 // where it is this seat's). Neither asks a person for anything.
 import type { CloseIntent } from "../../outbox/outbox.js";
 import { isoOrNull } from "../../time/clock.js";
-import { type RunStory, storyUsage } from "./close-text.js";
+import type { RunStory } from "../record.js";
+import { storyUsage } from "./close-text.js";
 
 export type ShutdownMode = "continue" | "handback";
 

@@ -5,7 +5,8 @@
 import type { CloseIntent } from "../../outbox/outbox.js";
 import type { Decision } from "../../result/decision.js";
 import { renderBlock } from "../../result/template.js";
-import { type RunStory, storyUsage } from "./close-text.js";
+import type { RunStory } from "../record.js";
+import { storyUsage } from "./close-text.js";
 
 export function unreachableIntent(d: Extract<Decision, { type: "block" }>, o: { seat: string; lane: string; story: RunStory }): CloseIntent {
   const { seat, lane, story } = o;

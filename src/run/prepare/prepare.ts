@@ -2,14 +2,14 @@
 // (resume, fresh, or the resume budget used up), workspace hygiene, the context file and the prompts.
 // Anything that keeps the agent from starting ends here in a templated block, never a running task.
 import { join } from "node:path";
-import type { AgentAdapter, AgentRunInput } from "../../agents/port.js";
+import type { AgentAdapter } from "../../agents/port.js";
 import type { TaskDetail } from "../../board/port.js";
 import { activePrHold } from "../../board/pr-guard.js";
 import type { LastRunInfo, SessionJournal } from "../../continuity/journal.js";
-import { type RunPlan, continuationVars, planRun } from "../../continuity/plan.js";
+import { continuationVars, planRun } from "../../continuity/plan.js";
 import { TaskSession } from "../../continuity/session.js";
 import { describeError } from "../../errors/index.js";
-import { type Snapshot, dropSnapshot, snapshot } from "../../gate/changes.js";
+import { dropSnapshot, snapshot } from "../../gate/changes.js";
 import { type GateConfig, dirtyBlock } from "../../gate/gate.js";
 import type { GitRunner } from "../../git/runner.js";
 import { contractBrief } from "../../result/contract.js";
@@ -17,10 +17,11 @@ import { type Decision, blockDecision } from "../../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../../workspace/port.js";
 import { activePrBlock } from "./active-pr.js";
 import { checkPins, stagePins } from "./pins.js";
-import { type ReviewPolicy, changesBrief, reviewRoundsBlock } from "./review.js";
+import { changesBrief, reviewRoundsBlock } from "./review.js";
 import { reopenBrief, reopenRecord } from "./reopen.js";
 import { shownToAgent } from "../../tools/shown.js";
 import { renderPrompt, writeContextFile } from "./prompt.js";
+import type { Prepared, ReviewPolicy } from "../context.js";
 import type { RunRecord } from "../record.js";
 
 export interface PrepareInput {
@@ -43,18 +44,6 @@ export interface PrepareInput {
   review?: ReviewPolicy | undefined;
   steering?: { authors: readonly string[] } | undefined;
   signal: AbortSignal;
-}
-
-export interface Prepared {
-  ws: PreparedWorkspace;
-  before: Snapshot | null;
-  plan: RunPlan;
-  /** The agent's input without the run-scoped parts (signals, tools) and with the fresh prompt. */
-  input: Omit<AgentRunInput, "signal" | "wrapUp" | "tools" | "resume">;
-  /** The continuation prompt, when the plan resumes. */
-  resumePrompt: string | null;
-  /** The continuation prompt of an attempt started again within the run (run/retry.ts): what ended the last one. */
-  continuePrompt?: (r: { attempt: number; detail: string; at: number }) => string;
 }
 
 export type PrepareResult = Prepared | { decision: Decision };

@@ -1,5 +1,6 @@
-// The review hand-off (close.review): whether a successful run ends in `complete` or in `request-review`
-// and to whom; what a reviewer asked for, from what Hermes records for a review only — after a real
+// What a review sent back, before a run starts (the hand-off itself, close.review — `complete` or
+// `request-review` and to whom — is the close's: close/close-intent.ts `handOff`): what a reviewer asked
+// for, from what Hermes records for a review only — after a real
 // `review_requested`, a `changes_requested` event (a reviewer's run closed by `request-changes`, its reason
 // on the event) or a `review_reopened` event and the `CHANGES REQUESTED:` comment that `reopen-review
 // --reason` posts with it (told by the `commented` event beside it: same author, same length, same moment).
@@ -11,20 +12,6 @@ import type { TaskDetail, TaskEvent } from "../../board/port.js";
 import { type Decision, blockDecision } from "../../result/decision.js";
 import { authorName, noteText } from "../../tools/notes.js";
 import { isoOrNull } from "../../time/clock.js";
-
-export interface ReviewPolicy {
-  mode: "never" | "when-asked" | "always";
-  reviewer?: string | undefined;
-  /** Review round trips a task may make before a person decides (close.maxReviewRounds). */
-  maxRounds?: number | undefined;
-}
-
-/** The hand-off a complete decision becomes under the policy (undefined: a plain `complete`). */
-export function handOff(d: Extract<Decision, { type: "complete" }>, p: ReviewPolicy): { reviewer: string | null } | undefined {
-  if (p.mode === "never") return undefined;
-  if (p.mode === "when-asked" && !d.review) return undefined;
-  return { reviewer: d.review?.reviewer ?? p.reviewer ?? null };
-}
 
 const MARK = "CHANGES REQUESTED:";
 /** How far apart (seconds) Hermes records a reopen and the comment it posts with it (one CLI call). */

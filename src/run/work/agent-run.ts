@@ -8,12 +8,12 @@ import type { AgentEvent, AgentRunInput, ResumeInput, RunInbox, Usage } from "..
 import { describeError } from "../../errors/index.js";
 import type { RunJail } from "../../jail/jail.js";
 import type { ToolHost } from "../../tools/host.js";
-import type { Stop } from "./decide.js";
-import { boundedLimit } from "../close/limit.js";
+import type { Stop } from "../record.js";
+import { boundedLimit } from "./claims.js";
 import { type DriveHooks, type DriveState, drive, newDriveState, resetForRetry } from "./drive.js";
-import type { ToolsEndpoint } from "./factories.js";
-import type { Work } from "../context.js";
-import { type RetryRecord, addUsage, retryCause, retryDelay, retryNote } from "./retry.js";
+import type { ToolsEndpoint, Work } from "../context.js";
+import type { RetryRecord } from "../events.js";
+import { addUsage, retryCause, retryDelay, retryNote } from "./retry.js";
 
 export interface AgentRun {
   tools: { host: ToolHost; endpoint: ToolsEndpoint } | null;

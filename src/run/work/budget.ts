@@ -6,22 +6,10 @@
 // (`spentUsage`: any process of the jail can spend the seat's key, the CLI reports only its own calls).
 import type { Usage } from "../../agents/port.js";
 import type { ApiUse } from "../../egress/api-usage.js";
-import type { ToolLimits } from "../../tools/budget.js";
+import type { BudgetConfig, BudgetLimits } from "../context.js";
 import type { TaskRunRecord } from "../../board/port.js";
 import { runCost } from "../../board/card.js";
 import type { Spend } from "../../state/ledger.js";
-
-export interface BudgetLimits {
-  tokens?: number | undefined;
-  costUsd?: number | undefined;
-}
-
-export interface BudgetConfig {
-  task?: BudgetLimits | undefined;
-  seatDaily?: BudgetLimits | undefined;
-  /** The task tools' per-run budget (tools/budget.ts). */
-  tools?: ToolLimits | undefined;
-}
 
 export interface Overrun {
   scope: "task" | "seat-day";
@@ -44,19 +32,6 @@ export function spentUsage(cli: Usage | null, api: ApiUse | undefined): Usage | 
   const input = Math.max(t?.input ?? 0, api.tokens.input);
   const output = Math.max(t?.output ?? 0, api.tokens.output);
   return { ...(cli ?? {}), tokens: { ...(t ?? {}), input, output } };
-}
-
-/** Why the proxy's count of the API exceeds what the agent reported (the card says so), or null. */
-export function apiBeyondReport(cli: Usage | null, api: ApiUse | undefined): string | null {
-  if (!api || api.requests === 0) return null;
-  const counted = api.tokens.input + api.tokens.output;
-  const reported = tokensOf(cli);
-  if (counted <= reported) return null;
-  const said = cli?.tokens ? `the agent reported ${cli.tokens.input} input / ${cli.tokens.output} output tokens` : "the agent reported none";
-  return (
-    `the seat's API through the run's proxy: ${api.requests} request(s), ${api.tokens.input} input / ${api.tokens.output} output tokens — more than ${said}: ` +
-    "a process of the jail may have used the seat's key off the agent's books (the budgets count the larger figure)"
-  );
 }
 
 /** The task's earlier runs (not `currentRun`), from `show`. */

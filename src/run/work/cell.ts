@@ -19,10 +19,9 @@ import { Events } from "../../log/emit.js";
 import { Releasers } from "../../log/releasers.js";
 import type { Decision } from "../../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../../tools/socket-path.js";
-import type { Work } from "../context.js";
-import type { Stop } from "./decide.js";
+import type { Timer, Work } from "../context.js";
 import type { RunEvents } from "../events.js";
-import type { Timer } from "./factories.js";
+import type { Stop } from "../record.js";
 import { repositoryBlock, workspaceNestedBlock } from "../close/failures.js";
 
 /** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */

@@ -8,12 +8,22 @@
 //   not confirmed, and the task's previous run was handed back by another seat at its limit — the task
 //     is blocked for a person: two seats in a row is what a task steering its agents looks like.
 // A kind whose limit and auth events are the bridge's own observations (the local loop) is not checked.
-import { DEFAULT_MAX_PAUSE_MS } from "../../result/limits.js";
-import { boundedLimit } from "../close/limit.js";
+// A reported limit's reset is bounded the moment it is seen (`boundedLimit`, result/limits.ts).
+import type { AgentEvent } from "../../agents/port.js";
 import type { Claim, ClaimCheck } from "../../agents/probe.js";
 import type { TaskDetail } from "../../board/port.js";
 import { type Decision, blockDecision } from "../../result/decision.js";
-import { type RunFacts, decide } from "./decide.js";
+import { DEFAULT_MAX_PAUSE_MS, boundReset } from "../../result/limits.js";
+import type { RunFacts } from "../record.js";
+import { decide } from "./decide.js";
+
+type Limit = Extract<AgentEvent, { type: "limit" }>;
+
+/** The limit as the seat may act on it: its reset time bounded (result/limits.ts), the reason noted. */
+export function boundedLimit(l: Limit, now: number, maxPauseMs: number): Limit {
+  const b = boundReset(l.resetsAt, now, maxPauseMs);
+  return b.note ? { ...l, resetsAt: b.resetsAt, note: b.note } : l;
+}
 
 export interface ClaimPolicy {
   /** The seat's check of a claim (its kind's probe); absent: the kind cannot tell. */

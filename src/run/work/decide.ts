@@ -6,10 +6,7 @@ import { AgentResultSchema, describeResultIssues, isSuccess } from "../../result
 import type { Decision } from "../../result/decision.js";
 import { validateBlock } from "../../result/template.js";
 import { type BlockKey, blockFor } from "../block-texts.js";
-import type { RunFacts } from "../facts.js";
-
-export type { Decision } from "../../result/decision.js";
-export type { RunFacts, Stop } from "../facts.js";
+import type { RunFacts } from "../record.js";
 
 /** The run's own causes, in the order they win: its login, its limit, its API out of reach, a stall, what stopped it, a failure. */
 const CAUSES: [BlockKey, (f: RunFacts) => boolean][] = [

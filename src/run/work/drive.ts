@@ -2,7 +2,7 @@
 // finish, limit, auth, failure) and passed on to the run's hooks (the session, progress and usage go to
 // the run's record through them). Pure bookkeeping apart from iterating the adapter's generator.
 import type { AgentAdapter, AgentEvent, AgentRunInput, OutcomeRequest } from "../../agents/port.js";
-import type { RunFacts } from "./decide.js";
+import type { RunFacts } from "../record.js";
 
 /** What the driving itself needs to know between attempts (a failed resume is retried fresh once). */
 export interface DriveState {

@@ -1,28 +1,11 @@
-// What a TaskRun builds per run, injected so a unit test can replace each piece: the lease keeper,
-// the task-tools endpoint (per-run socket + token), and timers (deadline, wrap-up, kill grace).
-import { type Keeper, LeaseKeeper, type LeaseKeeperDeps } from "../../lease/keeper.js";
+// The seat's factories of what a run builds per run (RunFactories, context.ts): the lease keeper, the
+// task-tools endpoint (per-run socket + token), and timers (deadline, wrap-up, kill grace); a unit test
+// replaces each piece.
+import { LeaseKeeper } from "../../lease/keeper.js";
 import { type Clock, sleepUnlessAborted } from "../../time/clock.js";
-import type { ToolHost } from "../../tools/host.js";
 import { ToolSocketServer } from "../../tools/socket.js";
 import { newSocketPath } from "../../tools/socket-path.js";
-
-export interface ToolsEndpoint {
-  path: string;
-  token: string;
-  close(): Promise<void>;
-}
-
-export interface Timer {
-  cancel(): void;
-}
-
-export interface RunFactories {
-  keeper(d: LeaseKeeperDeps): Keeper;
-  /** Serves the run's tools; `at` given = serve an adopted run again at its recorded path and token. */
-  tools(host: ToolHost, at?: { path: string; token: string }): Promise<ToolsEndpoint>;
-  /** Calls `fire` at epoch ms `at` unless cancelled first. */
-  timer(at: number, fire: () => void): Timer;
-}
+import type { RunFactories } from "../context.js";
 
 export function defaultFactories(clock: Clock, env: NodeJS.ProcessEnv): RunFactories {
   return {

@@ -1,6 +1,6 @@
 // How long a run may go on without reaching its agent's API (agent.unreachableSeconds).
 import type { AgentEvent } from "../../agents/port.js";
-import type { Stop } from "./decide.js";
+import type { Stop } from "../record.js";
 import type { Work } from "../context.js";
 
 /**

@@ -6,27 +6,11 @@
 // unreachable watch's (reach.ts: the task goes back to the lane). The loop itself is agent-run.ts's.
 import type { RetryCause } from "../../board/card.js";
 import type { Usage } from "../../agents/port.js";
-import type { RunFacts } from "./decide.js";
+import type { RetryPolicy } from "../context.js";
+import type { RetryRecord } from "../events.js";
+import type { RunFacts } from "../record.js";
 
 export type { RetryCause } from "../../board/card.js";
-
-/** agent.retries and its backoff, in milliseconds. */
-export interface RetryPolicy {
-  retries: number;
-  baseMs: number;
-  maxMs: number;
-}
-
-/** One attempt that ended the environment's way and was started again. */
-export interface RetryRecord {
-  /** 1 for the first retry. */
-  attempt: number;
-  cause: RetryCause;
-  /** What ended the attempt, in words (redacted where it reaches the board). */
-  detail: string;
-  /** Epoch ms the attempt ended. */
-  at: number;
-}
 
 /** The first signal number a shell reports as 128 + n: an exit code above 128 is a process a signal ended. */
 const SIGNAL_EXIT = 128;
@@ -55,13 +39,6 @@ export function retryDelay(n: number, p: Pick<RetryPolicy, "baseMs" | "maxMs">):
 export function retryNote(r: RetryRecord, of: number, waitMs: number, resume: string | null): string {
   const next = `attempt ${r.attempt + 1} of ${of + 1} in ${Math.round(waitMs / 1000)} s${resume ? `, resuming session ${resume}` : ", fresh"}`;
   return `hermes-kanban-bridge: retry ${r.attempt} of ${of} (${r.cause}): ${r.detail.slice(0, 300)}; ${next} (agent.retries)`;
-}
-
-/** What the templated block says of the attempts before it. */
-export function retriesText(rs: readonly RetryRecord[]): string {
-  if (rs.length === 0) return "";
-  const list = rs.map((r) => `attempt ${r.attempt} ended at ${new Date(r.at).toISOString()} (${r.cause}: ${r.detail.slice(0, 200)})`).join("; ");
-  return ` The run was started again ${rs.length} time${rs.length === 1 ? "" : "s"} before this block (agent.retries): ${list}; the last attempt ended as above.`;
 }
 
 /** A run's usage over its attempts: each attempt reports its own totals, the run's are their sum. */

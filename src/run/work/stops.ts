@@ -5,9 +5,8 @@
 // once (the workspace is another run's now), anything else politely first, then after the kill grace.
 // Opened on the work phase's release stack: its listeners and timers are released with it.
 import type { Releasers } from "../../log/releasers.js";
-import type { Work } from "../context.js";
-import type { Stop } from "./decide.js";
-import type { Timer } from "./factories.js";
+import type { Timer, Work } from "../context.js";
+import type { Stop } from "../record.js";
 
 export class RunStops {
   /** Aborted to stop the agent now (the hard stop). */
