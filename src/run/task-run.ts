@@ -23,7 +23,7 @@ import { closeIntentOf } from "./close/close-intent.js";
 import { rememberRun } from "./close/session-end.js";
 import type { KeptClaim } from "./close/restart.js";
 import type { Prepared, RunStart, SeatRun } from "./context.js";
-import { claimFailureBlock, internalFailure, readFailure } from "./close/failures.js";
+import { blockFor } from "./blocks/table.js";
 import { type RunPhase, RunEventsOut } from "./events.js";
 import { prepareRun } from "./prepare/prepare.js";
 import { RunRecord } from "./record.js";
@@ -104,8 +104,8 @@ export class TaskRun {
       const read = await this.read();
       const claimFailure = this.start.held.read.claimFailure;
       if ("lost" in read) decision = { type: "lost", lost: read.lost };
-      else if ("error" in read) decision = readFailure(read.error);
-      else if (claimFailure && !(claimFailure instanceof Transient)) decision = claimFailureBlock(claimFailure);
+      else if ("error" in read) decision = blockFor("read_failed", read.error);
+      else if (claimFailure && !(claimFailure instanceof Transient)) decision = blockFor("claim_failed", claimFailure);
       else {
         this.setPhase("preparing");
         const p = await prepareRun(this.prepareInput(read.detail, read.context, dir, privateDir));
@@ -133,7 +133,7 @@ export class TaskRun {
         decision = await deliverRun(decision, prep.ws, { seat: this.seat, start: this.start, record, privateDir });
       }
     } catch (err) {
-      decision = err instanceof LeaseLost ? { type: "lost", lost: err } : internalFailure(err);
+      decision = err instanceof LeaseLost ? { type: "lost", lost: err } : blockFor("internal", err);
     } finally {
       dropSnapshot(prep?.before ?? null);
     }

@@ -4,9 +4,9 @@
 import { describeError } from "../../errors/index.js";
 import type { Decision } from "../../result/decision.js";
 import { type PreparedWorkspace, WorkspaceRefused } from "../../workspace/port.js";
+import { blockFor } from "../blocks/table.js";
 import type { RunStart, SeatRun } from "../context.js";
 import { preserveDeliverables, proseDeliverables, stagingArea } from "./deliverables.js";
-import { deliverableBlock, workspaceFinishBlock } from "./failures.js";
 import type { RunRecord } from "../record.js";
 
 const REVIEW_FIRST = "the work was not committed or pushed: the run left its repository set to run code, and its changes stay in the workspace for review";
@@ -31,7 +31,7 @@ export async function deliverRun(
       signal: seat.shutdown,
       budget: record.tools,
     });
-    if (!delivered.ok) d = deliverableBlock(delivered.file, delivered.why);
+    if (!delivered.ok) d = blockFor("deliverable", delivered.file, delivered.why);
     else d = { ...d, result: { ...d.result, artifacts: delivered.artifacts } };
   }
   // A repository set to run code is left for a person to review: nothing of it is committed or pushed.
@@ -48,7 +48,7 @@ export async function deliverRun(
       if (d.type === "complete" && fin.artifacts.length) d = { ...d, result: { ...d.result, artifacts: [...d.result.artifacts, ...fin.artifacts] } };
     } catch (err) {
       record.story.workspaceNote = `could not record the work: ${describeError(err)}`;
-      if (d.type === "complete") d = workspaceFinishBlock(describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
+      if (d.type === "complete") d = blockFor("workspace_finish", describeError(err), err instanceof WorkspaceRefused ? err.setting : "workspace");
     }
   return d;
 }

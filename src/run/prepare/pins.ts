@@ -4,34 +4,21 @@
 import type { AgentAdapter, RunPins } from "../../agents/port.js";
 import { join } from "node:path";
 import type { Task } from "../../board/port.js";
-import { describeError } from "../../errors/index.js";
-import { type Decision, blockDecision } from "../../result/decision.js";
+import type { Decision } from "../../result/decision.js";
 import { resolveSkills } from "../../skills/resolve.js";
 import { SKILLS_FOLDER, skillsSection, stageSkills, writePluginManifest } from "../../skills/stage.js";
+import { blockFor } from "../blocks/table.js";
 
 export async function checkPins(task: Task, agent: AgentAdapter, skillRoots: readonly string[]): Promise<{ pins: RunPins } | { decision: Decision }> {
   const { model, provider } = task.pins;
   if (model && provider && agent.providers && !agent.providers.includes(provider.toLowerCase()))
     return {
-      decision: blockDecision(
-        "environment",
-        `The agent was not started: the task is pinned to the model ${model} of the provider ${provider}, and this seat's agent (${agent.name}) runs only ${agent.providers.join(" / ")} models.`,
-        [`move the task to a seat whose agent runs ${provider} models`, "clear or change the pin (`hermes kanban set-model`) and unblock"],
-        `Assign the task to a seat that runs ${provider}, or change its model pin.`,
-        "Reassign the task or change its model pin, then unblock.",
-      ),
+      decision: blockFor("pinned_provider", { model, provider }, { name: agent.name, providers: agent.providers }),
     };
   const lookup = await resolveSkills(task.skills, skillRoots);
   if (lookup.missing.length > 0)
     return {
-      decision: blockDecision(
-        "environment",
-        // Where it looked is the host's business (the Hermes home, the install): the card names the kinds of places, never their paths.
-        `The agent was not started: the task needs the skill(s) ${lookup.missing.join(", ")}, which this seat does not have (it looked for <name>/SKILL.md in ${skillRoots.length ? "its agent.skillDirs, the board's Hermes home and the Hermes install's skills" : "no skill folder"}; the seat's host knows which folders those are).`,
-        ["install the skill on this seat (agent.skillDirs or the Hermes home's skills) and unblock", "remove the skill from the task and unblock"],
-        "Install the missing skill where this seat looks, then unblock.",
-        `Install ${lookup.missing.join(", ")} for this seat, or drop it from the task; then unblock.`,
-      ),
+      decision: blockFor("missing_skills", lookup.missing, skillRoots.length > 0),
     };
   return { pins: { model, provider, skills: lookup.found } };
 }
@@ -51,13 +38,7 @@ export async function stagePins(pins: RunPins, runDir: string, o: { plugin: bool
     return { pins: { ...pins, skills, staged: { root, text: await skillsSection(skills) } } };
   } catch (err) {
     return {
-      decision: blockDecision(
-        "environment",
-        `The agent was not started: the task's skills could not be given to the run: ${describeError(err)}`,
-        ["make the skill smaller (its folder is copied into each run)", "remove the skill from the task and unblock"],
-        "Trim the skill's folder to what the agent needs, then unblock.",
-        "Fix the skill named above, then unblock.",
-      ),
+      decision: blockFor("skills_unstaged", err),
     };
   }
 }

@@ -8,14 +8,13 @@ import { activePrHold } from "../../board/pr-guard.js";
 import type { LastRunInfo, SessionJournal } from "../../continuity/journal.js";
 import { continuationVars, planRun } from "../../continuity/plan.js";
 import { TaskSession } from "../../continuity/session.js";
-import { describeError } from "../../errors/index.js";
 import { dropSnapshot, snapshot } from "../../gate/changes.js";
-import { type GateConfig, dirtyBlock } from "../../gate/gate.js";
+import type { GateConfig } from "../../gate/gate.js";
 import type { GitRunner } from "../../git/runner.js";
 import { contractBrief } from "../../result/contract.js";
-import { type Decision, blockDecision } from "../../result/decision.js";
-import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../../workspace/port.js";
-import { activePrBlock } from "./active-pr.js";
+import type { Decision } from "../../result/decision.js";
+import type { PreparedWorkspace, WorkspaceProvider } from "../../workspace/port.js";
+import { blockFor } from "../blocks/table.js";
 import { checkPins, stagePins } from "./pins.js";
 import { changesBrief, reviewRoundsBlock } from "./review.js";
 import { reopenBrief, reopenRecord } from "./reopen.js";
@@ -53,7 +52,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   const lease = record.lease;
   // A PR an earlier run opened holds the task (board/pr-guard.ts): no workspace, no agent.
   const held = i.activePrGuard ? activePrHold(detail, record.story.startedAt / 1000, lease.runId) : null;
-  if (held) return { decision: activePrBlock(held, detail.task, lease.board) };
+  if (held) return { decision: blockFor("active_pr", held, detail.task, lease.board) };
   // A task that went round review close.maxReviewRounds times needs a person, not another run.
   const rounds = i.adopted ? null : reviewRoundsBlock(detail, i.review?.maxRounds);
   if (rounds) return { decision: rounds };
@@ -61,7 +60,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   try {
     ws = await i.workspaces.prepare(lease, detail.task, i.signal);
   } catch (err) {
-    return { decision: workspaceBlock(err) };
+    return { decision: blockFor("workspace_refused", err) };
   }
   const pinned = await checkPins(detail.task, i.agent, i.skillRoots);
   if ("decision" in pinned) return { decision: pinned.decision };
@@ -83,7 +82,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   const before = await snapshot(ws.local, i.gate.git, join(i.privateDir, "git-view"), i.signal);
   if (before.kind === "git" && before.dirty.length > 0 && !i.gate.config.allowDirty) {
     dropSnapshot(before);
-    return { decision: dirtyBlock(ws.local, before.dirty) };
+    return { decision: blockFor("dirty", ws.local, before.dirty) };
   }
   const plan = planRun(session.record, {
     agent: i.agent.name,
@@ -95,7 +94,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
   if (plan.mode === "exhausted") {
     session.exhausted();
     dropSnapshot(before);
-    return { decision: exhaustedBlock(plan.resumes, plan.session) };
+    return { decision: blockFor("exhausted", plan.resumes, plan.session) };
   }
   const staged = await stagePins(pinned.pins, i.dir, { plugin: i.agent.skillsAsPlugin === true });
   if ("decision" in staged) {
@@ -135,25 +134,4 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
     return lead + renderPrompt(i.prompts.resume, p, continuationVars(shown.detail, cut, i.author)) + contract;
   };
   return { ws, before, plan, input, resumePrompt, continuePrompt };
-}
-
-function workspaceBlock(err: unknown): Decision {
-  const setting = err instanceof WorkspaceRefused ? err.setting : "workspace";
-  return blockDecision(
-    "environment",
-    `The agent was not started: the task's workspace cannot be used on this seat (${setting}): ${describeError(err)}`,
-    [`fix ${setting} in the bridge's config (or the task's workspace) and unblock`, "move the task to a seat that can reach the workspace"],
-    `Correct ${setting} or the task's --workspace, then unblock.`,
-    "Fix the workspace setting named above, then unblock this task.",
-  );
-}
-
-function exhaustedBlock(resumes: number, session: string): Decision {
-  return blockDecision(
-    "human decision needed",
-    `This task's session (${session}) was already resumed ${resumes} times (agent.resumeBudget) without finishing: another run is unlikely to finish it. The agent was not started; the session is dropped, so after an unblock the next run starts fresh with the earlier runs' summaries.`,
-    ["split the task into smaller ones", "raise agent.resumeBudget and unblock", "unblock to start over in a fresh session"],
-    "Split the task: a task that needs more than the resume budget is too big for one claim at a time.",
-    "Decide: split the task, or unblock to start over.",
-  );
 }

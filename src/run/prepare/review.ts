@@ -9,9 +9,10 @@
 // (steering.authors). Review round trips are counted per task (since a person last unblocked it): after
 // close.maxReviewRounds the task is blocked for a human decision instead of run again.
 import type { TaskDetail, TaskEvent } from "../../board/port.js";
-import { type Decision, blockDecision } from "../../result/decision.js";
+import type { Decision } from "../../result/decision.js";
 import { authorName, noteText } from "../../tools/notes.js";
 import { isoOrNull } from "../../time/clock.js";
+import { blockFor } from "../blocks/table.js";
 
 const MARK = "CHANGES REQUESTED:";
 /** How far apart (seconds) Hermes records a reopen and the comment it posts with it (one CLI call). */
@@ -100,18 +101,5 @@ export function changesBrief(detail: TaskDetail, o: { authors?: readonly string[
 export function reviewRoundsBlock(detail: TaskDetail, max: number | undefined): Decision | null {
   const rounds = reviewRounds(detail);
   if (!max || rounds.length < max) return null;
-  const list = rounds
-    .map((r, i) => `${i + 1}: ${r.via} by ${r.by ? `@${authorName(r.by)}` : "?"}${r.reason ? ` — ${JSON.stringify(r.reason.slice(0, 160))}` : " (no reason)"}`)
-    .join("; ");
-  return blockDecision(
-    "human decision needed",
-    `This task went to review and was sent back ${rounds.length} times (close.maxReviewRounds: ${max}) — ${list}. Another round is unlikely to settle it: the agent was not started.`,
-    [
-      "decide what the task needs and say so in a comment, then unblock",
-      "split the task or rewrite its acceptance criteria",
-      "raise close.maxReviewRounds on the seat",
-    ],
-    "Read the rounds above: a reviewer and an implementer that disagree need a person's call, not another round.",
-    "Decide between the reviewer's and the implementer's view, comment the decision, then unblock (the count starts again).",
-  );
+  return blockFor("review_rounds", rounds, max);
 }

@@ -19,10 +19,10 @@ import { Events } from "../../log/emit.js";
 import { Releasers } from "../../log/releasers.js";
 import type { Decision } from "../../result/decision.js";
 import { newSocketPath, removeSocketDir } from "../../tools/socket-path.js";
+import { blockFor } from "../blocks/table.js";
 import type { Timer, Work } from "../context.js";
 import type { RunEvents } from "../events.js";
 import type { Stop } from "../record.js";
-import { repositoryBlock, workspaceNestedBlock } from "../close/failures.js";
 
 /** How often a running agent's caps are read (the kernel's counters, the jail's /tmp). */
 const CAP_POLL_MS = 2000;
@@ -178,7 +178,7 @@ export class RunCell {
       if (k && k.links + k.foreign + k.devices + k.odd > 0) this.w.record.story.kept = k;
       return null;
     } catch (err) {
-      if (err instanceof WorkspaceNested) return workspaceNestedBlock(err.message);
+      if (err instanceof WorkspaceNested) return blockFor("workspace_nested", err.message);
       throw err;
     }
   }
@@ -201,7 +201,7 @@ export class RunCell {
       task_id: record.lease.taskId,
       found: found.map((f) => f.what),
     });
-    return repositoryBlock(found);
+    return blockFor("repository", found);
   }
 
   /** Undoes the cell: the caps' watch, the workspace's owners, the proxy (last in, first out; each step guarded). Idempotent. */

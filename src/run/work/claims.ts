@@ -12,8 +12,9 @@
 import type { AgentEvent } from "../../agents/port.js";
 import type { Claim, ClaimCheck } from "../../agents/probe.js";
 import type { TaskDetail } from "../../board/port.js";
-import { type Decision, blockDecision } from "../../result/decision.js";
+import type { Decision } from "../../result/decision.js";
 import { DEFAULT_MAX_PAUSE_MS, boundReset } from "../../result/limits.js";
+import { blockFor } from "../blocks/table.js";
 import type { RunFacts } from "../record.js";
 import { decide } from "./decide.js";
 
@@ -49,20 +50,6 @@ export function handedBackBy(detail: TaskDetail, runId: number | null, seat: str
   return who && who !== seat ? who : null;
 }
 
-function twoSeatsBlock(claim: Claim, check: ClaimCheck, other: string, seat: string): Decision {
-  const what = claim === "limit" ? "a usage limit" : "a failed login";
-  return blockDecision(
-    "human decision needed",
-    `The agent reported ${what} on seat ${seat}, which the seat's own check did not confirm (${check.detail}); the run before this one was handed back by seat ${other} at a usage limit. Two seats in a row is what a task that steers its agents into reporting limits looks like, so the task is not handed on to drain the next seat of the pool.`,
-    [
-      "read the task's text and comments for instructions aimed at the agent, fix them and unblock",
-      "unblock as it is if the seats really were at their limits",
-    ],
-    "Check the task's text before it goes back to the pool.",
-    "A person reads the task and its last runs, then unblocks or closes it.",
-  );
-}
-
 /** Settles the run's claim (if it made one) before the close: the decision that stands, and the facts updated. */
 export async function settleClaim(
   f: RunFacts,
@@ -83,7 +70,7 @@ export async function settleClaim(
   if (other) {
     f.limit = undefined;
     f.authFailed = undefined;
-    return twoSeatsBlock(claim, check, other, f.seat);
+    return blockFor("two_seats", claim, check, other, f.seat);
   }
   const minutes = Math.max(1, Math.round(o.policy.unconfirmedPauseMs / 60_000));
   const reported = claim === "limit" ? (f.limit?.message ?? "a usage limit") : (f.authFailed ?? "a failed login");

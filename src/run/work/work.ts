@@ -5,7 +5,6 @@
 // scope. The stack is released last-in-first-out, every step guarded, whatever happened.
 import { describeError } from "../../errors/index.js";
 import { changesSince } from "../../gate/changes.js";
-import { applyGate } from "../../gate/gate.js";
 import { runVerification, verificationPlan } from "../../gate/verification.js";
 import type { Usage } from "../../agents/port.js";
 import { Releasers } from "../../log/releasers.js";
@@ -14,7 +13,7 @@ import { unreachableWatch } from "./reach.js";
 import { RunCell } from "./cell.js";
 import { runAgent } from "./agent-run.js";
 import { overrun, overrunText, priorSpend, spentUsage } from "./budget.js";
-import { decide } from "./decide.js";
+import { applyGate, decide } from "./decide.js";
 import type { Work } from "../context.js";
 import { holdLease, openInbox, openTools } from "./scopes.js";
 import { RunStops } from "./stops.js";

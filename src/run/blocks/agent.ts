@@ -1,39 +1,37 @@
-// Every block a run's decision can make, in one table keyed by its cause (`BlockKey`): the template's
-// cause, what happened (from the run's facts), the options, the next step and what a person does.
-// decide.ts picks the key; nothing else here decides anything.
-import type { AgentResult } from "../result/common.js";
-import { type Decision, blockDecision as block } from "../result/decision.js";
-import { isoOrNull } from "../time/clock.js";
-import type { RunFacts } from "./record.js";
-
-export type BlockKey =
-  | "auth"
-  | "limit"
-  | "unreachable"
-  | "stalled"
-  | "deadline"
-  | "shutdown"
-  | "budget"
-  | "cap"
-  | "exposed"
-  | "unresolved"
-  | "failed"
-  | "unreadable"
-  | "invalid"
-  | "bad_block"
-  | "exited"
-  | "invalid_result"
-  | "not_success"
-  | "silent";
+// The blocks of how the agent's run ended (work/decide.ts picks the key from the run's facts): its login,
+// its limit, its API out of reach, a stall, what stopped it, a failure, an outcome that was no outcome.
+// Every key's text takes the facts, and what the key may name besides them (the error found, the result
+// that was no success). One part of the run's one table (table.ts).
+import type { AgentResult } from "../../result/common.js";
+import { isoOrNull } from "../../time/clock.js";
+import type { RunFacts } from "../record.js";
+import { type BlockTexts, tail } from "./text.js";
 
 /** What a key's text may name besides the facts: the error found, or the result that was no success. */
 export type BlockDetail = { error?: string; result?: AgentResult };
 
-type Text = [cause: Parameters<typeof block>[0], what: string, options: string[], nextStep: string, humanAction: string, limit?: boolean];
+type Ended = [f: RunFacts, x?: BlockDetail];
 
-function tail(s: string, n = 1200): string {
-  const t = s.trim();
-  return t.length > n ? `…${t.slice(t.length - n)}` : t;
+/** The keys of how the agent's run ended, each with the facts (and a detail). */
+export interface AgentEndArgs {
+  auth: Ended;
+  limit: Ended;
+  unreachable: Ended;
+  stalled: Ended;
+  deadline: Ended;
+  shutdown: Ended;
+  budget: Ended;
+  cap: Ended;
+  exposed: Ended;
+  unresolved: Ended;
+  failed: Ended;
+  unreadable: Ended;
+  invalid: Ended;
+  bad_block: Ended;
+  exited: Ended;
+  invalid_result: Ended;
+  not_success: Ended;
+  silent: Ended;
 }
 
 function exitText(f: RunFacts["finished"]): string {
@@ -55,7 +53,7 @@ function outputText(f: RunFacts["finished"]): string {
 const ended = (f: RunFacts) => `${exitText(f.finished)}.${outputText(f.finished)}`;
 const summary = (f: RunFacts) => (f.outcome?.kind === "complete" ? f.outcome.summary : "");
 
-export const BLOCK_TEXTS: { [K in BlockKey]: (f: RunFacts, x: BlockDetail) => Text } = {
+export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
   auth: (f) => [
     "auth missing",
     `The agent could not authenticate: ${tail(f.authFailed ?? "", 500)}. Seat ${f.seat} is paused until an operator fixes it.`,
@@ -152,21 +150,21 @@ export const BLOCK_TEXTS: { [K in BlockKey]: (f: RunFacts, x: BlockDetail) => Te
     "Read the failure above; fix its cause before retrying.",
     "Fix the cause named above, then unblock this task.",
   ],
-  unreadable: (f, x) => [
+  unreadable: (f, x = {}) => [
     "environment",
     `The agent's outcome file could not be read: ${x.error}. ${ended(f)}`,
     ["fix the agent so it writes valid JSON to $HERMES_BRIDGE_RESULT, then unblock", "complete the task by hand if the work is done"],
     "Fix the agent's outcome writing, then unblock.",
     "Look at the agent output above, then unblock or complete by hand.",
   ],
-  invalid: (f, x) => [
+  invalid: (f, x = {}) => [
     "human decision needed",
     `protocol violation: the agent's outcome was rejected: ${x.error}. ${exitText(f.finished)}.`,
     ["fix the agent's outcome and unblock", "complete the task by hand if the work is done"],
     "Check the workspace and decide by hand; then fix the agent's protocol use.",
     "Inspect the workspace and either complete or unblock this task.",
   ],
-  bad_block: (f, x) => [
+  bad_block: (f, x = {}) => [
     "human decision needed",
     `protocol violation: the agent asked to block with an invalid template (${x.error}). Its text: ${tail(JSON.stringify(f.outcome?.kind === "block" ? f.outcome.block : null), 800)}`,
     ["read the agent's text and decide", "unblock to retry"],
@@ -180,14 +178,14 @@ export const BLOCK_TEXTS: { [K in BlockKey]: (f: RunFacts, x: BlockDetail) => Te
     "Look at the output tail; fix the environment if it is at fault, then unblock.",
     "Check why the agent failed, then unblock this task.",
   ],
-  invalid_result: (f, x) => [
+  invalid_result: (f, x = {}) => [
     "human decision needed",
     `protocol violation: the agent asked to complete with an invalid result (${x.error}). Its summary: ${tail(summary(f), 600)}`,
     ["check the work and complete by hand", "fix the agent's result and unblock"],
     "Check the workspace: if the work is done, complete by hand.",
     "Inspect the result, then complete by hand or unblock.",
   ],
-  not_success: (f, { result: r }) => [
+  not_success: (f, { result: r } = {}) => [
     "test failure",
     `The agent reported a result that is not success (ok=${r?.ok}, status=${r?.status}${r?.error ? `, error ${r.error.code}: ${r.error.message}` : ""}). Summary: ${tail(summary(f), 600)}`,
     ["fix the failure and unblock to retry", "accept the partial result and complete by hand"],
@@ -208,9 +206,3 @@ export const BLOCK_TEXTS: { [K in BlockKey]: (f: RunFacts, x: BlockDetail) => Te
     ];
   },
 };
-
-/** The templated block of `key` for these facts (an unreachable API marks its decision: the run is handed back). */
-export function blockFor(key: BlockKey, f: RunFacts, x: BlockDetail = {}): Decision {
-  const d = block(...BLOCK_TEXTS[key](f, x));
-  return key === "unreachable" ? ({ ...d, unreachable: true } as Decision) : d;
-}
