@@ -10,7 +10,7 @@ const LAYERS = [
   ["lease"],
   ["board", "git", "jail", "skills", "egress"],
   ["state", "process"],
-  ["sandbox"],
+  ["agent-files"],
   ["config", "result", "log"],
   ["errors", "time"],
 ];

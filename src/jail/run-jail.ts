@@ -9,7 +9,7 @@ import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree } from "../process/terminate.js";
-import { type Handback, handOver } from "../sandbox/owner.js";
+import { type Handback, handOver } from "../agent-files/owner.js";
 import { defaultWorkspaceRegistry } from "./registry.js";
 import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";

@@ -11,7 +11,7 @@ import type { EgressCounts } from "../egress/proxy.js";
 import type { HeldLease } from "../lease/held.js";
 import type { Lease } from "../lease/lease.js";
 import type { BridgeInfo } from "../result/common.js";
-import type { Kept } from "../sandbox/owner.js";
+import type { Kept } from "../agent-files/owner.js";
 import type { ToolBudget } from "../tools/budget.js";
 import type { RetryRecord, RunPhase } from "./events.js";
 
@@ -64,7 +64,7 @@ export interface RunStory {
   limits?: { mode: string; why: string } | undefined;
   /** What the run's proxy refused and let through (network: proxy). */
   egress?: EgressCounts | undefined;
-  /** What the workspace's hand-over left as it was, read-only to the agent (sandbox/owner.ts): hard links out of it. */
+  /** What the workspace's hand-over left as it was, read-only to the agent (agent-files/owner.ts): hard links out of it. */
   kept?: Kept | undefined;
   /** The attempts the run started again before its close (agent.retries, work/retry.ts). */
   retries?: RetryRecord[] | undefined;

@@ -9,7 +9,7 @@ import type { Decision } from "../../result/decision.js";
 import { usageLine } from "../../board/card.js";
 import { renderBlock } from "../../result/template.js";
 import type { EgressCounts } from "../../egress/proxy.js";
-import type { Kept } from "../../sandbox/owner.js";
+import type { Kept } from "../../agent-files/owner.js";
 import type { ApiUse } from "../../egress/api-usage.js";
 import type { RetryRecord } from "../events.js";
 import type { RunFacts, RunStory } from "../record.js";

@@ -1,7 +1,7 @@
 // Deliverables survive the close: Hermes deletes a scratch workspace on `complete` and keeps only what
 // it is told about, so every result artifact with a path is attached to the task first. What is
 // attached is never the workspace path (the agent could swap it for a link between a check and
-// Hermes's read): the file is copied through the workspace boundary (sandbox/files.ts: no link, one
+// Hermes's read): the file is copied through the workspace boundary (agent-files/files.ts: no link, one
 // hard link, regular, within Hermes's 25 MiB) into a staging dir the CLI can read — the state dir when
 // the CLI runs here, a bridge dir next to the task's workspace when it runs on the board host, or an
 // upload (workspace.uploadCommand) of the copy in checkout mode. One that cannot be preserved stops
@@ -14,8 +14,8 @@ import { describeError } from "../../errors/index.js";
 import { runProcess } from "../../process/runner.js";
 import type { AgentResult } from "../../result/common.js";
 import { escapeControls } from "../../result/text.js";
-import { isInside } from "../../sandbox/contain.js";
-import { SandboxRefused, lstatInside, safeLeaf, stageCopy } from "../../sandbox/files.js";
+import { isInside } from "../../agent-files/contain.js";
+import { SandboxRefused, lstatInside, safeLeaf, stageCopy } from "../../agent-files/files.js";
 import type { PreparedWorkspace } from "../../workspace/port.js";
 import type { UploadSpec } from "../context.js";
 

@@ -4,7 +4,7 @@
 // the look and the listing leads nowhere; names are taken as bytes (a name that is not UTF-8 is an entry
 // like any other); another filesystem mounted inside — or a bind mount of the tree's own, whose device is
 // the tree's and which only the mount table tells — is reported, never entered. Entries are identified
-// by inode (device, number and birth time), never by path: sandbox/owner.ts hands a tree over and back
+// by inode (device, number and birth time), never by path: agent-files/owner.ts hands a tree over and back
 // with it.
 import { type BigIntStats, constants } from "node:fs";
 import { type FileHandle, lstat, open, readFile, readdir, realpath, stat } from "node:fs/promises";

@@ -1,5 +1,5 @@
 // Handing a tree to the agent's user and taking it back (a bridge running as root runs its agents as an
-// unprivileged uid: jail/identity.ts). The boundary is by inode, not by path (sandbox/walk.ts walks it):
+// unprivileged uid: jail/identity.ts). The boundary is by inode, not by path (agent-files/walk.ts walks it):
 // - nothing whose inode also has a name outside the tree is handed over — a clone's hard-linked objects, a
 //   package store's files, `cp -al` (any hard link, in a tree the agent's user held already: another seat's
 //   live agent may be moving names) — nor a device node or another filesystem mounted inside: they stay as

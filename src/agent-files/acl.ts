@@ -2,7 +2,7 @@
 // `system.posix_acl_default` extended attributes): read before a hand-over, put back or removed at the
 // give-back, so an ACL the agent added (`u:nobody:rwx`, a default ACL its new files inherit) never
 // outlives its run. Through @napi-rs/xattr, whose calls never follow a link (l*xattr); a path is always
-// one through a held directory descriptor (sandbox/walk.ts). Loaded when first needed: a host where it
+// one through a held directory descriptor (agent-files/walk.ts). Loaded when first needed: a host where it
 // cannot load refuses the hand-over (said), rather than give a tree away it could not take back whole.
 import { PermanentError } from "../errors/index.js";
 

@@ -14,7 +14,8 @@
 // loopback service the seat allows by its exact address also listens at that address in the jail, each
 // connection a CONNECT through the proxy (clients go direct to loopback: NO_PROXY). `--no-network`: none of
 // that (network: host or none). `--connect host:port` is a one-shot CONNECT client on stdin/stdout (git's
-// ssh ProxyCommand). It is a file of its own, using only Node's own modules.
+// ssh ProxyCommand). It is a file of its own, using only Node's own modules; relay.ts is how the jail starts it
+// (its argv and environment), the run's proxy it carries to is egress/proxy.ts.
 //   node relay.mjs <port> <socket> [--forward <host:port>]… [--stream <fd>] [--lifeline <fd>] -- <program> [args…]
 //   node relay.mjs --no-network [--stream <fd>] [--lifeline <fd>] -- <program> [args…]
 //   node relay.mjs --connect <host:port> <socket>
