@@ -21,7 +21,7 @@ export interface SeatLeasesDeps {
   retry: RetryPolicy;
   clock: Clock;
   log: Logger;
-  /** The seat's timers and heartbeat loop (run/factories.ts). */
+  /** The seat's timers and heartbeat loop (run/work/factories.ts). */
   make: Pick<RunFactories, "timer" | "keeper">;
 }
 

@@ -72,7 +72,7 @@ export class Sightings {
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   private runReady: Promise<void> | null = null;
-  /** The workspace's claim (before the agent: run/cell.ts), the caps' group made beside it (prepared ahead). */
+  /** The workspace's claim (before the agent: run/work/cell.ts), the caps' group made beside it (prepared ahead). */
   private claimed: Promise<Handback | null> | null = null;
   /** The caps' group, made beside the workspace's hand-over: ready before the first command asks for it. */
   private group: Promise<RunCgroup | null> | null = null;

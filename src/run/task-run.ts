@@ -45,7 +45,7 @@ export interface RunReport {
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
   /** The agent could not reach its API (handed back): the seat pauses until its own check gets through. */ unreachable?: string;
-  /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
+  /** The seat's own check of the limit or login failure the agent reported (run/work/claims.ts). */
   claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
   handedOff?: "handoff" | "wait";
@@ -53,7 +53,7 @@ export interface RunReport {
   stopped?: "kept" | "handed_back";
   /** Stopped from the board by hand (a reclaim, a block, a forced review): an expected event, not a lost lease. */ onBoard?: BoardStop["action"];
   resumed: boolean;
-  /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
+  /** The run re-worked a task reopened after it was done (run/prepare/reopen.ts): a reopen, not a second success. */
   reopen?: boolean;
   usage: Usage | null;
   durationMs: number;
@@ -269,7 +269,7 @@ export class TaskRun {
     }
   }
 
-  /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/restart.ts). */
+  /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/close/restart.ts). */
   private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
     const lost = await this.start.held.fenced.heartbeat(k.note).then(
       () => false,

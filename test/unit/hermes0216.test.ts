@@ -133,7 +133,7 @@ describe("the seat's metrics", () => {
   });
 });
 
-describe("a reopen, as the board recorded it (run/reopen.ts)", () => {
+describe("a reopen, as the board recorded it (run/prepare/reopen.ts)", () => {
   const ev = (kind: string, createdAt: number, o: Partial<TaskEvent> = {}): TaskEvent => ({
     kind,
     createdAt,

@@ -87,7 +87,7 @@ export class CommandAgent implements AgentAdapter {
  * (agent-files/append.ts): made before the agent starts and written only through the held descriptor.
  */
 async function openInbox(input: AgentRunInput, file: string): Promise<() => Promise<void>> {
-  // An earlier attempt of this run (run/retry.ts) left its inbox: the name goes (never followed), a fresh file is made.
+  // An earlier attempt of this run (run/work/retry.ts) left its inbox: the name goes (never followed), a fresh file is made.
   await rm(file, { force: true });
   const out = await AppendOnlyFile.create(file);
   const inbox = input.inbox;

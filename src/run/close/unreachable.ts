@@ -1,4 +1,4 @@
-// A run whose agent could not reach its API (decide.ts: the watch of agent-run.ts stopped it, or it gave up
+// A run whose agent could not reach its API (work/decide.ts: the watch of work/reach.ts stopped it, or it gave up
 // by itself) is no failure of the task: it goes back to the lane at once — a comment saying why, then
 // `reclaim --reason` — for a seat that can reach its API, and this seat pauses until its own check gets
 // through (daemon/pauses.ts). Nobody has to unblock anything; the block's template is the comment's text.

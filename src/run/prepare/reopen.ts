@@ -1,7 +1,7 @@
 // A task back from `done` (Hermes 0.21.6 `reopen <id> --reason R --landing … --kind K`): new work for the
 // seat, not a second first run. Its earlier completion was undone on the board; the agent is told so and
 // why — the reopen's reason and kind as the board recorded them (its `reopened` event, else the `REOPEN:`
-// comment the CLI writes before it), quoted as board text the way a reviewer's changes are (run/review.ts)
+// comment the CLI writes before it), quoted as board text the way a reviewer's changes are (run/prepare/review.ts)
 // — and what the earlier run left (its summary, its deliverables, which stay attached to the task). The
 // run's close records which completion it re-works (`metadata.bridge.reopen`), next to the board's own
 // `reopened` event: what `usage` (and a later `stats`) count as a reopen, never as a second success.

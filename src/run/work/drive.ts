@@ -18,7 +18,7 @@ export interface DriveHooks {
   onSession?: (id: string) => void;
   /** An auth failure stops the run at once. */
   onAuthFailed?: () => void;
-  /** A reported limit as the seat may act on it: its reset bounded the moment it is seen (run/limit.ts),
+  /** A reported limit as the seat may act on it: its reset bounded the moment it is seen (run/work/claims.ts),
    *  so the time the agent, the jail and the close take afterwards cannot turn a near reset into a past one. */
   boundLimit: (e: Extract<AgentEvent, { type: "limit" }>) => Extract<AgentEvent, { type: "limit" }>;
 }
