@@ -12,7 +12,7 @@
 import { readlink, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
 import { jailsAndProcessesOf } from "../process/terminate.js";
-import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
+import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../agent-files/owner.js";
 import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "./registry.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */

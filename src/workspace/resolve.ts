@@ -5,7 +5,7 @@ import { isAbsolute, join, normalize, resolve } from "node:path";
 import type { Task } from "../board/port.js";
 import type { Lease } from "../lease/lease.js";
 import type { GitRunner } from "../git/runner.js";
-import { lexicallyUnder, realPathOf, underReal } from "../sandbox/contain.js";
+import { lexicallyUnder, realPathOf, underReal } from "../agent-files/contain.js";
 import { type BranchPolicy, pushTarget } from "./branch.js";
 import { prepareCheckout } from "./checkout.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceMode, type WorkspaceProvider, WorkspaceRefused } from "./port.js";

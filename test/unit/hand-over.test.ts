@@ -1,4 +1,4 @@
-// A workspace handed to the agent's uid for a run comes back to its owner (a root bridge: sandbox/owner.ts),
+// A workspace handed to the agent's uid for a run comes back to its owner (a root bridge: agent-files/owner.ts),
 // with nothing left that another local user could write or that runs as its owner; the boundary is by
 // inode: what also has a name outside the tree is never handed over, the give-back restores per inode and
 // takes off the ACLs the agent added.
@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { getAttributeSync, setAttributeSync } from "@napi-rs/xattr";
 import { describe, expect, it } from "vitest";
-import { handOver } from "../../src/sandbox/owner.js";
+import { handOver } from "../../src/agent-files/owner.js";
 import { scratchDir } from "../helpers/tmp.js";
 
 const AGENT = { uid: 65534, gid: 65534 };
