@@ -512,7 +512,7 @@ describe("retries before a block (agent.retries)", () => {
         for (const e of events) yield e;
       });
       const { report, closer } = start({ agent });
-      const _r = await report;
+      await report;
       expect(agent.inputs).toHaveLength(1);
       expect(block(closer).reason).not.toContain("started again");
     }
