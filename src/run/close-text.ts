@@ -206,18 +206,22 @@ export const isolationLine = (i: { mode: string; why: string }): string =>
 
 /** The story's confinement: how the agent was jailed (unless bubblewrap) and capped (unless a scope or cgroup). */
 export function confinementStory(
-  p: { mode: string; why: string; limits?: { mode: string; why: string } | undefined } | undefined,
+  p: { mode: string; why: string; limits?: { mode: string; why: string; card: string } | undefined } | undefined,
 ): Pick<RunStory, "isolation" | "limits"> {
   const l = p?.limits;
   return {
     ...(p && p.mode !== "bwrap" ? { isolation: { mode: p.mode, why: p.why } } : {}),
-    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.why } } : {}),
+    // The card's words (the caps and what they leave out), not the host's reasons: those are doctor's.
+    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.card } } : {}),
   };
 }
 
-/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none). */
+/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none): the seat's caps, whole. */
 export const limitsLine = (l: { mode: string; why: string }): string =>
-  `limits: ${l.mode} — ${l.mode === "rlimit" ? "the run was capped per process only" : "the run was not capped"} (${l.why.slice(0, 400)})`;
+  `limits: ${l.mode} — ${l.mode === "rlimit" ? "this seat caps each process of its runs, not the run" : "this seat does not cap its runs"}: ${cutAtWord(l.why, 800)}`;
+
+/** `t` cut at a word boundary before `max` characters, with an ellipsis when cut. */
+const cutAtWord = (t: string, max: number): string => (t.length <= max ? t : `${t.slice(0, t.lastIndexOf(" ", max - 1)).replace(/[\s,;:—(]+$/, "")} …`);
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => {
