@@ -16,6 +16,7 @@ import { contractBrief } from "../result/contract.js";
 import { type Decision, blockDecision } from "../result/decision.js";
 import { type PreparedWorkspace, type WorkspaceProvider, WorkspaceRefused } from "../workspace/port.js";
 import { activePrBlock } from "./active-pr.js";
+import { taskWorkspaceBlock } from "./failures.js";
 import { checkPins, stagePins } from "./pins.js";
 import { type ReviewPolicy, changesBrief, reviewRoundsBlock } from "./review.js";
 import { reopenBrief, reopenRecord } from "./reopen.js";
@@ -150,6 +151,7 @@ export async function prepareRun(i: PrepareInput): Promise<PrepareResult> {
 
 function workspaceBlock(err: unknown): Decision {
   const setting = err instanceof WorkspaceRefused ? err.setting : "workspace";
+  if (err instanceof WorkspaceRefused && err.byTask) return taskWorkspaceBlock(describeError(err));
   return blockDecision(
     "environment",
     `The agent was not started: the task's workspace cannot be used on this seat (${setting}): ${describeError(err)}`,
