@@ -119,10 +119,20 @@ const keptOf = (k: Kept) => ({
   devices: k.devices,
   odd_names: k.odd,
   sample: k.sample.map((p) => p.slice(0, 200)),
+  ...(k.writable ? { writable: true } : {}),
 });
+
+const sampleOf = (k: Kept) =>
+  k.sample.length
+    ? ` — e.g. ${k.sample
+        .slice(0, 3)
+        .map((p) => JSON.stringify(p.slice(0, 160)))
+        .join(", ")}`
+    : "";
 
 /** What the hand-over left as it was: on every card of the run (the agent could read but not change it). */
 export const keptLine = (k: Kept): string => {
+  if (k.writable) return sharedLine(k);
   const parts = [
     k.links
       ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store; any hard link, in a workspace the agent's user held already)`
@@ -131,14 +141,12 @@ export const keptLine = (k: Kept): string => {
     k.devices ? `${k.devices} device nodes` : "",
     k.odd ? `${k.odd} whose names are not UTF-8` : "",
   ].filter(Boolean);
-  const eg = k.sample.length
-    ? ` — e.g. ${k.sample
-        .slice(0, 3)
-        .map((p) => JSON.stringify(p.slice(0, 160)))
-        .join(", ")}`
-    : "";
-  return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${eg}. A step that rewrites one of them in place fails; copy it first.`;
+  return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${sampleOf(k)}. A step that rewrites one of them in place fails; copy it first.`;
 };
+
+/** A bridge that runs its agent as its own user: the hard links out of the workspace were the agent's to rewrite. */
+const sharedLine = (k: Kept): string =>
+  `workspace: ${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity), or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
 
 /**
  * A done card's summary: the agent's, then what a board user cannot see elsewhere — where the work went when
