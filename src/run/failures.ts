@@ -76,21 +76,21 @@ export function workspaceNestedBlock(why: string): Decision {
   return blockDecision(
     "human decision needed",
     `The agent was not started: ${why}. A run's jail shows its whole workspace to its agent, so no run may work in a folder that holds, or lies inside, another live run's.`,
-    ["wait for the other run to end, then unblock", `${RECREATE} with a workspace of its own (a folder beside the other run's, not above or below it)`],
+    ["wait for the other run to end, then unblock", recreate("a folder of its own, beside the other run's (not above or below it)")],
     "Two tasks share a workspace only when it is the very same folder: wait for the other run, or give this work a folder of its own.",
     "Unblock this task once the other run has ended, or create it again with a folder of its own.",
   );
 }
 
 /** A task's workspace cannot change on the board (no Hermes verb edits it): the way out of a wrong one. */
-const RECREATE = "create the task again (hermes kanban create … --workspace dir:<folder>) and archive this one";
+const recreate = (folder: string) => `create the task again with ${folder} (hermes kanban create … --workspace dir:<folder>) and archive this one`;
 
 /** The task's workspace is one no setting may allow (an allowed root itself, the board's or the bridge's own files): the agent was not started. */
 export function taskWorkspaceBlock(why: string): Decision {
   return blockDecision(
     "human decision needed",
     `The agent was not started: ${why}. No setting allows this folder, and a task's workspace cannot be changed on the board.`,
-    [`${RECREATE}, its folder one of its own inside an allowed root (workspace.allowedRoots)`],
+    [recreate("a folder of its own inside an allowed root (workspace.allowedRoots)")],
     "Create the task again with a folder of its own inside an allowed root; unblocking this one meets the same refusal.",
     "Create the task again with another --workspace, then archive this one.",
   );

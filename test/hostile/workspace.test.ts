@@ -152,7 +152,9 @@ describe("a workspace that leads out of the allowed roots", () => {
     expect(d.task.status).toBe("blocked");
     const why = reasonOf(d);
     expect(why).toMatch(/The agent was not started: the task's workspace .*projects is the allowed root .*projects itself/);
-    expect(why).toMatch(/options: A\) create the task again \(hermes kanban create … --workspace dir:<folder>\) and archive this one/);
+    expect(why).toMatch(
+      /options: A\) create the task again with a folder of its own inside an allowed root \(workspace\.allowedRoots\) \(hermes kanban create … --workspace dir:<folder>\) and archive this one/,
+    );
     // widening the root would make the folder allowed, and with it every other task's workspace
     expect(why).not.toMatch(/fix workspace\.allowedRoots|Correct workspace\.allowedRoots/);
     expect(d.runs.at(-1)?.outcome).not.toBe("completed");

@@ -82,7 +82,7 @@ describe("the live workspaces of this host", () => {
     expect(block.type).toBe("block");
     const t = block.type === "block" ? block.template : null;
     expect(formatOptions(t?.options ?? "")).toMatch(
-      /^A\) wait for the other run to end, then unblock; B\) create the task again \(hermes kanban create … --workspace dir:<folder>\) and archive this one/,
+      /^A\) wait for the other run to end, then unblock; B\) create the task again with a folder of its own, beside the other run's \(not above or below it\) \(hermes kanban create … --workspace dir:<folder>\) and archive this one/,
     );
     expect(JSON.stringify(t)).not.toMatch(/change the task's --workspace|give the task a workspace of its own .* and unblock/i);
     await releaseWorkspace(runB, host);
