@@ -205,7 +205,7 @@ export function toolsLine(s: RunStory): string {
     r.heartbeats ? `${r.heartbeats} heartbeat(s) (heartbeatsPerMinute: ${l.heartbeatsPerMinute})` : "",
     r.attachments ? `${r.attachments} attachment(s) (attachments: ${l.attachments})` : "",
   ].filter(Boolean);
-  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")}`;
+  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")} — the agent was told each time; a task that needs more: raise them in the seat's agent.budget.tools and restart the seat`;
 }
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
