@@ -31,6 +31,9 @@ export interface BeforeAgentArgs {
   workspace_nested: [why: string];
 }
 
+/** A task's workspace cannot change on the board (no Hermes verb edits it): the way out of a wrong one. */
+const recreate = (folder: string) => `create the task again with ${folder} (hermes kanban create … --workspace dir:<folder>) and archive this one`;
+
 export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
   read_failed: (error) => [
     "environment",
@@ -109,6 +112,16 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
     "Fix the skill named above, then unblock.",
   ],
   workspace_refused: (err) => {
+    // A folder no setting may allow (an allowed root itself, the board's or the bridge's own files): the task's
+    // workspace cannot be changed on the board (no Hermes verb edits it), so the way out is a new task.
+    if (err instanceof WorkspaceRefused && err.byTask)
+      return [
+        "human decision needed",
+        `The agent was not started: ${describeError(err)}. No setting allows this folder, and a task's workspace cannot be changed on the board.`,
+        [recreate("a folder of its own inside an allowed root (workspace.allowedRoots)")],
+        "Create the task again with a folder of its own inside an allowed root; unblocking this one meets the same refusal.",
+        "Create the task again with another --workspace, then archive this one.",
+      ];
     const setting = err instanceof WorkspaceRefused ? err.setting : "workspace";
     return [
       "environment",
@@ -137,11 +150,8 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
   workspace_nested: (why) => [
     "human decision needed",
     `The agent was not started: ${why}. A run's jail shows its whole workspace to its agent, so no run may work in a folder that holds, or lies inside, another live run's.`,
-    [
-      "give the task a workspace of its own (a folder beside the other run's, not above or below it) and unblock",
-      "wait for the other run to end, then unblock",
-    ],
-    "Point the task at a folder of its own: two tasks share a workspace only when it is the very same folder.",
-    "Change the task's --workspace (or wait for the other run), then unblock this task.",
+    ["wait for the other run to end, then unblock", recreate("a folder of its own, beside the other run's (not above or below it)")],
+    "Two tasks share a workspace only when it is the very same folder: wait for the other run, or give this work a folder of its own.",
+    "Unblock this task once the other run has ended, or create it again with a folder of its own.",
   ],
 };

@@ -106,10 +106,20 @@ const keptOf = (k: Kept) => ({
   devices: k.devices,
   odd_names: k.odd,
   sample: k.sample.map((p) => p.slice(0, 200)),
+  ...(k.writable ? { writable: true } : {}),
 });
+
+const sampleOf = (k: Kept) =>
+  k.sample.length
+    ? ` — e.g. ${k.sample
+        .slice(0, 3)
+        .map((p) => JSON.stringify(p.slice(0, 160)))
+        .join(", ")}`
+    : "";
 
 /** What the hand-over left as it was: on every card of the run (the agent could read but not change it). */
 export const keptLine = (k: Kept): string => {
+  if (k.writable) return sharedLine(k);
   const parts = [
     k.links
       ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store; any hard link, in a workspace the agent's user held already)`
@@ -118,14 +128,12 @@ export const keptLine = (k: Kept): string => {
     k.devices ? `${k.devices} device nodes` : "",
     k.odd ? `${k.odd} whose names are not UTF-8` : "",
   ].filter(Boolean);
-  const eg = k.sample.length
-    ? ` — e.g. ${k.sample
-        .slice(0, 3)
-        .map((p) => JSON.stringify(p.slice(0, 160)))
-        .join(", ")}`
-    : "";
-  return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${eg}. A step that rewrites one of them in place fails; copy it first.`;
+  return `workspace: left as they were, read-only to the agent (never handed to its user): ${parts.join("; ")}${sampleOf(k)}. A step that rewrites one of them in place fails; copy it first.`;
 };
+
+/** A bridge that runs its agent as its own user: the hard links out of the workspace were the agent's to rewrite. */
+const sharedLine = (k: Kept): string =>
+  `workspace: ${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity), or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
 
 /**
  * A done card's summary: the agent's, then what a board user cannot see elsewhere — where the work went when
@@ -184,7 +192,7 @@ export function toolsLine(s: RunStory): string {
     r.heartbeats ? `${r.heartbeats} heartbeat(s) (heartbeatsPerMinute: ${l.heartbeatsPerMinute})` : "",
     r.attachments ? `${r.attachments} attachment(s) (attachments: ${l.attachments})` : "",
   ].filter(Boolean);
-  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")}`;
+  return `task tools past this run's budget (agent.budget.tools), refused: ${parts.join("; ")} — the agent was told each time; a task that needs more: raise them in the seat's agent.budget.tools and restart the seat`;
 }
 
 /** What every block of a run without a jail of its own says (agent.isolation user or none). */
@@ -193,18 +201,22 @@ export const isolationLine = (i: { mode: string; why: string }): string =>
 
 /** The story's confinement: how the agent was jailed (unless bubblewrap) and capped (unless a scope or cgroup). */
 export function confinementStory(
-  p: { mode: string; why: string; limits?: { mode: string; why: string } | undefined } | undefined,
+  p: { mode: string; why: string; limits?: { mode: string; why: string; card: string } | undefined } | undefined,
 ): Pick<RunStory, "isolation" | "limits"> {
   const l = p?.limits;
   return {
     ...(p && p.mode !== "bwrap" ? { isolation: { mode: p.mode, why: p.why } } : {}),
-    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.why } } : {}),
+    // The card's words (the caps and what they leave out), not the host's reasons: those are doctor's.
+    ...(l && (l.mode === "rlimit" || l.mode === "none") ? { limits: { mode: l.mode, why: l.card } } : {}),
   };
 }
 
-/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none). */
+/** What every block of a run whose caps no cgroup enforced says (agent.limits rlimit or none): the seat's caps, whole. */
 export const limitsLine = (l: { mode: string; why: string }): string =>
-  `limits: ${l.mode} — ${l.mode === "rlimit" ? "the run was capped per process only" : "the run was not capped"} (${l.why.slice(0, 400)})`;
+  `limits: ${l.mode} — ${l.mode === "rlimit" ? "this seat caps each process of its runs, not the run" : "this seat does not cap its runs"}: ${cutAtWord(l.why, 800)}`;
+
+/** `t` cut at a word boundary before `max` characters, with an ellipsis when cut. */
+const cutAtWord = (t: string, max: number): string => (t.length <= max ? t : `${t.slice(0, t.lastIndexOf(" ", max - 1)).replace(/[\s,;:—(]+$/, "")} …`);
 
 /** The run's usage line (board/card.ts): every close that has no metadata carries one. */
 export const storyUsage = (s: RunStory): string => {
