@@ -69,7 +69,8 @@ sd_modes() {
 
 sd_fleet_five() {
   sx hermes-bridge fleet
-  sx hermes-bridge fleet --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s);console.log(f.root, f.seats.length);process.exit(f.root==="/var/lib/hermes-bridge"&&f.seats.length===5?0:1)})'
+  # …each one read (a seat whose status.json the fleet cannot read is listed `unreadable`, with why)
+  sx hermes-bridge fleet --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const f=JSON.parse(s);const bad=f.seats.filter((x)=>x.state==="unreadable");console.log(f.root, f.seats.length, bad.map((x)=>x.lastError));process.exit(f.root==="/var/lib/hermes-bridge"&&f.seats.length===5&&bad.length===0?0:1)})'
 }
 
 sd_all_active() { local s; for s in $SD_SEATS; do sx systemctl is-active --quiet "hermes-bridge@$s" || { echo "hermes-bridge@$s is not active"; return 1; }; done; }
@@ -173,7 +174,7 @@ systemd_stage() {
   echo "$t2" >"$HKB_WORK/systemd-continued"
   check "systemd: systemctl start again: the seat continues the cut task to done (no human unblock), its run closed" sd_continue "$t2"
   check "systemd: the continued task has exactly one completed run and none open" sd_check_board "$HKB_WORK/systemd-continued" 10
-  check "systemd: hermes-bridge fleet (as root, its default root /var/lib/hermes-bridge) lists the five seats" sd_fleet_five
+  check "systemd: hermes-bridge fleet (as root, its default root /var/lib/hermes-bridge) lists the five seats, each readable" sd_fleet_five
   sx journalctl --no-pager -u 'hermes-bridge*' >"$HKB_WORK/logs/systemd-units.log" 2>&1 || true
   sx systemctl stop 'hermes-bridge@*' hermes-bridge-hubs >/dev/null 2>&1 || true
   pm stop -t 10 hkb-systemd >/dev/null 2>&1 || true
