@@ -59,17 +59,9 @@ export interface StatusSnapshot {
   lastErrors: { at: string; what: string }[];
 }
 
-/**
- * The longest free text each field of a snapshot may hold: the fleet refuses a longer one (the row reads
- * `unreadable`), so the writer (status.ts) cuts its texts to these — a host's long cgroup path in the limits'
- * why made every seat of a host unreadable.
- */
-export const TEXT_MAX = { why: 500, limitsWhy: 800, reason: 2000, note: 2000, error: 4000 } as const;
-
-/** A text cut to `max` characters (an ellipsis says it was cut). */
-export const clip = (s: string, max: number): string => (s.length <= max ? s : `${s.slice(0, max - 1)}…`);
-
 const text = (max: number) => z.string().max(max);
+/** The longest why of a seat's isolation and limits a snapshot holds (the status writer cuts to it: status.ts). */
+export const WHY_MAX = { isolation: 500, limits: 2000 } as const;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const amount = z.number().finite().min(0);
 const isoText = text(40).nullable();
@@ -114,11 +106,11 @@ export const FleetSnapshotSchema = z.object({
       state: z.enum(["working", "idle", "paused", "auth", "budget", "stopping"]).optional(),
       paused: z.boolean().optional(),
       pausedUntil: isoText.optional(),
-      reason: text(TEXT_MAX.reason).nullable().optional(),
-      fix: text(TEXT_MAX.reason).nullable().optional(),
-      budget: text(TEXT_MAX.reason).nullable().optional(),
-      isolation: z.object({ mode: text(20), why: text(TEXT_MAX.why) }).optional(),
-      limits: z.object({ mode: text(20), why: text(TEXT_MAX.limitsWhy) }).optional(),
+      reason: text(2000).nullable().optional(),
+      fix: text(2000).nullable().optional(),
+      budget: text(2000).nullable().optional(),
+      isolation: z.object({ mode: text(20), why: text(WHY_MAX.isolation) }).optional(),
+      limits: z.object({ mode: text(20), why: text(WHY_MAX.limits) }).optional(),
       network: z
         .object({
           mode: text(20),
@@ -148,7 +140,7 @@ export const FleetSnapshotSchema = z.object({
         lastHeartbeat: isoText,
         deadline: isoText,
         title: text(200).nullable().optional(),
-        lastNote: text(TEXT_MAX.note).nullable().optional(),
+        lastNote: text(2000).nullable().optional(),
       }),
     )
     .max(64)
@@ -156,7 +148,7 @@ export const FleetSnapshotSchema = z.object({
   usage: z.object({ today: SpendSchema, window5h: SpendSchema, last24h: HoursSchema.optional() }).optional(),
   outbox: z.object({ backlog: count }).optional(),
   lastErrors: z
-    .array(z.object({ what: text(TEXT_MAX.error) }))
+    .array(z.object({ what: text(4000) }))
     .max(100)
     .optional(),
 });

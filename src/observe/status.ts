@@ -1,6 +1,6 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
 import type { Metrics } from "./metrics.js";
-import { type StatusSnapshot, TEXT_MAX, clip } from "./snapshot.js";
+import { type StatusSnapshot, WHY_MAX } from "./snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Hours, Spend } from "../state/ledger.js";
 import { writeStateFile } from "../state/atomic.js";
@@ -100,12 +100,12 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       state: seatState(i, paused),
       paused,
       pausedUntil: paused ? (iso(i.seat.pausedUntil()) ?? "until an operator fixes it") : null,
-      reason: paused && i.seat.reason !== null ? clip(i.seat.reason, TEXT_MAX.reason) : null,
-      fix: paused && i.seat.authFailed() && i.seat.fix !== null ? clip(i.seat.fix, TEXT_MAX.reason) : null,
-      budget: i.spend.budget === null ? null : clip(i.spend.budget, TEXT_MAX.reason),
-      // the fleet reads every field within TEXT_MAX: a longer why (a host's cgroup paths) would make the seat unreadable
-      ...(i.isolation ? { isolation: { mode: i.isolation.mode, why: clip(i.isolation.why, TEXT_MAX.why) } } : {}),
-      ...(i.limits ? { limits: { mode: i.limits.mode, why: clip(i.limits.why, TEXT_MAX.limitsWhy) } } : {}),
+      reason: paused ? i.seat.reason : null,
+      fix: paused && i.seat.authFailed() ? i.seat.fix : null,
+      budget: i.spend.budget,
+      // Cut to what a reader takes (a host's long cgroup paths in a why would make the whole snapshot unreadable).
+      ...(i.isolation ? { isolation: bounded(i.isolation, WHY_MAX.isolation) } : {}),
+      ...(i.limits ? { limits: bounded(i.limits, WHY_MAX.limits) } : {}),
       ...(i.network ? { network: i.network } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },
@@ -117,9 +117,11 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
     outbox: { backlog, path: i.outbox.path, alertsQueued: i.alertsBacklog },
     orphans: i.orphans,
     quarantined: [...i.quarantined],
-    lastErrors: i.lastErrors.map((e) => ({ at: e.at, what: clip(e.what, TEXT_MAX.error) })),
+    lastErrors: [...i.lastErrors],
   };
 }
+
+const bounded = (w: { mode: string; why: string }, max: number) => ({ mode: w.mode, why: w.why.length > max ? `${w.why.slice(0, max - 2)} …` : w.why });
 
 /** One run of the snapshot, read from the run's own record (a slot without a run is still claiming). */
 function runRow(slot: RunView, i: SnapshotInput): StatusSnapshot["runs"][number] {
@@ -136,7 +138,7 @@ function runRow(slot: RunView, i: SnapshotInput): StatusSnapshot["runs"][number]
     deadline: iso(r?.deadline ?? null),
     adopted: slot.adopted,
     title: r?.title ? i.redact(r.title).slice(0, 200) : null,
-    lastNote: r?.story.lastNote ? clip(i.redact(r.story.lastNote), TEXT_MAX.note) : null,
+    lastNote: r?.story.lastNote ? i.redact(r.story.lastNote) : null,
     lastOperatorNote: note
       ? { id: note.id, author: note.author, postedAt: iso(note.postedAt), deliveredAt: iso(note.deliveredAt), text: i.redact(note.body).slice(0, 500) }
       : null,
