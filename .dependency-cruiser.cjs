@@ -10,9 +10,37 @@ const LAYERS = [
   ["lease"],
   ["board", "git", "jail", "skills", "egress"],
   ["state", "process"],
-  ["sandbox"],
+  ["agent-files"],
   ["config", "result", "log"],
   ["errors", "time"],
+];
+
+// run/ in three rooms over its bottom: prepare/, work/ and close/ import the bottom of run/ (record.ts,
+// context.ts, events.ts and the block table, blocks/) and lower layers — never each other, never the story
+// (task-run.ts, which imports them all); the bottom imports no room. A folder of run/ is a room or blocks/.
+const RUN_ROOMS = ["prepare", "work", "close"];
+const runRooms = [
+  ...RUN_ROOMS.map((room) => ({
+    name: `run-room-${room}`,
+    comment: `run/${room}/ imports only the bottom of run/ (record.ts, context.ts, events.ts, blocks/) and lower layers: no other room of run/, not task-run.ts`,
+    severity: "error",
+    from: { path: `^src/run/${room}/` },
+    to: { path: `^src/run/(task-run\\.ts$|(?!${room}/|blocks/)[^/]+/)` },
+  })),
+  {
+    name: "run-bottom",
+    comment: "the bottom of run/ (record.ts, context.ts, events.ts, blocks/) imports none of its rooms and not task-run.ts",
+    severity: "error",
+    from: { path: "^src/run/(blocks/|(?!task-run\\.ts$)[^/]+$)" },
+    to: { path: `^src/run/(task-run\\.ts$|(${RUN_ROOMS.join("|")})/)` },
+  },
+  {
+    name: "run-folders",
+    comment: "a folder of run/ is one of its rooms (prepare/, work/, close/) or the block table (blocks/): a new one gets a rule here",
+    severity: "error",
+    from: { path: `^src/run/(?!(${[...RUN_ROOMS, "blocks"].join("|")})/)[^/]+/` },
+    to: {},
+  },
 ];
 
 const folder = (names) => `^src/(${names.join("|")})/`;
@@ -32,6 +60,7 @@ const forbidden = LAYERS.flatMap((layer, i) =>
 module.exports = {
   forbidden: [
     ...forbidden,
+    ...runRooms,
     { name: "no-circular", severity: "error", from: {}, to: { circular: true } },
     {
       name: "wire-read-in-board",

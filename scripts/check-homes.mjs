@@ -10,6 +10,8 @@
 // - one model of Hermes in the tests, the emulator: no in-memory board beside it (FakeBoard, fake-board.ts);
 // - a file is replaced whole only through src/state/atomic.ts (temp, fsync, rename): no write-then-rename by
 //   hand — but the moves that are no write (a workspace entry handed back, a .git set aside, the hub's socket);
+// - a run's block is worded in its one table (src/run/blocks/: `blockFor`), never by hand beside it — but a close
+//   the board refused, which the outbox words also on `outbox replay` (src/outbox/refused.ts, refusal-text.ts);
 // - nothing below the seat reads the whole config: the seat builds its settings once (daemon/seat-settings.ts)
 //   — but the config's own loader of the kinds (agents/kinds.ts) and its view (observe/settings.ts).
 import { readFileSync, readdirSync } from "node:fs";
@@ -46,12 +48,18 @@ rule(
   "a lease (its fenced view, its record, its clock) built outside src/lease/",
 );
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
-const moves = ["src/sandbox/owner.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
+const moves = ["src/agent-files/owner.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
 rule(
   src,
   /\brename(Sync)?\(/,
   (f) => f.startsWith(join("src", "state")) || moves.includes(f),
   "a file written then renamed by hand: replace it through src/state/atomic.ts (writeStateFile, replaceWith)",
+);
+rule(
+  src,
+  /\bblockDecision\(|\bwhat_happened:\s*[`"']/,
+  (f) => f.startsWith(join("src", "run", "blocks")) || [join("src", "result", "decision.ts"), join("src", "outbox", "refused.ts"), join("src", "outbox", "refusal-text.ts")].includes(f),
+  "a block worded outside the run's one table: add its cause to src/run/blocks/ and call blockFor",
 );
 const seatLevel = (f) => ["config", "daemon", "cli"].some((d) => f.startsWith(join("src", d))) || [join("src", "agents", "kinds.ts"), join("src", "observe", "settings.ts")].includes(f);
 rule(src, /import type \{[^}]*\bConfig\b[^}]*\} from "[./]+config\/schema\.js"/, seatLevel, "the whole config read below the seat: take the seat's settings (daemon/seat-settings.ts)");

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A synchronous fs call blocks the event loop: on a path the agent can write (its workspace, its run
 // dir) a FIFO, a link or a slow mount would freeze the whole daemon or make it act outside (jail issue,
-// rows 3 and 4). Such paths are read and written only through src/sandbox/ (or src/state/, which reads
+// rows 3 and 4). Such paths are read and written only through src/agent-files/ (or src/state/, which reads
 // through it). Anywhere else in src/ a synchronous fs call stands only where its paths are the
 // bridge's own — a file in ALLOWED below, saying why, or a `sync-io: <why>` comment on the line or
 // the line above. Part of `npm test` (scripts/gates.mjs).
@@ -9,7 +9,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /** Roles that never see an agent-writable path, or that are the boundary for them. */
-const EXEMPT = ["src/sandbox/", "src/state/", "src/emulator/", "src/config/", "src/cli/"];
+const EXEMPT = ["src/agent-files/", "src/state/", "src/emulator/", "src/config/", "src/cli/"];
 
 /** Files whose synchronous calls touch only the bridge's own paths. */
 const ALLOWED = {
@@ -37,11 +37,11 @@ const ALLOWED = {
   "src/process/terminate.ts": "/proc",
   "src/process/runner.ts": "the output files, made O_NOFOLLOW in the run's fresh dir before the child starts",
   "src/process/tail.ts": "an output file opened once before the child starts (O_NOFOLLOW, a regular file), then only its descriptor",
-  "src/run/prompt.ts": "the prompt templates, at start",
+  "src/run/prepare/prompt.ts": "the prompt templates, at start",
   "src/tools/socket-path.ts": "the run's private socket dir",
   "src/tools/socket.ts": "the run's private socket dir",
   "src/workspace/resolve.ts": "stat/lstat of the workspace path: never an open, never a read",
-  "src/workspace/checkout.ts": "the mirrors and checkout dirs under localRoot, made and read before the agent works there (the agent's files only through git and sandbox/)",
+  "src/workspace/checkout.ts": "the mirrors and checkout dirs under localRoot, made and read before the agent works there (the agent's files only through git and agent-files/)",
   "src/agents/claude-code/kind.ts": "the bundled prompt, at start",
   "src/agents/codex/kind.ts": "the bundled prompt, at start",
 };
@@ -64,11 +64,11 @@ for (const f of files("src")) {
   lines.forEach((line, i) => {
     if (/^\s*(\/\/|\*|import )/.test(line) || !SYNC.test(line)) return;
     if (/sync-io:/.test(line) || /sync-io:/.test(lines[i - 1] ?? "")) return;
-    problems.push(`${f}:${i + 1}: a synchronous fs call outside src/sandbox/ — use the sandbox (agent-writable paths), or say why its path is the bridge's own (// sync-io: …)\n    ${line.trim()}`);
+    problems.push(`${f}:${i + 1}: a synchronous fs call outside src/agent-files/ — read agent-writable paths through src/agent-files/, or say why its path is the bridge's own (// sync-io: …)\n    ${line.trim()}`);
   });
 }
 if (problems.length) {
   process.stderr.write(`${problems.join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("sync-io: no synchronous fs call on an agent-writable path outside src/sandbox/\n");
+process.stdout.write("sync-io: no synchronous fs call on an agent-writable path outside src/agent-files/\n");

@@ -3,7 +3,7 @@
 // incremental, its state in node_modules/.cache: a clean clone checks everything, a second run only what
 // changed and what depends on it), the build (scripts/build.mjs, emit only: `--noCheck`, the typecheck
 // beside it checks the same src), lint, file sizes, no synchronous fs call on an agent-writable path
-// outside src/sandbox/ (check-sync-io.mjs), rules with one home (check-homes.mjs), then the layer gate.
+// outside src/agent-files/ (check-sync-io.mjs), rules with one home (check-homes.mjs), then the layer gate.
 // Each step's output is printed as a block when it ends; any failure fails the whole, naming the step.
 // `--then-tests [vitest args…]` (npm test): the tests start as soon as the build is there (they run the
 // built files) while the other gates go on beside them; a gate that fails stops the tests and fails the whole.

@@ -18,6 +18,31 @@ COMPOSE_SHIM='docker-compose() {
 }'
 page_compose() { bash -c "set -euo pipefail; $COMPOSE_SHIM
 $(page_block compose-up)"; }
+
+# The page's preparation (compose-prepare), run as written from the copy's parent (a clone's root) with the lane's
+# parts in place of the operator's: `npm pack` is the lane's tarball, ~/.ssh/board_ed25519 and `ssh-keyscan
+# board-host` the lane's key and its board host's key (a compose service, no name on this host), and `build` is
+# `config -q` — the image is the lane's own build of deploy/Dockerfile (image stage); config reads every env_file
+# as a build does (docker-compose 1.29 refuses both while one is missing: the page once built before making them).
+COMPOSE_PREP_SHIM='npm() { [ "$1 $2" = "pack --pack-destination" ] && cp "$HKB_WORK/image/"*.tgz "$3"; }
+ssh-keyscan() { [ "$1" = board-host ] && cat "$HKB_WORK/ssh/known_hosts"; }
+docker-compose() {
+  local a=()
+  while [ $# -gt 0 ]; do
+    if [ "$1" = -f ] && [ "${2:-}" = compose.yaml ]; then shift 2; else a+=("$1"); shift; fi
+  done
+  [ "${a[0]:-}" = build ] && a=(config -q)
+  DOCKER_HOST="unix://$HKB_WORK/engines/main/docker.sock" command docker-compose -p hkb -f compose.yaml -f compose.test.yaml "${a[@]}"
+}'
+compose_prepare() {
+  mkdir -p "$HKB_WORK/home/.ssh" && cp "$HKB_WORK/ssh/id_ed25519" "$HKB_WORK/home/.ssh/board_ed25519"
+  (cd "$1" && HOME="$HKB_WORK/home" bash -c "set -euo pipefail; $COMPOSE_PREP_SHIM
+$(page_block compose-prepare)") || return
+  # what it made: the secrets files (0600) and the board key the image's user (10001) reads
+  local s
+  for s in claude-1 claude-2 codex-1; do [ "$(stat -c %a "$1/deploy/seats/$s.env")" = 600 ] || { echo "seats/$s.env is not 0600"; return 1; }; done
+  [ "$(stat -c '%u %a' "$1/deploy/seats/ssh/id_ed25519")" = "10001 600" ] && test -s "$1/deploy/seats/ssh/known_hosts" && test -s "$1/deploy/hermes-kanban-bridge-0.1.0.tgz"
+}
 # The block's last line is the /healthz code its curl printed.
 compose_page_up() {
   local out rc=0
@@ -42,19 +67,19 @@ board_check() { node "$HKB_REPO/scripts/deploy/board-check.mjs" --ids "$1" --wai
 http_code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 
 compose_stage() {
-  local p="$HKB_WORK/compose" s
+  local p="$HKB_WORK/compose/deploy" s
   mkdir -p "$p" && cp -a "$HKB_REPO/deploy/." "$p/" && cp "$HKB_REPO/scripts/deploy/compose.test.yaml" "$p/"
+  check "compose: the page's preparation (docs/deploy.md compose-prepare) — secrets files before any docker-compose command, the board key the image's user reads" \
+    compose_prepare "$HKB_WORK/compose"
   cd "$p"
   # The shipped seat files with the demo agent (the command kind: there are no model credentials here)
   # and no webhook (its host is an example); everything else as shipped: ssh to the board, token, fleet.
+  # Each seat's secrets file filled in as the page says (the token; no login: the demo agent needs none).
   for s in claude-1 claude-2 codex-1; do
     sed -e "s#^agent: .*#agent: { kind: command, command: [node, $DEMO_AGENT], isolation: bwrap }#" -e '/^webhook:/d' \
       "$HKB_REPO/deploy/seats/$s.yaml" >"seats/$s.yaml"
     printf 'HKB_HTTP_TOKEN=%s\n' "$HKB_TOKEN" >"seats/$s.env"
   done
-  mkdir -p seats/ssh
-  cp "$HKB_WORK/ssh/id_ed25519" seats/ssh/id_ed25519 && cp "$HKB_WORK/ssh/known_hosts" seats/ssh/known_hosts
-  chown 10001:10001 seats/ssh/id_ed25519 && chmod 0600 seats/ssh/id_ed25519 # the image's bridge user reads it
   on_exit "cd '$p' && { dc logs --no-color >'$HKB_WORK/logs/compose-containers.log' 2>&1; dc down -v --remove-orphans -t 5; }"
   HKB_CLAUDE_1_PORT=$(free_port) HKB_CLAUDE_2_PORT=$(free_port) HKB_CODEX_1_PORT=$(free_port)
   export HKB_CLAUDE_1_PORT HKB_CLAUDE_2_PORT HKB_CODEX_1_PORT HKB_WORK
@@ -74,8 +99,9 @@ compose_stage() {
   curl -s -H "Authorization: Bearer $HKB_TOKEN" "$c1/status" >"$HKB_WORK/logs/compose-status.json"
   check "compose: the seat's agents are jailed (status: isolation bwrap)" json_is "$HKB_WORK/logs/compose-status.json" seat.isolation.mode bwrap
   curl -s -H "Authorization: Bearer $HKB_TOKEN" "$c1/" >"$HKB_WORK/logs/compose-fleet.html"
-  check "compose: the fleet page of claude-1 lists claude-2 and codex-1" sh -c \
-    "grep -q claude-2 '$HKB_WORK/logs/compose-fleet.html' && grep -q codex-1 '$HKB_WORK/logs/compose-fleet.html'"
+  # …each read: a seat whose /status the fleet cannot read is a row `unreadable` naming why (a why too long for it did so)
+  check "compose: the fleet page of claude-1 lists claude-2 and codex-1, each read" sh -c \
+    "grep -q claude-2 '$HKB_WORK/logs/compose-fleet.html' && grep -q codex-1 '$HKB_WORK/logs/compose-fleet.html' && ! grep -q 'not a status snapshot' '$HKB_WORK/logs/compose-fleet.html'"
   restart_case
   cd "$HKB_REPO"
 }

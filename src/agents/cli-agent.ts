@@ -131,7 +131,7 @@ export function statefulTranslator<S>(
 /**
  * A session handle that is not the CLI's own shape never reaches its argv (`--resume <id>`, `resume <id>`:
  * an id like `--dangerously-bypass-approvals-and-sandbox` would be read as a flag): the resume is refused
- * before anything starts, and the run starts fresh (run/agent-run.ts).
+ * before anything starts, and the run starts fresh (run/work/agent-run.ts).
  */
 export function refusedResume(input: Pick<AgentRunInput, "signal">, id: string, agent: string): AsyncGenerator<AgentEvent> {
   const message = `${JSON.stringify(id.slice(0, 80))} is not a ${agent} session id: not resumed`;

@@ -10,8 +10,8 @@
 import { cp, lstat, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describeError } from "../errors/index.js";
-import { readBytesInside, readTextInside, SandboxRefused } from "../sandbox/files.js";
-import { walkFiles } from "../sandbox/tree.js";
+import { readBytesInside, readTextInside, SandboxRefused } from "../agent-files/files.js";
+import { walkFiles } from "../agent-files/tree.js";
 import { replaceWith, writeStateFile } from "../state/atomic.js";
 import { systemClock } from "../time/clock.js";
 

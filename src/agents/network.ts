@@ -13,7 +13,7 @@ export function noAnswerFromApi(text: string): boolean {
  * The API answered, but with a failure of its own that a later try may not meet (an overload, a 5xx, a stream
  * the server cut mid-turn): "api" — or the connection broke mid-turn after answers came: "connection". Null
  * for anything the task or the seat must change (a 4xx, a refusal, a billing error). The run retries such a
- * failure after a backoff before it blocks the task (run/retry.ts).
+ * failure after a backoff before it blocks the task (run/work/retry.ts).
  */
 export function transientApiFailure(text: string, status: number | null = null): "api" | "connection" | null {
   if (status !== null && (status === 408 || status === 409 || status >= 500)) return "api";

@@ -99,7 +99,7 @@ export interface AgentRunInput {
   egress?: { apiBase: string };
 }
 
-/** A task's own pins, checked against the seat before the agent starts (run/pins.ts). */
+/** A task's own pins, checked against the seat before the agent starts (run/prepare/pins.ts). */
 export interface RunPins {
   /** Replaces the seat's configured model for this run; null: the seat's. */
   model: string | null;
@@ -134,7 +134,7 @@ export interface AgentAdapter {
    * lines the agent printed: they need no check from outside.
    */
   readonly observes?: boolean;
-  /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/pins.ts). */
+  /** The agent loads the run's skills as a Claude Code plugin: the staged folder gets its manifest (run/prepare/pins.ts). */
   readonly skillsAsPlugin?: boolean;
   /** Tries a login a run left (one request of the bridge's own) before it may replace the seat's (agents/cli-home.ts). */
   verifyLogin?(login: string): Promise<boolean>;

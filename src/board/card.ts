@@ -22,7 +22,7 @@ export interface ApiCount {
   output: number;
 }
 
-/** Why a run's agent was started again within its claim (run/retry.ts): its process crashed, its API failed, its connection broke. */
+/** Why a run's agent was started again within its claim (run/work/retry.ts): its process crashed, its API failed, its connection broke. */
 export const RETRY_CAUSES = ["crash", "api", "connection"] as const;
 export type RetryCause = (typeof RETRY_CAUSES)[number];
 

@@ -12,7 +12,7 @@ import { defaultStateRoot } from "../config/schema.js";
 import { bundledFile } from "../config/paths.js";
 import { StateWriteError, writeStateFile } from "../state/atomic.js";
 import { ExitError } from "../errors/index.js";
-import { isInside, realPathOf } from "../sandbox/contain.js";
+import { isInside, realPathOf } from "../agent-files/contain.js";
 
 export const SKILL_NAME = "hermes-kanban-bridge";
 

@@ -4,11 +4,10 @@
 import { dirname } from "node:path";
 import { reportOptions } from "./ops-config.js";
 import { buildBoards, redactorFor } from "../daemon/build.js";
-import { ExitError } from "../errors/index.js";
 import { STATS_KEYS, type StatsKey, statsReport } from "../observe/stats-report.js";
 import { type Sourced, statRuns } from "../observe/stats-runs.js";
 import { outboxFacts, seatDirs } from "../observe/stats-sources.js";
-import { eachTask, parseSince } from "../observe/usage-report.js";
+import { eachTask } from "../observe/usage-report.js";
 import { systemClock } from "../time/clock.js";
 import { renderStats } from "./stats-render.js";
 

@@ -67,6 +67,14 @@ export async function statusCommand(
   if (s.seat.fix) print(`fix: ${termSafe(s.seat.fix, 2000)}\n`);
   if (s.seat.isolation)
     print(`isolation: ${termSafe(s.seat.isolation.mode, 20)}${s.seat.isolation.mode !== "bwrap" ? ` (${termSafe(s.seat.isolation.why, 500)})` : ""}\n`);
+  // The caps, as isolation: a cgroup or a scope by name, the weaker fallback and none with their why.
+  if (s.seat.limits) {
+    const l = s.seat.limits;
+    const weak = l.mode === "rlimit" || l.mode === "none";
+    print(
+      `limits: ${termSafe(l.mode, 20)}${weak ? ` — ${l.mode === "rlimit" ? "weaker, per process" : "runs are not capped"}: ${termSafe(l.why, 1200)}` : ""}\n`,
+    );
+  }
   if (s.seat.network) {
     const blocked = s.seat.network.blocked.slice(0, 10);
     const refused = blocked.map((b) => `${termSafe(b.host, 253)}:${b.port} ×${b.count} (last ${b.last})${b.housekeeping ? " (the CLI's housekeeping)" : ""}`);

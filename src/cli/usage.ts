@@ -3,8 +3,7 @@
 // this one. Needs no agent settings.
 import { reportOptions } from "./ops-config.js";
 import { buildBoards, redactorFor } from "../daemon/build.js";
-import { ExitError } from "../errors/index.js";
-import { type UsageKey, type UsageReport, collectRuns, parseSince, usageReport } from "../observe/usage-report.js";
+import { type UsageKey, type UsageReport, collectRuns, usageReport } from "../observe/usage-report.js";
 import { termSafe } from "../result/text.js";
 import { systemClock } from "../time/clock.js";
 

@@ -1,5 +1,5 @@
 // The seat's own part of the config (seat.*): its name, and how it pauses and continues at a usage
-// limit — the reset an agent reports is its word, bounded here and checked from outside (run/claims.ts).
+// limit — the reset an agent reports is its word, bounded here and checked from outside (run/work/claims.ts).
 import { z } from "zod";
 
 export const Seat = z.strictObject({
@@ -20,7 +20,7 @@ export const Seat = z.strictObject({
   unreachablePauseSeconds: z.number().positive().max(3600).default(60),
   /**
    * A usage limit or failed login the agent reported that the seat's own check did not confirm pauses
-   * the seat this long, then it checks again (run/claims.ts).
+   * the seat this long, then it checks again (run/work/claims.ts).
    */
   unconfirmedPauseMinutes: z
     .number()

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { readSmallFile } from "../state/read.js";
-import { isInside } from "../sandbox/contain.js";
+import { isInside } from "../agent-files/contain.js";
 import { quarantine } from "../state/quarantine.js";
 import { isRunSocketPath } from "../tools/socket-path.js";
 import { writeStateFile } from "../state/atomic.js";

@@ -12,7 +12,7 @@ import { type ClaimRead, HeldLease, type HoldDeps, type StoredLease } from "../l
 import { openRun } from "../lease/lease.js";
 import { type ClaimSettings, take } from "../lease/take.js";
 import type { Logger } from "../log/logger.js";
-import type { RunFactories } from "../run/factories.js";
+import type { RunFactories } from "../run/context.js";
 import type { Clock } from "../time/clock.js";
 
 /** What the seat's leases are made with (its services: build.ts). */
@@ -21,7 +21,7 @@ export interface SeatLeasesDeps {
   retry: RetryPolicy;
   clock: Clock;
   log: Logger;
-  /** The seat's timers and heartbeat loop (run/factories.ts). */
+  /** The seat's timers and heartbeat loop (run/work/factories.ts). */
   make: Pick<RunFactories, "timer" | "keeper">;
 }
 

@@ -45,7 +45,7 @@ export class SeatPauses {
       stateDir?: string;
       seatName?: string;
       boards?: ReadonlyMap<string, Board>;
-      /** The seat's own check of a claim (run/claims.ts), asked again when an unconfirmed pause ends. */
+      /** The seat's own check of a claim (run/work/claims.ts), asked again when an unconfirmed pause ends. */
       check?: ((claim: Claim) => Promise<ClaimCheck>) | undefined;
       /** The longest pause a reset time may make (seat.maxLimitPauseHours). */
       maxPauseMs?: number;

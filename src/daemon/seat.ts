@@ -71,7 +71,7 @@ export class SeatState {
     this.fix = parsed.data.fix ?? null;
   }
 
-  /** Pauses until a reset that was bounded where it was reported (run/limit.ts, the seat's checks), plus the
+  /** Pauses until a reset that was bounded where it was reported (run/work/claims.ts, the seat's checks), plus the
    *  margin, never past the cap. One that passed since — during the close — pauses the margin from now: a
    *  reset that was still ahead when the agent named it is no reason for another 15 minutes. */
   pauseUntil(resetsAt: number | null, reason: string): void {

@@ -3,7 +3,7 @@
 // tokens the API's answer reports: `usage` of a JSON answer (Anthropic Messages, OpenAI Chat Completions and
 // Responses) or of its server-sent events (Anthropic `message_start`/`message_delta`, OpenAI's final chunk,
 // Responses' `response.completed`). Whichever process of the jail made the request, it is counted: the
-// CLI's own report is reconciled with this (run/budget.ts). An answer is read as it passes, never held back.
+// CLI's own report is reconciled with this (run/work/budget.ts). An answer is read as it passes, never held back.
 import { StringDecoder } from "node:string_decoder";
 import { Transform, type TransformCallback } from "node:stream";
 

@@ -1,10 +1,10 @@
 // What the run changed: a git work tree through the bridge's private view of it (git/view.ts: the
 // repository's own config never runs), everything else by a before/after listing of regular files
-// (size + mtime; links are not followed: sandbox/tree.ts).
+// (size + mtime; links are not followed: agent-files/tree.ts).
 import { rmSync } from "node:fs";
 import { type GitView, openGitView, viewDiffStat, viewStatus } from "../git/view.js";
 import type { GitRunner } from "../git/runner.js";
-import { walkFiles } from "../sandbox/tree.js";
+import { walkFiles } from "../agent-files/tree.js";
 
 export type Snapshot = { kind: "git"; view: GitView; dirty: string[] } | { kind: "files"; files: Map<string, string> };
 

@@ -5,7 +5,7 @@
 // boundary; a config is parsed by the bridge's hardened git from a private copy (`--file`, no includes).
 import { lstat, mkdir, readdir, unlink, writeFile } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
-import { readBytesInside, SandboxRefused } from "../sandbox/files.js";
+import { readBytesInside, SandboxRefused } from "../agent-files/files.js";
 import type { GitRunner } from "./runner.js";
 
 /** Config keys whose value git runs (or that make git run, or read, something else). */

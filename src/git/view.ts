@@ -9,7 +9,7 @@
 // given explicitly — what the repository's config says is never read.
 import { lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { readBytesInside, readTextInside } from "../sandbox/files.js";
+import { readBytesInside, readTextInside } from "../agent-files/files.js";
 import type { GitRunner } from "./runner.js";
 
 export interface GitView {

@@ -8,7 +8,7 @@
 import { type Stats, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { ConfigError } from "../errors/index.js";
-import { realPathOf } from "../sandbox/contain.js";
+import { realPathOf } from "../agent-files/contain.js";
 
 export interface AgentUser {
   uid: number;

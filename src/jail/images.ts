@@ -8,7 +8,7 @@
 // file finds the images a program starts from.
 import { closeSync, constants, openSync, readSync, realpathSync, statSync } from "node:fs";
 import { basename, join, relative } from "node:path";
-import { isInside, underReal } from "../sandbox/contain.js";
+import { isInside, underReal } from "../agent-files/contain.js";
 import { resolveProgram } from "./program.js";
 
 /** The first bytes of a file: an ELF image, a `#!` line (its interpreter and argument), or neither. */

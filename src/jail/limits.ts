@@ -29,7 +29,10 @@ export type LimitsMode = "systemd" | "cgroup" | "rlimit" | "none";
 
 export interface LimitsPolicy {
   mode: LimitsMode;
+  /** The caps and where they come from, with the host's reasons (the start log, status, the fleet, doctor): the caps first. */
   why: string;
+  /** What a run's card says of them: the caps and what they leave out, never the host's paths (docs/security.md). */
+  card: string;
   /** prlimit (absolute), for mode rlimit. */
   prlimit?: string;
   caps: Caps;
@@ -72,34 +75,51 @@ export async function resolveLimits(
   const caps: Caps = { memoryBytes: c.memoryMiB * MiB, pids: c.pids };
   const base = { caps, tmpBytes: c.tmpMiB * MiB, config: c };
   const desc = `memory ${c.memoryMiB} MiB, ${c.pids} processes, /tmp ${c.tmpMiB} MiB`;
-  if (c.mode === "none") return { ...base, mode: "none", why: "agent.limits.mode is none: runs are not capped (but /tmp, in the jail)" };
+  if (c.mode === "none") {
+    const why = "agent.limits.mode is none: runs are not capped (but /tmp, in the jail)";
+    return { ...base, mode: "none", why, card: why };
+  }
   const reasons: string[] = [];
   if (c.mode === "systemd" || c.mode === "auto") {
     const why = await systemdWorks(env);
-    if (!why) return { ...base, mode: "systemd", why: `systemd-run scopes (${desc})` };
+    if (!why) return { ...base, mode: "systemd", why: `systemd-run scopes (${desc})`, card: `systemd-run scopes (${desc})` };
     if (c.mode === "systemd") throw new Error(`agent.limits.mode is systemd, but ${why}`);
     reasons.push(why);
   }
   if (c.mode === "cgroup" || c.mode === "auto") {
     const roots = hostRoots();
     const why = roots ? await cannotMakeGroups(roots) : "no usable cgroup hierarchy (neither a delegated cgroup v2 nor v1's memory and pids)";
-    if (roots && !why) return { ...base, mode: "cgroup", roots, why: `cgroup ${roots.flavour} below ${roots.memory} (${desc})` };
+    if (roots && !why)
+      return { ...base, mode: "cgroup", roots, why: `cgroup ${roots.flavour} below ${roots.memory} (${desc})`, card: `a cgroup of the run's own (${desc})` };
     if (c.mode === "cgroup") throw new Error(`agent.limits.mode is cgroup, but ${why}`);
     reasons.push(why ?? "");
   }
   const prlimit = o.prlimit ?? null;
+  // The caps first: a fleet cell or a card cut short still says them.
   const weaker =
-    `per-process limits only (prlimit in the jail's first process): at most ${c.pids} processes and threads in the jail (without a jail of its own: of the agent's uid on the whole host), ` +
-    `${c.memoryMiB} MiB of memory per process (RLIMIT_DATA: private memory only — not shared memory, not the run's total), no file over ${c.tmpMiB} MiB; /tmp ${c.tmpMiB} MiB in the jail — ` +
-    "weaker than a cgroup: a run of many processes can use a multiple of the memory cap, and a cap met is not measured";
+    `${c.pids} processes and threads, ${c.memoryMiB} MiB of private memory a process, no file over ${c.tmpMiB} MiB, /tmp ${c.tmpMiB} MiB — ` +
+    "per-process limits only (prlimit in the jail's first process), weaker than a cgroup: the processes are counted in the jail (without a jail of its own: " +
+    "every process of the agent's uid on the host); the memory cap is each process's heap and private memory (RLIMIT_DATA) — not shared memory, not the " +
+    "run's total: many processes can use a multiple of it; a cap met is refused to the process (its fork or allocation fails), not measured: the run is not blocked naming it";
   if (prlimit)
-    return { ...base, mode: "rlimit", prlimit, why: c.mode === "rlimit" ? `agent.limits.mode is rlimit: ${weaker}` : `${weaker} (${reasons.join("; ")})` };
+    return {
+      ...base,
+      mode: "rlimit",
+      prlimit,
+      why: `${weaker} (${c.mode === "rlimit" ? "agent.limits.mode is rlimit" : reasons.join("; ")})`,
+      card: `${weaker} (why no cgroup: hermes-bridge doctor on the seat's host)`,
+    };
   if (c.mode === "rlimit") throw new Error(`agent.limits.mode is rlimit, but prlimit (util-linux) is not installed`);
   reasons.push("prlimit (util-linux) is not installed");
   const none = `agent.limits.mode is auto and nothing here can cap a run: ${reasons.join("; ")}`;
   if (o.explicit?.length)
     throw new Error(`${none}, yet agent.limits sets ${o.explicit.map((k) => `${k}: ${c[k]}`).join(", ")}: the seat does not start uncapped`);
-  return { ...base, mode: "none", why: `${none} (only /tmp is capped, in the jail)` };
+  return {
+    ...base,
+    mode: "none",
+    why: `${none} (only /tmp is capped, in the jail)`,
+    card: "nothing on the seat's host can cap a run, only /tmp in the jail (why: hermes-bridge doctor on the seat's host)",
+  };
 }
 
 /**

@@ -12,7 +12,7 @@
 import { readlink, stat } from "node:fs/promises";
 import { PermanentError } from "../errors/index.js";
 import { jailsAndProcessesOf } from "../process/terminate.js";
-import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../sandbox/owner.js";
+import { type Handback, type HandbackRecord, fromRecord, giveBack } from "../agent-files/owner.js";
 import { type RegistryEntry, type RegisteredUser, WorkspaceRegistry, alive, me, sameProcess } from "./registry.js";
 
 /** The task's workspace is inside, or holds, another live run's: its jail would show that run's files. */
@@ -21,12 +21,15 @@ export class WorkspaceNested extends PermanentError {
     readonly workspace: string,
     readonly other: string,
     readonly how: "inside" | "contains" | "through",
+    /** Whose run it is, as far as the host says (a seat's state dir and pid, a jail's pid). */
+    readonly who = "",
   ) {
+    const theirs = `${other}, the workspace of a run alive on this host${who ? ` (${who})` : ""}`;
     super(
       "workspace_nested",
       how === "through"
-        ? `the task's workspace ${workspace} passes through ${other}, the workspace of a run alive on this host: a link there is that run's agent's to turn, anywhere`
-        : `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${other}, the workspace of a run alive on this host: its agent would see and change that run's files`,
+        ? `the task's workspace ${workspace} passes through ${theirs}: a link there is that run's agent's to turn, anywhere`
+        : `the task's workspace ${workspace} ${how === "inside" ? "is inside" : "contains"} ${theirs}: its agent would see and change that run's files`,
     );
   }
 }
@@ -82,19 +85,30 @@ async function nestedOnHost(
   line: string[],
   uid: number | null,
   entries: readonly RegistryEntry[],
-): Promise<{ other: string; how: WorkspaceNested["how"] } | null> {
+): Promise<{ other: string; how: WorkspaceNested["how"]; who: string } | null> {
   const key = line[0];
-  const others: { key: string; line: string[]; path: () => Promise<string> }[] = entries.map((e) => ({ key: e.key, line: e.line, path: async () => e.path }));
+  const others: { key: string; line: string[]; path: () => Promise<string>; who: string }[] = entries.map((e) => ({
+    key: e.key,
+    line: e.line,
+    path: async () => e.path,
+    who: e.users.length ? seatsOf(e.users) : "",
+  }));
   for (const pid of jailsAndProcessesOf(uid)) {
     const other = await lineOf(`/proc/${pid}/cwd`);
-    if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid) });
+    if (other[0]) others.push({ key: other[0], line: other, path: () => cwdOf(pid), who: `a jail, pid ${pid}` });
   }
   // A step of the path as written inside a live workspace (or one): its agent may turn a link there, after this check.
   const steps = await stepsOf(path);
   for (const o of others) {
-    if (o.key !== key && line.includes(o.key)) return { other: await o.path(), how: "inside" };
-    if (o.key !== key && key && o.line.includes(key)) return { other: await o.path(), how: "contains" };
-    if (steps.some((s) => s.includes(o.key))) return { other: await o.path(), how: "through" };
+    const how: WorkspaceNested["how"] | null =
+      o.key !== key && line.includes(o.key)
+        ? "inside"
+        : o.key !== key && key && o.line.includes(key)
+          ? "contains"
+          : steps.some((s) => s.includes(o.key))
+            ? "through"
+            : null;
+    if (how) return { other: await o.path(), how, who: o.who };
   }
   return null;
 }
@@ -169,7 +183,7 @@ export function claimWorkspace(
       // What a dead bridge left of this workspace, or around or inside it, comes back first (a record of its hand-over).
       const { entries } = await settleDead(reg, o.uid, (e) => e.key === key || line.includes(e.key) || e.line.includes(key));
       const nested = await nestedOnHost(workspace, line, o.uid, entries);
-      if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how);
+      if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how, nested.who);
       const was = live.get(key);
       if (was) {
         was.users.add(user);

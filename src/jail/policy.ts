@@ -9,7 +9,7 @@ import { userInfo } from "node:os";
 import { delimiter } from "node:path";
 import { ConfigError } from "../errors/index.js";
 import { runProcess } from "../process/runner.js";
-import { realPathOf } from "../sandbox/contain.js";
+import { realPathOf } from "../agent-files/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import { defaultImageCache } from "./image-cache.js";
 import { defaultWorkspaceRegistry } from "./registry.js";

@@ -11,8 +11,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { replaceWith } from "../state/atomic.js";
-import { withHostLock } from "../sandbox/host-lock.js";
-import type { HandbackRecord } from "../sandbox/owner.js";
+import { withHostLock } from "../agent-files/host-lock.js";
+import type { HandbackRecord } from "../agent-files/owner.js";
 
 /** The host folder a bridge user's shared state lives in: root's /var/cache, else the user's cache dir (XDG_CACHE_HOME). */
 export function hostCacheDir(env: NodeJS.ProcessEnv, root = process.getuid?.() === 0): string {

@@ -1,15 +1,15 @@
-// How a bubblewrap jail's first process starts: the relay (egress/relay.mts) on the bridge's own Node — it
+// How a bubblewrap jail's first process starts: the relay (jail/relay.mts) on the bridge's own Node — it
 // holds the lifeline and, with network: proxy, carries the jail's network; the environment it gets (the
 // operator's NODE_OPTIONS kept aside for its child, which also imports quiet-debug.mts).
 import { bundledFile } from "../config/paths.js";
 
-/** The jail's first process (egress/relay.mts), as the jail starts it: the bridge's own Node and the relay's file. */
-export const JAIL_RELAY: readonly string[] = [process.execPath, bundledFile("dist", "egress", "relay.mjs")];
+/** The jail's first process (jail/relay.mts), as the jail starts it: the bridge's own Node and the relay's file. */
+export const JAIL_RELAY: readonly string[] = [process.execPath, bundledFile("dist", "jail", "relay.mjs")];
 
 /** The module every Node process holding an agent CLI's stream imports first (no debugger on SIGUSR1). */
 export const QUIET_DEBUG = bundledFile("dist", "jail", "quiet-debug.mjs");
 /**
- * The variable the relay's child gets its NODE_OPTIONS from (egress/relay.mts spells it too: it imports nothing of
+ * The variable the relay's child gets its NODE_OPTIONS from (jail/relay.mts spells it too: it imports nothing of
  * the bridge's): the relay's own Node starts without the operator's options — a `--require` of a relative path
  * would otherwise load a file of the workspace into the process that holds the stream and the lifeline.
  */

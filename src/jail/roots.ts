@@ -8,7 +8,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ConfigError } from "../errors/index.js";
-import { isInside, lexicallyUnder, realPathOf } from "../sandbox/contain.js";
+import { isInside, lexicallyUnder, realPathOf } from "../agent-files/contain.js";
 
 /** Paths an agent never sees, and what is refused as a mount (or a workspace) at or above them. */
 export interface ForbiddenRoots {

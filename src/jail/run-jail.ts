@@ -9,7 +9,7 @@ import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree } from "../process/terminate.js";
-import { type Handback, handOver } from "../sandbox/owner.js";
+import { type Handback, handOver, sharedLinks } from "../agent-files/owner.js";
 import { defaultWorkspaceRegistry } from "./registry.js";
 import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
@@ -72,7 +72,7 @@ export class Sightings {
 export class RunJailOf implements RunJail {
   private ready: Promise<{ group: RunCgroup | null; back: Handback | null }> | null = null;
   private runReady: Promise<void> | null = null;
-  /** The workspace's claim (before the agent: run/cell.ts), the caps' group made beside it (prepared ahead). */
+  /** The workspace's claim (before the agent: run/work/cell.ts), the caps' group made beside it (prepared ahead). */
   private claimed: Promise<Handback | null> | null = null;
   /** The caps' group, made beside the workspace's hand-over: ready before the first command asks for it. */
   private group: Promise<RunCgroup | null> | null = null;
@@ -183,7 +183,7 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode === "none") return null;
     const { user } = this.jail.policy;
     const to = { uid: user.uid, gid: user.gid };
-    const hand = user.same ? null : () => handOver(this.run.workspace, to);
+    const hand = () => (user.same ? sharedLinks(this.run.workspace) : handOver(this.run.workspace, to));
     return claimWorkspace(this.run.workspace, this, { ...this.host, hand, seat: dirname(this.jail.policy.dir) });
   }
 

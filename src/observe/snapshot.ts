@@ -60,6 +60,8 @@ export interface StatusSnapshot {
 }
 
 const text = (max: number) => z.string().max(max);
+/** The longest why of a seat's isolation and limits a snapshot holds (the status writer cuts to it: status.ts). */
+export const WHY_MAX = { isolation: 500, limits: 2000 } as const;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const amount = z.number().finite().min(0);
 const isoText = text(40).nullable();
@@ -107,8 +109,8 @@ export const FleetSnapshotSchema = z.object({
       reason: text(2000).nullable().optional(),
       fix: text(2000).nullable().optional(),
       budget: text(2000).nullable().optional(),
-      isolation: z.object({ mode: text(20), why: text(500) }).optional(),
-      limits: z.object({ mode: text(20), why: text(800) }).optional(),
+      isolation: z.object({ mode: text(20), why: text(WHY_MAX.isolation) }).optional(),
+      limits: z.object({ mode: text(20), why: text(WHY_MAX.limits) }).optional(),
       network: z
         .object({
           mode: text(20),

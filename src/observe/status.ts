@@ -1,6 +1,6 @@
 // The status snapshot: served at /status, written to <stateDir>/status.json, printed by `status`.
 import type { Metrics } from "./metrics.js";
-import type { StatusSnapshot } from "./snapshot.js";
+import { type StatusSnapshot, WHY_MAX } from "./snapshot.js";
 import type { Outbox } from "../outbox/outbox.js";
 import type { Hours, Spend } from "../state/ledger.js";
 import { writeStateFile } from "../state/atomic.js";
@@ -103,8 +103,9 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
       reason: paused ? i.seat.reason : null,
       fix: paused && i.seat.authFailed() ? i.seat.fix : null,
       budget: i.spend.budget,
-      ...(i.isolation ? { isolation: i.isolation } : {}),
-      ...(i.limits ? { limits: i.limits } : {}),
+      // Cut to what a reader takes (a host's long cgroup paths in a why would make the whole snapshot unreadable).
+      ...(i.isolation ? { isolation: bounded(i.isolation, WHY_MAX.isolation) } : {}),
+      ...(i.limits ? { limits: bounded(i.limits, WHY_MAX.limits) } : {}),
       ...(i.network ? { network: i.network } : {}),
     },
     usage: { today: i.spend.today, window5h: i.spend.window5h, ...(i.spend.hours ? { last24h: i.spend.hours } : {}) },
@@ -119,6 +120,8 @@ export function buildSnapshot(i: SnapshotInput): StatusSnapshot {
     lastErrors: [...i.lastErrors],
   };
 }
+
+const bounded = (w: { mode: string; why: string }, max: number) => ({ mode: w.mode, why: w.why.length > max ? `${w.why.slice(0, max - 2)} …` : w.why });
 
 /** One run of the snapshot, read from the run's own record (a slot without a run is still claiming). */
 function runRow(slot: RunView, i: SnapshotInput): StatusSnapshot["runs"][number] {

@@ -85,7 +85,7 @@ export interface BridgeInfo {
     path: string;
     note?: string;
     /** What its hand-over to the agent's user left as it was (hard links out of it, other filesystems), with a few names. */
-    kept?: { links: number; other_filesystems: number; devices: number; odd_names: number; sample: string[] };
+    kept?: { links: number; other_filesystems: number; devices: number; odd_names: number; sample: string[]; writable?: boolean };
   };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {

@@ -23,7 +23,7 @@ export interface GateExtras {
 export type Decision =
   /** `review`: the close is a review hand-off (`request-review`) to `reviewer` (null: the board's own choice). */
   | { type: "complete"; summary: string; result: AgentResult; extras?: GateExtras; review?: { reviewer: string | null } }
-  /** `unreachable`: the agent could not reach its API — handed back to the lane, never left blocked (run/unreachable.ts). */
+  /** `unreachable`: the agent could not reach its API — handed back to the lane, never left blocked (run/close/unreachable.ts). */
   | { type: "block"; template: BlockTemplate; limit: boolean; unreachable?: true }
   /** `lost`: the board's own LeaseLost (who holds the task now), where the run has it. */
   | { type: "lost"; lost?: LeaseLost };

@@ -4,7 +4,18 @@
 // own (lease/held.ts: heartbeat, renewed, lost, unresolved).
 import type { AgentEvent, Note } from "../agents/port.js";
 import { Events } from "../log/emit.js";
-import type { RetryRecord } from "./retry.js";
+import type { RetryCause } from "../board/card.js";
+
+/** One attempt that ended the environment's way and was started again. */
+export interface RetryRecord {
+  /** 1 for the first retry. */
+  attempt: number;
+  cause: RetryCause;
+  /** What ended the attempt, in words (redacted where it reaches the board). */
+  detail: string;
+  /** Epoch ms the attempt ended. */
+  at: number;
+}
 
 export type RunPhase = "claimed" | "reading" | "preparing" | "working" | "verifying" | "delivering" | "closing" | "closed" | "lost";
 
@@ -35,7 +46,7 @@ export interface RunEvents {
   /** An allowed host the run's proxy could not reach (once per host:port and run). */
   egress_failed: [host: string, port: number, why: string];
   log: [level: "debug" | "info" | "warn", msg: string, data?: Record<string, unknown>];
-  /** The agent's attempt ended the environment's way and is started again after a backoff (retry.ts). */
+  /** The agent's attempt ended the environment's way and is started again after a backoff (work/retry.ts). */
   retry: [RetryRecord];
 }
 

@@ -7,7 +7,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent, Usage } from "../agents/port.js";
 import type { Claim, ClaimCheck } from "../agents/probe.js";
-import { settleClaim } from "./claims.js";
+import { settleClaim } from "./work/claims.js";
 import type { TaskDetail } from "../board/port.js";
 import type { CutReason } from "../continuity/journal.js";
 import { type BoardStop, LeaseLost, Transient } from "../errors/board.js";
@@ -16,18 +16,18 @@ import { dropSnapshot } from "../gate/changes.js";
 import type { CloseResult } from "../outbox/closer.js";
 import type { Decision } from "../result/decision.js";
 import { sleepUnlessAborted } from "../time/clock.js";
-import { confinementStory, cutReasonOf } from "./close-text.js";
-import { spentUsage } from "./budget.js";
-import { deliverRun } from "./deliver.js";
-import { closeIntentOf } from "./close-intent.js";
-import { rememberRun } from "./session-end.js";
-import type { KeptClaim } from "./restart.js";
-import type { RunStart, SeatRun } from "./context.js";
-import { claimFailureBlock, internalFailure, readFailure } from "./failures.js";
+import { confinementStory, cutReasonOf } from "./close/close-text.js";
+import { spentUsage } from "./work/budget.js";
+import { deliverRun } from "./close/deliver.js";
+import { closeIntentOf } from "./close/close-intent.js";
+import { rememberRun } from "./close/session-end.js";
+import type { KeptClaim } from "./close/restart.js";
+import type { Prepared, RunStart, SeatRun } from "./context.js";
+import { blockFor } from "./blocks/table.js";
 import { type RunPhase, RunEventsOut } from "./events.js";
-import { type Prepared, prepareRun } from "./prepare.js";
+import { prepareRun } from "./prepare/prepare.js";
 import { RunRecord } from "./record.js";
-import { workRun } from "./work.js";
+import { workRun } from "./work/work.js";
 
 export type { RunEvents, RunPhase, RunStarted } from "./events.js";
 export type { RunStart, SeatRun } from "./context.js";
@@ -45,7 +45,7 @@ export interface RunReport {
   limit?: Extract<AgentEvent, { type: "limit" }>;
   authFailed?: boolean;
   /** The agent could not reach its API (handed back): the seat pauses until its own check gets through. */ unreachable?: string;
-  /** The seat's own check of the limit or login failure the agent reported (run/claims.ts). */
+  /** The seat's own check of the limit or login failure the agent reported (run/work/claims.ts). */
   claimCheck?: ClaimCheck & { claim: Claim };
   /** A usage-limit cut that was handed back to the lane or parked for this seat instead of blocked. */
   handedOff?: "handoff" | "wait";
@@ -53,7 +53,7 @@ export interface RunReport {
   stopped?: "kept" | "handed_back";
   /** Stopped from the board by hand (a reclaim, a block, a forced review): an expected event, not a lost lease. */ onBoard?: BoardStop["action"];
   resumed: boolean;
-  /** The run re-worked a task reopened after it was done (run/reopen.ts): a reopen, not a second success. */
+  /** The run re-worked a task reopened after it was done (run/prepare/reopen.ts): a reopen, not a second success. */
   reopen?: boolean;
   usage: Usage | null;
   durationMs: number;
@@ -104,8 +104,8 @@ export class TaskRun {
       const read = await this.read();
       const claimFailure = this.start.held.read.claimFailure;
       if ("lost" in read) decision = { type: "lost", lost: read.lost };
-      else if ("error" in read) decision = readFailure(read.error);
-      else if (claimFailure && !(claimFailure instanceof Transient)) decision = claimFailureBlock(claimFailure);
+      else if ("error" in read) decision = blockFor("read_failed", read.error);
+      else if (claimFailure && !(claimFailure instanceof Transient)) decision = blockFor("claim_failed", claimFailure);
       else {
         this.setPhase("preparing");
         const p = await prepareRun(this.prepareInput(read.detail, read.context, dir, privateDir));
@@ -133,7 +133,7 @@ export class TaskRun {
         decision = await deliverRun(decision, prep.ws, { seat: this.seat, start: this.start, record, privateDir });
       }
     } catch (err) {
-      decision = err instanceof LeaseLost ? { type: "lost", lost: err } : internalFailure(err);
+      decision = err instanceof LeaseLost ? { type: "lost", lost: err } : blockFor("internal", err);
     } finally {
       dropSnapshot(prep?.before ?? null);
     }
@@ -269,7 +269,7 @@ export class TaskRun {
     }
   }
 
-  /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/restart.ts). */
+  /** The claim is kept for this seat's restart: a courtesy note on the card (a lost claim is lost), nothing closed (run/close/restart.ts). */
   private async keep(k: KeptClaim): Promise<"kept" | "lease_lost"> {
     const lost = await this.start.held.fenced.heartbeat(k.note).then(
       () => false,

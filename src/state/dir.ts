@@ -3,7 +3,7 @@
 // path — is group/other-writable (a sticky parent is fine when what lies below it on the path is
 // ours: nobody else can rename or replace it), owned by another user (root's parents excepted), or when
 // the state dir is a symlink. Paths read from state files are used only when they are inside the state
-// dir (or the run's workspace): sandbox/contain.ts.
+// dir (or the run's workspace): agent-files/contain.ts.
 import { chmodSync, lstatSync, mkdirSync, realpathSync, type Stats } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { ConfigError } from "../errors/index.js";

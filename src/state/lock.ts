@@ -12,7 +12,7 @@ import { type Server, connect, createServer } from "node:net";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { ConfigError } from "../errors/index.js";
-import { realPathOf } from "../sandbox/contain.js";
+import { realPathOf } from "../agent-files/contain.js";
 import { statePath } from "./layout.js";
 
 export interface LockHolder {

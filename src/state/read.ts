@@ -1,9 +1,9 @@
 // The one way the bridge reads a small file it did not write itself in this process (outcome and
-// session files the agent wrote, state files): through the workspace boundary (sandbox/files.ts: a
+// session files the agent wrote, state files): through the workspace boundary (agent-files/files.ts: a
 // regular file only — never a FIFO, device, link or hard link —, inside its directory, size-capped),
 // and bounded in time.
 import { dirname } from "node:path";
-import { SandboxRefused, readTextInside } from "../sandbox/files.js";
+import { SandboxRefused, readTextInside } from "../agent-files/files.js";
 
 /** Text of a small regular file, or null when absent. Anything else is an error string. */
 export async function readSmallFile(

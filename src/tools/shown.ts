@@ -14,7 +14,7 @@ export function shownToAgent(detail: TaskDetail, contextText: string): { detail:
       task: { ...detail.task, title: defuseHidden(detail.task.title), body: d(detail.task.body) },
       comments: detail.comments.map((c) => ({ ...c, body: defuseHidden(c.body) })),
       runs: detail.runs.map((r) => ({ ...r, summary: d(r.summary) })),
-      // An event's reason reaches the prompt too (a reopen's: run/reopen.ts).
+      // An event's reason reaches the prompt too (a reopen's: run/prepare/reopen.ts).
       events: detail.events.map((e) => ({ ...e, reason: d(e.reason) })),
     },
   };

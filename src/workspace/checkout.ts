@@ -12,7 +12,7 @@ import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { GitResult, GitRunner } from "../git/runner.js";
 import { redactUrl } from "../result/redact.js";
-import { readTextInside } from "../sandbox/files.js";
+import { readTextInside } from "../agent-files/files.js";
 import { type PreparedWorkspace, WorkspaceRefused } from "./port.js";
 
 export interface CheckoutInput {

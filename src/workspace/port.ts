@@ -38,12 +38,15 @@ export interface WorkspaceProvider {
 
 /** The workspace cannot be used (outside the allowed roots, a bad map, a failed checkout). */
 export class WorkspaceRefused extends PermanentError {
+  /** No setting may allow it (an allowed root itself, the board's or the bridge's own files): only the task's workspace is wrong. */
+  readonly byTask: boolean;
   constructor(
     message: string,
     readonly setting: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; byTask?: boolean },
   ) {
     super("workspace_refused", message, options);
+    this.byTask = options?.byTask ?? false;
   }
 }
 

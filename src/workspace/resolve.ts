@@ -5,7 +5,7 @@ import { isAbsolute, join, normalize, resolve } from "node:path";
 import type { Task } from "../board/port.js";
 import type { Lease } from "../lease/lease.js";
 import type { GitRunner } from "../git/runner.js";
-import { lexicallyUnder, realPathOf, underReal } from "../sandbox/contain.js";
+import { lexicallyUnder, realPathOf, underReal } from "../agent-files/contain.js";
 import { type BranchPolicy, pushTarget } from "./branch.js";
 import { prepareCheckout } from "./checkout.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceMode, type WorkspaceProvider, WorkspaceRefused } from "./port.js";
@@ -67,6 +67,7 @@ export function rootRefusal(s: WorkspaceSettings, boardPath: string, task?: Pick
     return new WorkspaceRefused(
       `the task's workspace: ${touch} — the board's own files, another task's workspace and the bridge's state are never an agent's workspace`,
       "workspace.allowedRoots",
+      { byTask: true },
     );
   const roots = allowedRootsFor(s);
   const root = roots.find((r) => lexicallyUnder(p, r));
@@ -83,6 +84,7 @@ const rootItself = (p: string, root: string) =>
   new WorkspaceRefused(
     `the task's workspace ${p} ${normalize(p) === normalize(root).replace(/(.)\/+$/, "$1") ? "is" : "holds"} the allowed root ${root} itself: a task works in a folder inside an allowed root, never in the one that holds the other tasks' workspaces`,
     "workspace.allowedRoots",
+    { byTask: true },
   );
 
 /** Longest-prefix mapping of a board path to this host, or null. */
@@ -178,7 +180,7 @@ function checkLocal(s: WorkspaceSettings, o: { local: string; boardPath: string;
     return;
   }
   const touch = forbiddenTouch(s, o.local, true);
-  if (touch) throw new WorkspaceRefused(`${o.boardPath} resolves to ${real} on this host: ${touch}`, "workspace.allowedRoots");
+  if (touch) throw new WorkspaceRefused(`${o.boardPath} resolves to ${real} on this host: ${touch}`, "workspace.allowedRoots", { byTask: true });
   const locals = localRoots(s, o.mapped);
   const root = locals.find((r) => underReal(real, r));
   if (root !== undefined) throw rootItself(real, root);

@@ -32,7 +32,7 @@ async function drive(h: ConformanceHarness, s: Scenario, stop: Stop = { kind: "n
     const sessionDir = join(emu.dir, "session");
     mkdirSync(runDir, { recursive: true });
     mkdirSync(sessionDir, { recursive: true });
-    const { writeContextFile } = await import("../../src/run/prompt.js");
+    const { writeContextFile } = await import("../../src/run/prepare/prompt.js");
     await writeContextFile(join(runDir, "context.json"), detail ?? (await board.show(id)), "", lease.runId);
     const made = await h.make(s, emu.dir, { stallMs });
     const host = new ToolHost({ fenced: fencedOf(board, lease), redactor: new Redactor() });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { rangeOf } from "../../src/egress/address.js";
 import { AllowList, parseHostRule } from "../../src/egress/allow.js";
 import type { EgressTrace } from "../../src/egress/proxy.js";
-import { egressLine } from "../../src/run/close-text.js";
+import { egressLine } from "../../src/run/close/close-text.js";
 import { type Closers, fakeResolver, get, proxy, tunnel, upstream } from "../helpers/egress-proxy.js";
 
 const closers: Closers = [];

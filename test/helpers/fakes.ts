@@ -8,7 +8,7 @@ import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
 import type { FencedBoard } from "../../src/lease/fenced.js";
 import type { CloseResult, RunCloser } from "../../src/outbox/closer.js";
 import type { CloseIntent, OutboxEntry } from "../../src/outbox/outbox.js";
-import type { RunFactories } from "../../src/run/factories.js";
+import type { RunFactories } from "../../src/run/context.js";
 import { NOTHING_TO_FINISH, type PreparedWorkspace, type WorkspaceProvider } from "../../src/workspace/port.js";
 import { scratchDir } from "./tmp.js";
 

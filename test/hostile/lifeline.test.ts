@@ -1,4 +1,4 @@
-// The jail's lifeline (jail/jail.ts, egress/relay.mts): a jail ends once its bridge is gone, however the bridge
+// The jail's lifeline (jail/jail.ts, jail/relay.mts): a jail ends once its bridge is gone, however the bridge
 // ended and whenever. Bubblewrap's own --die-with-parent is armed only once the jail's namespaces exist: a
 // bridge SIGKILLed while a jail is still being set up left the jail's init running under host init, with the
 // relay and the agent in it (containers/bubblewrap#633). Here the jail's bubblewrap never gets that flag at all
@@ -16,7 +16,7 @@ import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daem
 import { Emu } from "../helpers/emulator.js";
 import { untilHost } from "../helpers/steering.js";
 
-const RELAY = resolve("dist/egress/relay.mjs");
+const RELAY = resolve("dist/jail/relay.mjs");
 const BWRAP = await probeBwrap("bwrap", process.env);
 
 let emu: Emu | undefined;

@@ -128,9 +128,9 @@ describe.skipIf(!ROOT || userCgroups() || (!BWRAP && !process.env.HKB_REQUIRE_BW
         }
       });
       expect(status.mode).toBe("rlimit");
-      expect(status.why).toMatch(/per-process limits only .*64 processes .*256 MiB of memory per process/);
+      expect(status.why).toMatch(/^64 processes and threads, 256 MiB of private memory a process, .* per-process limits only/);
       const [row] = await localSeats(e.dir, Date.now());
-      expect(row?.limits).toMatch(/^rlimit \(per-process limits only/);
+      expect(row?.limits).toMatch(/^rlimit \(64 processes and threads, 256 MiB/);
     } finally {
       if (pid) process.kill(pid, "SIGTERM");
       await daemon;
@@ -139,7 +139,7 @@ describe.skipIf(!ROOT || userCgroups() || (!BWRAP && !process.env.HKB_REQUIRE_BW
     expect(started?.msg).toMatch(/RUNS ARE CAPPED PER PROCESS ONLY/);
     // doctor, as the same plain user: the limits line says rlimit, and weaker
     const doctor = await runProcess({ argv: [process.execPath, CLI_BIN, "doctor", "--config", cfg], env, ...USER, timeoutMs: 60_000 });
-    expect(doctor.stdout).toMatch(/limits\s.*rlimit — weaker: per-process limits only/);
+    expect(doctor.stdout).toMatch(/limits\s.*rlimit — weaker: 64 processes and threads, .* per-process limits only/);
   }, 150_000);
 
   it("auto with caps the operator set, where nothing can honour them, does not start (a plain user, no cgroup, no prlimit)", async () => {

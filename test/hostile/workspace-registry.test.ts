@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { WorkspaceNested, claimWorkspace, releaseWorkspace } from "../../src/jail/live.js";
-import { handOver } from "../../src/sandbox/owner.js";
+import { handOver } from "../../src/agent-files/owner.js";
 import { untilHost } from "../helpers/steering.js";
 import { scratchDir } from "../helpers/tmp.js";
 

@@ -140,4 +140,23 @@ describe("a workspace that leads out of the allowed roots", () => {
     const { readdirSync } = await import("node:fs");
     expect(readdirSync(elsewhere)).toEqual([]);
   });
+
+  it("a `dir:` that is the allowed root itself is blocked saying how out — create the task again — never to widen workspace.allowedRoots, and the agent never starts", async () => {
+    emu = await Emu.create();
+    const allowed = join(emu.dir, "projects");
+    mkdirSync(join(allowed, "b"), { recursive: true });
+    writeFileSync(join(allowed, "b", "theirs.txt"), "another task's\n");
+    const id = await emu.createTask("the root", { assignee: SEAT, body: "MODE:complete", workspace: `dir:${allowed}` });
+    await (await runBridge(emu, { base: { workspace: { allowedRoots: [allowed] } } })).daemon.done;
+    const d = await emu.show(id);
+    expect(d.task.status).toBe("blocked");
+    const why = reasonOf(d);
+    expect(why).toMatch(/The agent was not started: the task's workspace .*projects is the allowed root .*projects itself/);
+    expect(why).toMatch(
+      /options: A\) create the task again with a folder of its own inside an allowed root \(workspace\.allowedRoots\) \(hermes kanban create … --workspace dir:<folder>\) and archive this one/,
+    );
+    // widening the root would make the folder allowed, and with it every other task's workspace
+    expect(why).not.toMatch(/fix workspace\.allowedRoots|Correct workspace\.allowedRoots/);
+    expect(d.runs.at(-1)?.outcome).not.toBe("completed");
+  });
 });

@@ -1,12 +1,13 @@
 // The deploy lane runs docs/deploy.md's recipes as the page has them (scripts/deploy/page-block.mjs): every
 // block the lane's scripts name is on the page, marked, and parses as a shell script; the page's login lines
 // are `init`'s (the lane checks them against init's output in its systemd machine).
-import { readFileSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs script of the lane, no types
 import { blockNames, pageBlock } from "../../scripts/deploy/page-block.mjs";
 import { runProcess } from "../../src/process/runner.js";
+import { scratchDir } from "../helpers/tmp.js";
 
 const page = readFileSync("docs/deploy.md", "utf8");
 const lane = readdirSync("scripts/deploy")
@@ -18,7 +19,7 @@ const named = [...new Set([...lane.matchAll(/\b(?:page_block|sd_page) ([a-z0-9-]
 
 describe("the page's recipes the deploy lane runs", () => {
   it("names the blocks it runs, each marked on the page", () => {
-    expect(named.sort()).toEqual(["compose-up", "systemd-enable", "systemd-install", "systemd-login", "systemd-seat", "systemd-start"]);
+    expect(named.sort()).toEqual(["compose-prepare", "compose-up", "systemd-enable", "systemd-install", "systemd-login", "systemd-seat", "systemd-start"]);
     expect((blockNames(page) as string[]).sort()).toEqual(named);
   });
 
@@ -55,5 +56,28 @@ describe("the page's recipes the deploy lane runs", () => {
     };
     expect(await run("refused")).not.toContain("install");
     expect(await run("ok")).toContain("install -o root -g hermes-bridge -m 0640 /dev/null /etc/hermes-bridge/claude-1.env");
+  });
+
+  it("compose's preparation makes every secrets file compose.yaml names before its first docker-compose command (1.29 refuses a build while one is missing)", async () => {
+    // a clone's root: deploy/ as shipped, the operator's board key in ~/.ssh; the tools that reach out are stand-ins
+    const root = scratchDir("hkb-compose-prepare-");
+    mkdirSync(join(root, "deploy", "seats"), { recursive: true });
+    mkdirSync(join(root, "home", ".ssh"), { recursive: true });
+    copyFileSync("deploy/compose.yaml", join(root, "deploy", "compose.yaml"));
+    copyFileSync("deploy/seats/seat.env.example", join(root, "deploy", "seats", "seat.env.example"));
+    writeFileSync(join(root, "home", ".ssh", "board_ed25519"), "key\n");
+    const script = [
+      "npm() { :; }",
+      'ssh-keyscan() { echo "$1 ssh-ed25519 AAAA"; }',
+      "chown() { :; }",
+      // docker-compose 1.29 reads every env_file of the file before any command (\"Couldn't find env file\")
+      'docker-compose() { for f in $(grep -o \'seats/[a-z0-9-]*[.]env\' compose.yaml); do [ -e "$f" ] || { echo "Couldn\'t find env file: $f" >&2; return 1; }; done; echo "docker-compose $*"; }',
+      "set -e",
+      pageBlock(page, "compose-prepare") as string,
+    ].join("\n");
+    const r = await runProcess({ argv: ["bash", "-c", script], cwd: root, env: { PATH: process.env.PATH ?? "", HOME: join(root, "home") } });
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toContain("docker-compose -f compose.yaml build");
+    expect(r.exitCode).toBe(0);
   });
 });

@@ -18,7 +18,7 @@ import { probeBwrap } from "../../src/jail/policy.js";
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 const ROOT = process.getuid?.() === 0;
-const RELAY = resolve("dist/egress/relay.mjs");
+const RELAY = resolve("dist/jail/relay.mjs");
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });

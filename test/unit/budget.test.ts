@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { TaskRunRecord } from "../../src/board/port.js";
 import { oneLineWithUsage, parseUsageLine, runCost, usageLine } from "../../src/board/card.js";
-import { apiBeyondReport, overrun, overrunText, priorSpend, spentUsage } from "../../src/run/budget.js";
+import { apiBeyondReport } from "../../src/run/close/close-text.js";
+import { overrun, overrunText, priorSpend, spentUsage } from "../../src/run/work/budget.js";
 import { UsageLedger, startOfDay } from "../../src/state/ledger.js";
 import { taskEventOf } from "../../src/board/events.js";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type RunFacts, decide } from "../../src/run/decide.js";
+import type { RunFacts } from "../../src/run/record.js";
+import { decide } from "../../src/run/work/decide.js";
 import { hasAllFields, kindFor, renderBlock, validateBlock } from "../../src/result/template.js";
 
 const fin = (code: number | null, signal: string | null = null) =>

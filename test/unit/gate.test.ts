@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { type GateConfig, applyGate } from "../../src/gate/gate.js";
+import type { GateConfig } from "../../src/gate/gate.js";
+import { applyGate } from "../../src/run/work/decide.js";
 import { verificationFromBody } from "../../src/gate/verification.js";
-import type { Decision } from "../../src/run/decide.js";
+import type { Decision } from "../../src/result/decision.js";
 
 const cfg: GateConfig = {
   commands: [],

@@ -133,7 +133,7 @@ describe("the seat's metrics", () => {
   });
 });
 
-describe("a reopen, as the board recorded it (run/reopen.ts)", () => {
+describe("a reopen, as the board recorded it (run/prepare/reopen.ts)", () => {
   const ev = (kind: string, createdAt: number, o: Partial<TaskEvent> = {}): TaskEvent => ({
     kind,
     createdAt,
@@ -162,7 +162,7 @@ describe("a reopen, as the board recorded it (run/reopen.ts)", () => {
   });
 
   it("takes the event's reason and kind, else this reopen's REOPEN comment — never one of an earlier reopen", async () => {
-    const { reopenOf, reopenBrief } = await import("../../src/run/reopen.js");
+    const { reopenOf, reopenBrief } = await import("../../src/run/prepare/reopen.js");
     const d = detail(
       [ev("completed", 10), ev("reopened", 20, { reason: "old" }), ev("completed", 30), ev("reopened", 40, { reopen: { landing: "ready", kind: null } })],
       [

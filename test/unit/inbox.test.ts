@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { mattersToRun } from "../../src/discovery/run-events.js";
 import { parseWatchLine } from "../../src/board/events.js";
-import { NoteInbox } from "../../src/run/inbox.js";
+import { NoteInbox } from "../../src/run/work/inbox.js";
 import { noteIdsIn, noteLine, renderNote } from "../../src/tools/notes.js";
 
 const c = (author: string, body: string, createdAt = 1_796_000_000) => ({ author, body, createdAt });

@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { WorkspaceNested, claimWorkspace, releaseWorkspace } from "../../src/jail/live.js";
 import { probeBwrap } from "../../src/jail/policy.js";
+import { formatOptions } from "../../src/result/template.js";
+import { blockFor } from "../../src/run/blocks/table.js";
 import { scratchDir } from "../helpers/tmp.js";
 import { untilHost } from "../helpers/steering.js";
 
@@ -61,6 +63,29 @@ describe("the live workspaces of this host", () => {
     } finally {
       fake.kill("SIGKILL");
     }
+  });
+
+  it("a refusal names whose run holds the other workspace (its seat's state dir and pid), and its block says how out — never to edit the task's workspace, which Hermes cannot", async () => {
+    const base = scratchDir("hkb-live-who-");
+    const b = join(base, "projects", "b");
+    mkdirSync(join(b, "sub"), { recursive: true });
+    const host = hostOf(base);
+    const runB = {};
+    await expect(claimWorkspace(b, runB, { ...host, hand: null })).resolves.toBeNull();
+    const inside = claimWorkspace(join(b, "sub"), {}, { ...host, hand: null });
+    await expect(inside).rejects.toThrow(new RegExp(`is inside .*projects/b, the workspace of a run alive on this host \\(pid ${process.pid} of ${base}\\)`));
+    const why = await inside.then(
+      () => "",
+      (e: Error) => e.message,
+    );
+    const block = blockFor("workspace_nested", why);
+    expect(block.type).toBe("block");
+    const t = block.type === "block" ? block.template : null;
+    expect(formatOptions(t?.options ?? "")).toMatch(
+      /^A\) wait for the other run to end, then unblock; B\) create the task again with a folder of its own, beside the other run's \(not above or below it\) \(hermes kanban create … --workspace dir:<folder>\) and archive this one/,
+    );
+    expect(JSON.stringify(t)).not.toMatch(/change the task's --workspace|give the task a workspace of its own .* and unblock/i);
+    await releaseWorkspace(runB, host);
   });
 
   it("a path through a live run's workspace is refused — a link there is its agent's to turn (toward /etc) between the check and the hand-over", async () => {

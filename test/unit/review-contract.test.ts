@@ -8,7 +8,8 @@ import { reviewSupported } from "../../src/daemon/capability-checks.js";
 import { ConfigError } from "../../src/errors/index.js";
 import { contractNeeds, contractRefusal } from "../../src/result/contract.js";
 import type { AgentResult } from "../../src/result/common.js";
-import { changesBrief, handOff, lastVerdict, reviewRounds, reviewRoundsBlock } from "../../src/run/review.js";
+import { handOff } from "../../src/run/close/close-intent.js";
+import { changesBrief, lastVerdict, reviewRounds, reviewRoundsBlock } from "../../src/run/prepare/review.js";
 import { taskEventOf } from "../../src/board/events.js";
 
 const result = { ok: true, status: "ok", items: 1, metrics: {}, note: "", artifacts: [], error: null } as AgentResult;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { boundedLimit } from "../../src/run/limit.js";
+import { boundedLimit } from "../../src/run/work/claims.js";
 import { SeatState } from "../../src/daemon/seat.js";
 
 describe("SeatState", () => {

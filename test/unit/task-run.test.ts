@@ -1,7 +1,7 @@
 // TaskRun on in-memory collaborators: every way a run can stop ends in exactly one close — complete,
 // a templated block, or a recorded lost lease — and cleanup runs in reverse order even when a step
 // fails. No processes, no real waits: the timers, the keeper and the tools are driven by hand.
-import type { RetryPolicy } from "../../src/run/retry.js";
+import type { RetryPolicy } from "../../src/run/context.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { HeldLease, type HoldDeps } from "../../src/lease/held.js";
 import type { LeaseKeeperDeps } from "../../src/lease/keeper.js";
 import { leaseFrom, leaseOfReceipt } from "../../src/lease/lease.js";
 import type { CloseIntent } from "../../src/outbox/outbox.js";
-import type { ClaimPolicy } from "../../src/run/claims.js";
+import type { ClaimPolicy } from "../../src/run/work/claims.js";
 import { hasAllFields } from "../../src/result/template.js";
 import { type RunReport, TaskRun } from "../../src/run/task-run.js";
 import { type TestBoard, testBoard } from "../helpers/in-process-board.js";
@@ -512,7 +512,7 @@ describe("retries before a block (agent.retries)", () => {
         for (const e of events) yield e;
       });
       const { report, closer } = start({ agent });
-      const r = await report;
+      await report;
       expect(agent.inputs).toHaveLength(1);
       expect(block(closer).reason).not.toContain("started again");
     }

@@ -110,7 +110,7 @@ export class CodexAgent implements AgentAdapter {
     const tools = runTools(input, this.name);
     const cli = runHome(input, { layout: CODEX_HOME, login: this.o.login, template: this.o.template, verifyLogin: this.o.verifyLogin });
     let state: CodexState = initialCodexState();
-    // The run's own HOME: Codex finds the task's skills (staged there, run/pins.ts) in its user scope
+    // The run's own HOME: Codex finds the task's skills (staged there, run/prepare/pins.ts) in its user scope
     // (`$HOME/.agents/skills`) and no others of the host; the first prompt invokes them by name.
     const home = runOwnHome(input.runDir);
     const skills = input.pins?.skills.length ? `\n\n${skillsInvocation(input.pins.skills)}` : "";

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { resolveProgram } from "../../jail/program.js";
-import { isInside, underReal } from "../../sandbox/contain.js";
+import { isInside, underReal } from "../../agent-files/contain.js";
 
 const TARGETS: Readonly<Record<string, readonly [string, string]>> = {
   x64: ["x86_64-unknown-linux-musl", "@openai/codex-linux-x64"],

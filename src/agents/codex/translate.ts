@@ -68,7 +68,7 @@ export function translateCodexLine(state: CodexState, raw: string, now: number):
     if (s.threadId) events.push({ type: "session", id: s.threadId });
   } else if (type === "error") {
     const message = str(line.message) ?? "";
-    // A reconnect with no answer from the API is the unreachable watch's (run/agent-run.ts); any other is progress.
+    // A reconnect with no answer from the API is the unreachable watch's (run/work/agent-run.ts); any other is progress.
     if (/^Reconnecting\.\.\./.test(message))
       events.push(noAnswerFromApi(message) ? { type: "unreachable", message: message.slice(0, 300) } : { type: "progress", note: message.slice(0, 300) });
   } else if (type === "item.started" || type === "item.completed") {

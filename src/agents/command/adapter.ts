@@ -6,7 +6,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { capText } from "../../result/text.js";
 import { type ProcessAgentOptions, commandFiles, runCliAgent } from "../cli-agent.js";
-import { AppendOnlyFile } from "../../sandbox/append.js";
+import { AppendOnlyFile } from "../../agent-files/append.js";
 import { readSmallFile } from "../../state/read.js";
 import { noteLine } from "../../tools/notes.js";
 import { outcomeFileEvents, sessionId } from "../outcome.js";
@@ -84,10 +84,10 @@ export class CommandAgent implements AgentAdapter {
 /**
  * The command agent's inbox: notes appended as JSON lines to a file it is told of (HERMES_BRIDGE_INBOX)
  * the moment they arrive — a note is delivered once it is in the file. The file is the bridge's
- * (sandbox/append.ts): made before the agent starts and written only through the held descriptor.
+ * (agent-files/append.ts): made before the agent starts and written only through the held descriptor.
  */
 async function openInbox(input: AgentRunInput, file: string): Promise<() => Promise<void>> {
-  // An earlier attempt of this run (run/retry.ts) left its inbox: the name goes (never followed), a fresh file is made.
+  // An earlier attempt of this run (run/work/retry.ts) left its inbox: the name goes (never followed), a fresh file is made.
   await rm(file, { force: true });
   const out = await AppendOnlyFile.create(file);
   const inbox = input.inbox;

@@ -1,6 +1,6 @@
 // The command agent kind: any program, speaking the outcome-file protocol. What it reports of a usage limit
 // or a failed login is its word; the operator may give the seat a way to check it from outside
-// (`agent.check`), else such a claim stays unconfirmed (run/claims.ts).
+// (`agent.check`), else such a claim stays unconfirmed (run/work/claims.ts).
 import { z } from "zod";
 import { agentCommon, argv } from "../../config/fields.js";
 import { bundledFile } from "../../config/paths.js";

@@ -187,7 +187,7 @@ export class LocalLlmAgent implements AgentAdapter {
       const cause = e instanceof LlmError && e.kind === "context_overflow" ? "human decision needed" : "environment";
       // The bridge's own request got no answer: the run goes back to the lane and the seat pauses (decide.ts).
       if (e instanceof LlmError && e.kind === "unreachable") p.emit({ type: "unreachable", message: e.message });
-      // A 5xx or an overload, a stream the server cut: a later try may not meet it (run/retry.ts).
+      // A 5xx or an overload, a stream the server cut: a later try may not meet it (run/work/retry.ts).
       const status = e instanceof LlmError && e.kind === "http" ? Number(/^HTTP (\d{3})/.exec(e.message)?.[1] ?? Number.NaN) : Number.NaN;
       const transient =
         e instanceof LlmError && e.kind === "stalled"

@@ -1,13 +1,13 @@
 // Workspace tools for the local-LLM loop, confined to the workspace through the one boundary
-// (sandbox/): read_file, write_file, list_dir, search_text never follow a link out, never read a FIFO
+// (agent-files/): read_file, write_file, list_dir, search_text never follow a link out, never read a FIFO
 // or device (an error result, never a hang), never write through a hard link; run_command runs an
 // argv with no shell — the allow-list names a program (or a program and its first argument), and
 // `;`, `|`, `$(…)` are plain bytes of an argument.
 import { splitCommand } from "../../config/command.js";
 import { type JailedCommand, type RunJail, launchOf } from "../../jail/jail.js";
 import { runProcess } from "../../process/runner.js";
-import { readTextInside, writeTextInside } from "../../sandbox/files.js";
-import { listDirInside, walkFiles } from "../../sandbox/tree.js";
+import { readTextInside, writeTextInside } from "../../agent-files/files.js";
+import { listDirInside, walkFiles } from "../../agent-files/tree.js";
 
 export interface WorkspaceToolOptions {
   root: string;

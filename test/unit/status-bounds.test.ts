@@ -1,0 +1,57 @@
+// The status snapshot a seat writes is one the fleet can read: its jail's and limits' whys within the bounds the
+// fleet's schema holds them to. Found deploying five seats under systemd and compose in containers (issue 49): the
+// limits' why named the host's cgroup paths (863–934 characters, over the 800 the fleet then took) and
+// `hermes-bridge fleet` and the fleet page showed every seat `unreadable`.
+import { expect, it } from "vitest";
+import { Outbox } from "../../src/outbox/outbox.js";
+import { buildSnapshot, type SnapshotInput } from "../../src/observe/status.js";
+import { WHY_MAX, parseSnapshot } from "../../src/observe/snapshot.js";
+import { scratchDir } from "../helpers/tmp.js";
+
+const spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
+const long = (what: string, n: number) => `${what}: ${"/sys/fs/cgroup/memory/libpod_parent/libpod-53a3a05439b6".repeat(Math.ceil(n / 55))}`.slice(0, n);
+
+function input(over: Partial<SnapshotInput>): SnapshotInput {
+  return {
+    now: Date.UTC(2026, 11, 5),
+    pid: 632,
+    alertsBacklog: 0,
+    quarantined: [],
+    who: { seat: "seathost/claude-1", assignee: "claude", agent: "claude-code", boards: ["main"], heartbeatSeconds: 120 },
+    seat: { paused: () => true, authFailed: () => true, pausedUntil: () => null, reason: "a limit", fix: "claude auth login" },
+    metrics: undefined,
+    inflight: [],
+    outbox: new Outbox(scratchDir("hkb-status-bounds-")),
+    healthy: true,
+    stopping: false,
+    orphans: [],
+    lastErrors: [],
+    transports: new Map(),
+    spend: { today: spend, window5h: spend, budget: null },
+    redact: (t) => t,
+    ...over,
+  };
+}
+
+it("a seat whose limits' why names long cgroup paths writes a snapshot the fleet reads (a why too long is cut, saying so)", () => {
+  const snap = buildSnapshot(
+    input({ limits: { mode: "rlimit", why: long("per-process limits only", 2500) }, isolation: { mode: "none", why: long("bubblewrap", 700) } }),
+  );
+  const read = parseSnapshot(JSON.stringify(snap));
+  expect(read).not.toHaveProperty("error");
+  expect(snap.seat.limits?.why).toHaveLength(WHY_MAX.limits);
+  expect(snap.seat.limits?.why.endsWith("…")).toBe(true);
+  expect(snap.seat.limits?.why.startsWith("per-process limits only")).toBe(true);
+  expect(snap.seat.isolation?.why).toHaveLength(WHY_MAX.isolation);
+});
+
+it("short texts are written as they are", () => {
+  const snap = buildSnapshot(
+    input({
+      limits: { mode: "rlimit", why: "per-process limits only" },
+      seat: { paused: () => false, authFailed: () => false, pausedUntil: () => null, reason: null, fix: null },
+    }),
+  );
+  expect(snap.seat.limits).toEqual({ mode: "rlimit", why: "per-process limits only" });
+  expect(parseSnapshot(JSON.stringify(snap))).not.toHaveProperty("error");
+});
