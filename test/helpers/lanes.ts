@@ -19,7 +19,7 @@ export const LANE_FILES: readonly { glob: string; why: string }[] = [
   { glob: "test/integration/continuity.test.ts", why: "sessions continued across daemon processes" },
   { glob: "test/integration/daemon-live.test.ts", why: "the daemon as a process: signals, stop under way" },
   { glob: "test/integration/fleet-page.test.ts", why: "Chromium renders the fleet page" },
-  { glob: "test/integration/stats.test.ts", why: "~50 tasks across three seats" },
+  { glob: "test/integration/stats.test.ts", why: "~50 tasks across three seats, a 5 s claim outlived in real time" },
   { glob: "test/integration/workspaces.test.ts", why: "real git clones and worktrees per case" },
   { glob: "test/integration/gate.test.ts", why: "real gate commands in the jail" },
   { glob: "test/integration/cli.test.ts", why: "the CLI as processes (init, demo, run)" },
