@@ -48,7 +48,7 @@ rule(
   "a lease (its fenced view, its record, its clock) built outside src/lease/",
 );
 rule(src, /\binterface (Claimed|LaunchInput|ClaimedRun)\b/, () => false, "a bag of the claim's facts: they travel as the run's held lease");
-const moves = ["src/agent-files/owner.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
+const moves = ["src/agent-files/owner.ts", "src/agent-files/unshare.ts", "src/git/guard.ts", "src/board/hub.mts"].map((f) => join(...f.split("/")));
 rule(
   src,
   /\brename(Sync)?\(/,

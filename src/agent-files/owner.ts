@@ -34,8 +34,11 @@ export interface Kept {
   /** Names that are not UTF-8 (never a workspace's own). */
   odd: number;
   sample: string[];
-  /** Nothing was handed over: the agent is the bridge's own user and owns them already (sharedLinks) — it could rewrite them. */
+  /** Nothing was handed over: the agent is the bridge's own user and owns them already (unshare.ts, keep) — it could rewrite them. */
   writable?: boolean;
+  /** Names given a private copy of their own before the agent started, and their bytes (unshare.ts, copy). */
+  copied?: number;
+  copiedBytes?: number;
 }
 
 /** What a hand-over changed, per inode (`dev:ino:birth`): plain data, kept on disk while the run lasts. */
@@ -125,35 +128,6 @@ export async function handOver(root: string, to: Owner, o: { limit?: number } = 
     });
   const record: HandbackRecord = { root, owner, to, others, acls };
   return { root, changed, kept, record, restore: () => (changed === 0 && same(owner, to) ? Promise.resolve(nothing()) : giveBack(record)) };
-}
-
-/**
- * A bridge that runs its agent as its own user hands nothing over: that user owns every file of the tree,
- * those that also have a name outside it too (a clone's objects, a package store's files), and nothing
- * keeps them from the agent. They are counted (`writable`) so that the card says so; a tree too large to
- * count is not counted (the run goes on, as it did before any count).
- */
-export async function sharedLinks(root: string, o: { limit?: number } = {}): Promise<Handback> {
-  const limit = o.limit ?? DEFAULT_LIMIT;
-  const kept: Kept = { links: 0, foreign: 0, devices: 0, odd: 0, sample: [], writable: true };
-  const owner = ownerOf(await lstat(root, { bigint: true }));
-  const links = new LinkCount();
-  const counted = (e: TreeEntry) => !e.foreign && e.utf8 && links.has(e.st);
-  try {
-    await walkTree(root, limit, async (e) => void (!e.foreign && e.utf8 && links.note(e.st)));
-    const inside = links.allInside();
-    if (links.size > inside.size)
-      await walkTree(root, limit, async (e) => {
-        if (!counted(e) || inside.has(inodeKey(e.st))) return;
-        kept.links += 1;
-        if (kept.sample.length < 5) kept.sample.push(e.rel);
-      });
-  } catch (err) {
-    if (!(err instanceof TreeTooLarge)) throw err;
-    kept.links = 0;
-    kept.sample = [];
-  }
-  return { root, changed: 0, kept, record: { root, owner, to: owner, others: [], acls: [] }, restore: () => Promise.resolve(nothing()) };
 }
 
 /** A handback from a kept record (a run adopted after its bridge died): what it restores is what the record says. */

@@ -60,6 +60,14 @@ export const isolation = z.preprocess(
       readOnly: list(z.string().min(1)).default([]),
       /** Extra paths the agent may write (a shared build cache). */
       readWrite: list(z.string().min(1)).default([]),
+      /**
+       * A bridge that is not root runs its agent as its own user, who owns the workspace's files that also have
+       * a name outside it (a local clone's objects, a package store's files): copy — each gets a private copy
+       * before the agent starts (up to sharedCopyMaxMiB; more: the task is blocked, naming the ways out); keep —
+       * left as they are, and the card says the agent could rewrite them. A root bridge keeps them read-only.
+       */
+      sharedFiles: z.enum(["copy", "keep"]).default("copy"),
+      sharedCopyMaxMiB: z.number().int().positive().default(1024),
       /** The bubblewrap program. */
       bwrap: z.string().min(1).default("bwrap"),
       /**

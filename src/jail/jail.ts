@@ -14,6 +14,7 @@ import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
 import { JAIL_RELAY, QUIET_DEBUG, relativeLoad, relayEnv, withImport } from "./relay.js";
+import type { SharedPolicy } from "../agent-files/unshare.js";
 import type { AgentUser } from "./identity.js";
 import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
 import { programMounts, resolveProgram } from "./program.js";
@@ -53,6 +54,8 @@ export interface JailPolicy {
   seccomp?: string | null | undefined;
   /** Where the execute-only copies of the CLIs' images are kept (images.ts; agent.isolation.imageCache, a forbidden root). */
   imageCache?: string | undefined;
+  /** A workspace's files with a name outside it, when the agent is the bridge's own user (agent-files/unshare.ts; unset: copy, 1 GiB). */
+  shared?: SharedPolicy | undefined;
   /** The host's registry of workspaces handed over (jail/registry.ts; unset: its default). */
   registry?: string | undefined;
 }

@@ -12,6 +12,7 @@ import { runProcess } from "../process/runner.js";
 import { realPathOf } from "../agent-files/contain.js";
 import { type AgentUser, agentUser } from "./identity.js";
 import { defaultImageCache } from "./image-cache.js";
+import { DEFAULT_SHARED } from "../agent-files/unshare.js";
 import { defaultWorkspaceRegistry } from "./registry.js";
 import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
@@ -33,6 +34,9 @@ export interface IsolationConfig {
   user: string;
   /** Where the CLIs' execute-only images are kept (images.ts); unset: defaultImageCache. */
   imageCache?: string | undefined;
+  /** A workspace's files with a name outside it, for an agent that is the bridge's user (agent-files/unshare.ts). */
+  sharedFiles?: "copy" | "keep" | undefined;
+  sharedCopyMaxMiB?: number | undefined;
 }
 
 /** Where this seat keeps the CLIs' execute-only images (agent.isolation.imageCache, else the default). */
@@ -136,6 +140,7 @@ export async function resolvePolicy(
     seccomp: null as string | null,
     imageCache: imageCacheOf(iso, o.env),
     registry: defaultWorkspaceRegistry(o.env),
+    shared: { mode: iso.sharedFiles ?? DEFAULT_SHARED.mode, maxBytes: (iso.sharedCopyMaxMiB ?? 1024) * 1024 * 1024 },
   };
   if (iso.mode !== "none" && !user.same && !base.setpriv && (o.limits?.mode === "cgroup" || o.limits?.mode === "systemd"))
     throw new ConfigError([{ path: "agent.limits", message: `caps an agent of another uid, but ${SETPRIV_MISSING}` }]);

@@ -1,15 +1,15 @@
 // One run's jail over its lifetime: every process of the run starts through it. Before the first one (made
 // beside the workspace's claim, so that no command waits for it), the run's caps get a group of their own
-// (jail/limits.ts) and — a bridge running as root runs its agents as an
-// unprivileged uid (identity.ts) — the run dir and the workspace are handed to the agent's user. Every
-// command is then wrapped: into the group, in the jail, as that user. `exceeded` says which cap the run met
-// (the kernel's counters, the jail's /tmp); `release` removes the group and gives the workspace back to its
-// owners once nothing of the run will run there again (after the gate).
+// (jail/limits.ts), the run dir and the workspace go to the agent's user (a root bridge's is an unprivileged
+// uid, identity.ts; a plain bridge's is itself: shared files get private copies, agent-files/unshare.ts).
+// Every command is then wrapped: into the group, in the jail, as that user. `exceeded` says which cap the run
+// met; `release` removes the group and gives the workspace back once nothing of the run will run there again.
 import { readlinkSync } from "node:fs";
 import { chmod, lchown, mkdir, readdir, realpath, rm, stat, statfs } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { jailProcesses, jailTree } from "../process/terminate.js";
-import { type Handback, handOver, sharedLinks } from "../agent-files/owner.js";
+import { type Handback, handOver } from "../agent-files/owner.js";
+import { sharedLinks } from "../agent-files/unshare.js";
 import { defaultWorkspaceRegistry } from "./registry.js";
 import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
@@ -183,7 +183,7 @@ export class RunJailOf implements RunJail {
     if (this.jail.mode === "none") return null;
     const { user } = this.jail.policy;
     const to = { uid: user.uid, gid: user.gid };
-    const hand = () => (user.same ? sharedLinks(this.run.workspace) : handOver(this.run.workspace, to));
+    const hand = () => (user.same ? sharedLinks(this.run.workspace, this.jail.policy.shared) : handOver(this.run.workspace, to));
     return claimWorkspace(this.run.workspace, this, { ...this.host, hand, seat: dirname(this.jail.policy.dir) });
   }
 

@@ -85,7 +85,16 @@ export interface BridgeInfo {
     path: string;
     note?: string;
     /** What its hand-over to the agent's user left as it was (hard links out of it, other filesystems), with a few names. */
-    kept?: { links: number; other_filesystems: number; devices: number; odd_names: number; sample: string[]; writable?: boolean };
+    kept?: {
+      links: number;
+      other_filesystems: number;
+      devices: number;
+      odd_names: number;
+      sample: string[];
+      writable?: boolean;
+      copied?: number;
+      copied_bytes?: number;
+    };
   };
   /** What the run's proxy refused (host, port, how often) and let through (bytes per host) — network: proxy. */
   egress?: {

@@ -60,7 +60,8 @@ export async function limitContinues(emu: Emu, mode: "handoff" | "wait", resetMs
       ).toBe(true);
     }
     // done by a seat of the lane: seat B at once (handoff), seat A once its limit resets (wait)
-    await Promise.any(seats.map((s) => s.monitor.next("run:closed", (r) => r.taskId === id && r.decision === "complete", { ms: resetMs + 60_000 })));
+    const ms = mode === "handoff" ? 90_000 : resetMs + 60_000;
+    await Promise.any(seats.map((s) => s.monitor.next("run:closed", (r) => r.taskId === id && r.decision === "complete", { ms })));
     const doc = await emu.show(id);
     const kinds = doc.events.map((e) => e.kind);
     expect(kinds).not.toContain("blocked");

@@ -3,7 +3,7 @@
 // the jail's first process: the jail's processes, each one's memory, a file's size) — a fork bomb and a
 // memory hog are cut — and says so everywhere isolation is said: the start log, status.json, the fleet row,
 // doctor, the card; `auto` with caps the operator set that nothing here can honour does not start.
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
@@ -12,11 +12,11 @@ import { runProcess } from "../../src/process/runner.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
+import { PLAIN_USER, chownTree } from "../helpers/plain-user.js";
 import { untilHost } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-/** The plain user the bridge runs as. */
-const USER = { uid: 1000, gid: 1000 };
+const USER = PLAIN_USER;
 const LIMITS_JS = resolve("dist/jail/limits.js");
 
 let emu: Emu | undefined;
@@ -24,11 +24,6 @@ afterEach(() => {
   emu?.cleanup();
   emu = undefined;
 });
-
-const chownTree = (p: string) => {
-  chownSync(p, USER.uid, USER.gid);
-  if (statSync(p).isDirectory()) for (const n of readdirSync(p)) chownTree(join(p, n));
-};
 
 /** Can this plain user make a cgroup here? (Then the fallback is not what is tested.) */
 const userCgroups = () => {

@@ -6,6 +6,7 @@ import { renderBlock, validateBlock } from "../../src/result/template.js";
 import { BLOCK_TEXTS, type BlockArgs, type BlockKey, blockFor } from "../../src/run/blocks/table.js";
 import type { RunFacts } from "../../src/run/record.js";
 import { WorkspaceRefused } from "../../src/workspace/port.js";
+import { SharedCopyRefused } from "../../src/agent-files/unshare.js";
 
 const facts: RunFacts = {
   outcome: { kind: "complete", summary: "did it", result: { ok: true, status: "error" } },
@@ -55,6 +56,7 @@ const SAMPLES: { [K in BlockKey]: BlockArgs[K] } = {
   dirty: ["/w", ["README"]],
   exhausted: [3, "sess-1"],
   workspace_nested: ["/w/a lies inside /w, the workspace of task t2's live run"],
+  workspace_shared: [new SharedCopyRefused("/w", 4, 3 * 1024 ** 3, "too_large", "1024 MiB")],
   gate: [{ kind: "verification_failed", failed: verification, timeoutSeconds: 60 }],
   repository: [[{ what: "core.fsmonitor", detail: "core.fsmonitor set to ./x" }]],
   two_seats: ["limit", { verdict: "refuted", detail: "the API answered" }, "s2", "s1"],

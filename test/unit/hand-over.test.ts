@@ -7,8 +7,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { getAttributeSync, setAttributeSync } from "@napi-rs/xattr";
 import { describe, expect, it } from "vitest";
-import { handOver, sharedLinks } from "../../src/agent-files/owner.js";
-import { keptLine } from "../../src/run/close/close-text.js";
+import { handOver } from "../../src/agent-files/owner.js";
 import { scratchDir } from "../helpers/tmp.js";
 
 const AGENT = { uid: 65534, gid: 65534 };
@@ -185,34 +184,5 @@ describe.skipIf(process.getuid?.() !== 0)("the hand-back (as root)", () => {
     const r = await back.restore();
     expect(r.failed.join("\n")).toMatch(/more than 256 folders deep, not entered/);
     expect(statSync(join(ws, "top.txt")).uid).toBe(0);
-  });
-});
-
-describe("a bridge that runs its agent as its own user (nothing handed over)", () => {
-  it("counts what has a name outside the workspace (a clone's object, a store's file) and says it was the agent's to rewrite; links all inside are not counted", async () => {
-    const base = scratchDir("hkb-shared-links-");
-    const store = join(base, "store");
-    const ws = join(base, "ws");
-    mkdirSync(store);
-    mkdirSync(join(ws, "node_modules", "a"), { recursive: true });
-    mkdirSync(join(ws, ".git", "objects", "ab"), { recursive: true });
-    writeFileSync(join(store, "index.js"), "module.exports = 1;\n", { mode: 0o444 });
-    linkSync(join(store, "index.js"), join(ws, "node_modules", "a", "index.js"));
-    writeFileSync(join(store, "object"), "blob", { mode: 0o444 });
-    linkSync(join(store, "object"), join(ws, ".git", "objects", "ab", "cdef"));
-    writeFileSync(join(ws, "one"), "1");
-    linkSync(join(ws, "one"), join(ws, "two"));
-    const owner = statSync(ws);
-    const back = await sharedLinks(ws);
-    expect(back.changed).toBe(0);
-    expect(back.kept).toMatchObject({ links: 2, writable: true });
-    expect([...back.kept.sample].sort()).toEqual([".git/objects/ab/cdef", "node_modules/a/index.js"]);
-    // nothing changed hands, nothing to give back
-    expect(statSync(join(store, "index.js")).uid).toBe(owner.uid);
-    expect((await back.restore()).restored).toBe(0);
-    const line = keptLine(back.kept);
-    expect(line).toMatch(/^workspace: 2 file\(s\) with a name outside the workspace too \(hard links: a clone's objects, a package store\) — e\.g\. /);
-    expect(line).toContain("were writable by the agent — this bridge runs it as its own user");
-    expect(line).not.toContain("read-only to the agent (never handed");
   });
 });

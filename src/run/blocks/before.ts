@@ -1,9 +1,10 @@
 // The blocks of a run whose agent was never started: the task could not be read, or the claim failed on the
 // board; a PR an earlier run opened holds the task (Hermes's `active_pr` guard); review went round too often;
 // the task's pins (a provider, skills) are not this seat's; its workspace cannot be used here, is dirty, or
-// nests with a live run's; its session's resume budget is spent. One part of the run's one table (table.ts).
+// nests with a live run's, or shares files a plain bridge could not copy; its session's resume budget is spent. One part of the run's one table (table.ts).
 import type { ActivePr } from "../../board/pr-guard.js";
 import type { Task } from "../../board/port.js";
+import type { SharedCopyRefused } from "../../agent-files/unshare.js";
 import { describeError } from "../../errors/index.js";
 import { authorName } from "../../tools/notes.js";
 import { WorkspaceRefused } from "../../workspace/port.js";
@@ -29,6 +30,7 @@ export interface BeforeAgentArgs {
   dirty: [workspace: string, dirty: readonly string[]];
   exhausted: [resumes: number, session: string];
   workspace_nested: [why: string];
+  workspace_shared: [err: SharedCopyRefused];
 }
 
 /** A task's workspace cannot change on the board (no Hermes verb edits it): the way out of a wrong one. */
@@ -153,5 +155,17 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
     ["wait for the other run to end, then unblock", recreate("a folder of its own, beside the other run's (not above or below it)")],
     "Two tasks share a workspace only when it is the very same folder: wait for the other run, or give this work a folder of its own.",
     "Unblock this task once the other run has ended, or create it again with a folder of its own.",
+  ],
+  // A bridge that is not root: the workspace's files with names outside it could not get private copies (agent-files/unshare.ts).
+  workspace_shared: (err) => [
+    "environment",
+    `The agent was not started: ${err.message}. This bridge runs its agent as its own user, who owns those files: rewritten in place, one changes at every name it has (the source repository's objects, every project's copy of a package), so each run gets private copies of them first${err.why === "too_large" ? "; nothing was copied" : ""}.`,
+    [
+      "give the workspace copies of its own (git clone --no-hardlinks; pnpm's package-import-method: copy) and unblock",
+      err.why === "too_large" ? "raise agent.isolation.sharedCopyMaxMiB and unblock" : "fix the cause named above (free space, permissions) and unblock",
+      "run the bridge as root (it keeps such files read-only to the agent), or set agent.isolation.sharedFiles: keep (the agent could rewrite them), and unblock",
+    ],
+    "Give the workspace files of its own (a clone with --no-hardlinks, pnpm copying), then unblock.",
+    "Make the workspace's shared files its own, or change agent.isolation.sharedFiles / sharedCopyMaxMiB; then unblock.",
   ],
 };

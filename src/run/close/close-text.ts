@@ -10,6 +10,7 @@ import { usageLine } from "../../board/card.js";
 import { renderBlock } from "../../result/template.js";
 import type { EgressCounts } from "../../egress/proxy.js";
 import type { Kept } from "../../agent-files/owner.js";
+import { mib } from "../../agent-files/unshare.js";
 import type { ApiUse } from "../../egress/api-usage.js";
 import type { RetryRecord } from "../events.js";
 import type { RunFacts, RunStory } from "../record.js";
@@ -107,6 +108,7 @@ const keptOf = (k: Kept) => ({
   odd_names: k.odd,
   sample: k.sample.map((p) => p.slice(0, 200)),
   ...(k.writable ? { writable: true } : {}),
+  ...(k.copied ? { copied: k.copied, copied_bytes: k.copiedBytes ?? 0 } : {}),
 });
 
 const sampleOf = (k: Kept) =>
@@ -120,6 +122,7 @@ const sampleOf = (k: Kept) =>
 /** What the hand-over left as it was: on every card of the run (the agent could read but not change it). */
 export const keptLine = (k: Kept): string => {
   if (k.writable) return sharedLine(k);
+  if (k.copied) return copiedLine(k);
   const parts = [
     k.links
       ? `${k.links} with a name outside the workspace too (hard links: a clone's objects, a package store; any hard link, in a workspace the agent's user held already)`
@@ -133,7 +136,11 @@ export const keptLine = (k: Kept): string => {
 
 /** A bridge that runs its agent as its own user: the hard links out of the workspace were the agent's to rewrite. */
 const sharedLine = (k: Kept): string =>
-  `workspace: ${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity), or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
+  `workspace: ${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, and agent.isolation.sharedFiles is keep, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity); the default (copy) gives each run private copies first, or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
+
+/** A bridge that runs its agent as its own user gave the hard links out of the workspace private copies first. */
+const copiedLine = (k: Kept): string =>
+  `workspace: ${k.copied} file(s) that shared their data with a name outside the workspace (hard links: a clone's objects, a package store)${sampleOf(k)} were given private copies (${mib(k.copiedBytes ?? 0)}) before the agent started — this bridge runs it as its own user, who could otherwise rewrite them at every name (agent.isolation.sharedFiles).`;
 
 /**
  * A done card's summary: the agent's, then what a board user cannot see elsewhere — where the work went when

@@ -14,6 +14,7 @@ import { type RepositoryGuard, guardRepository } from "../../git/guard.js";
 import { capText } from "../../jail/limits.js";
 import { JAIL_RELAY } from "../../jail/relay.js";
 import { WorkspaceNested } from "../../jail/live.js";
+import { SharedCopyRefused } from "../../agent-files/unshare.js";
 import { type RunJailOf, forRun } from "../../jail/run-jail.js";
 import { Events } from "../../log/emit.js";
 import { Releasers } from "../../log/releasers.js";
@@ -175,10 +176,11 @@ export class RunCell {
     try {
       const back = await this.runJail?.claim();
       const k = back?.kept;
-      if (k && k.links + k.foreign + k.devices + k.odd > 0) this.w.record.story.kept = k;
+      if (k && k.links + k.foreign + k.devices + k.odd + (k.copied ?? 0) > 0) this.w.record.story.kept = k;
       return null;
     } catch (err) {
       if (err instanceof WorkspaceNested) return blockFor("workspace_nested", err.message);
+      if (err instanceof SharedCopyRefused) return blockFor("workspace_shared", err);
       throw err;
     }
   }
