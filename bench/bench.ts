@@ -7,6 +7,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
+import { warmCreator } from "./lib/creator.js";
 import { logLines, phaseTable, verbTable } from "./lib/phases.js";
 import { cpuMs, descendantRssKiB, median, percentile, rssKiB, treeCpuMs, treeRssKiB } from "./lib/proc.js";
 
@@ -70,8 +71,11 @@ async function main(): Promise<void> {
     runProcess({ argv: [...hermes, "kanban", ...args], env: { ...env, ...board.callEnv(join(dir, "setup.calls")) }, timeoutMs: 60_000 });
   const made = await emu(["boards", "create", "bench"]);
   if (made.exitCode !== 0) throw new Error(`boards create: ${made.stderr}`);
+  // Tasks come from one warm creator (bench/lib/creator.ts), as from an orchestrator that lives on.
+  const creator = await warmCreator(board, env, dir, { server: hermesArg ? "auto" : "on" });
   const create = async (lane: string, body: string) => {
-    const r = await emu(["--board=bench", "create", `--assignee=${lane}`, `--body=${body}`, "--json", "--", "bench task"]);
+    const r = await creator.create(lane, body);
+    if (r.exitCode !== 0) throw new Error(`create: exit ${r.exitCode}: ${r.stderr.slice(-300)}`);
     return { id: (JSON.parse(r.stdout) as { id: string }).id, at: Date.now() };
   };
   let gen = 0;
@@ -159,6 +163,8 @@ async function main(): Promise<void> {
   const rows: Record<string, Record<"bridge" | "naive", number[]>> = {};
   const phases: ReturnType<typeof phaseTable>[] = [];
   const verbs: ReturnType<typeof verbTable>[] = [];
+  const phases4: ReturnType<typeof phaseTable>[] = [];
+  const verbs4: ReturnType<typeof verbTable>[] = [];
   const add = (k: string, side: "bridge" | "naive", v: number) => {
     rows[k] ??= { bridge: [], naive: [] };
     rows[k][side].push(v);
@@ -225,6 +231,11 @@ async function main(): Promise<void> {
         for (let k = 0; k < CFG.tasks; k += 1) ids.push((await create(s.lane, "BENCH:noop")).id);
         const end = await waitDone(s, ids, 300_000);
         add(`throughput at concurrency ${conc}, tasks/min`, s.name, (CFG.tasks * 60_000) / (end - from));
+        if (conc === 4 && s.ownLog) {
+          const spent4 = calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task));
+          phases4.push(phaseTable(ids, logLines(s.ownLog, new Set(ids)), spent4));
+          verbs4.push(verbTable(spent4));
+        }
         if (conc === 1) {
           const spent = calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task));
           add("CLI processes per task (heartbeats apart)", s.name, spent.filter((c) => c.verb !== "heartbeat").length / CFG.tasks);
@@ -286,6 +297,9 @@ async function main(): Promise<void> {
     // the bridge's side at concurrency 1 (the last repeat): where a task's time goes, and each CLI call
     phases: perPhase.map((p) => ({ ...p, p50: round(p.p50), p95: round(p.p95) })),
     verbs: perVerb.map((v) => ({ ...v, p50: round(v.p50), p95: round(v.p95) })),
+    // …and at concurrency 4
+    phasesC4: (phases4.at(-1) ?? []).map((p) => ({ ...p, p50: round(p.p50), p95: round(p.p95) })),
+    verbsC4: (verbs4.at(-1) ?? []).map((v) => ({ ...v, p50: round(v.p50), p95: round(v.p95) })),
   };
   // One results file per Hermes line: 0.20 keeps its name, any other line is named by its version (-021).
   const line = /v?(\d+)\.(\d+)\./.exec(board.label);
@@ -302,8 +316,13 @@ async function main(): Promise<void> {
   for (const p of perPhase) console.log(`| ${p.phase} | ${round(p.p50)} | ${round(p.p95)} |`);
   console.log("\n| CLI call (the bridge's) | p50, ms | p95, ms | calls |\n|---|---|---|---|");
   for (const v of perVerb) console.log(`| ${v.verb} | ${round(v.p50)} | ${round(v.p95)} | ${v.n} |`);
+  console.log(`\nAt concurrency 4 (ms, ${result.phasesC4[0]?.n ?? 0} tasks):\n| phase | p50 | p95 |\n|---|---|---|`);
+  for (const p of result.phasesC4) console.log(`| ${p.phase} | ${p.p50} | ${p.p95} |`);
+  for (const v of result.verbsC4) console.log(`| ${v.verb} call | ${v.p50} | ${v.p95} |`);
+  await creator.close();
   // a Hermes child still writing its log as the sides stop: tried again
-  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  if (process.env.BENCH_KEEP) console.log(`kept: ${dir}`);
+  else rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }
 
 function round(x: number): number {

@@ -7,13 +7,12 @@
 // pickup latency of one task per seat created at once by one warm creator (creation → its claim). Results:
 // bench/results-seats.json, or bench/results-seats-real.json on a real Hermes.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, setPriority, tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { HermesCli } from "../src/board/cli.js";
-import { buildCliEnv } from "../src/board/env.js";
 import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
-import { cpuMs, median, percentile, pssKiB, rssKiB } from "./lib/proc.js";
+import { warmCreator } from "./lib/creator.js";
+import { cpuMs, median, percentile, pssKiB, rssKiB, treePids } from "./lib/proc.js";
 
 const ROOT = resolve(".");
 const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
@@ -66,26 +65,11 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
     runProcess({ argv: [...board.command, "kanban", ...args], env: { ...env, ...board.callEnv(join(dir, "setup.calls")) }, timeoutMs: 60_000 });
   const made = await cli(["boards", "create", "bench"]);
   if (made.exitCode !== 0) throw new Error(`boards create: ${made.stderr}`);
-  // Whoever creates the tasks: one warm process (a call server, as the bridge runs), like an orchestrator
-  // that lives on. Twenty cold CLI starts (BENCH_COLD_CREATE=1, the first figures) spend 15–20 CPU-s on the
-  // seats' host during the very seconds the pickup is measured in.
-  const creator = new HermesCli({
-    slug: "bench",
-    command: board.bridgeCommand,
-    env: { parent: { ...env, ...board.callEnv(join(dir, "setup.calls")) }, passEnv: [], set: {}, author: "bench" },
-    callServer: hermesArg ? "auto" : "on",
-  });
-  const create = async (lane: string) => {
-    const args = ["--board=bench", "create", `--assignee=${lane}`, "--body=BENCH:noop", "--json", "--", "bench task"];
-    if (process.env.BENCH_COLD_CREATE) return cli(args);
-    const callEnv = buildCliEnv({ parent: { ...env, ...board.callEnv(join(dir, "setup.calls")) }, passEnv: [], set: {}, author: "bench" });
-    return creator.transport.run({ args: ["kanban", ...args], env: callEnv, remoteEnv: {}, timeoutMs: 60_000, captureLimit: 1 << 20 });
-  };
-  await create("nobody"); // the creator is warm before anything is measured
-  // …and, sharing the seats' cores here, it runs at nice 10: elsewhere in a real deployment, here it takes
-  // what the seats leave (BENCH_CREATOR_NICE=0 to measure it at the seats' priority).
-  const nice = Number(process.env.BENCH_CREATOR_NICE ?? 10);
-  for (const pid of treePids([process.pid])) if (pid !== process.pid && !process.env.BENCH_COLD_CREATE) setPriority(pid, nice);
+  // Whoever creates the tasks: one warm process (bench/lib/creator.ts). Twenty cold CLI starts
+  // (BENCH_COLD_CREATE=1, the first figures) spend 15–20 CPU-s on the seats' host during the very seconds the
+  // pickup is measured in.
+  const creator = await warmCreator(board, env, dir, { server: hermesArg ? "auto" : "on" });
+  const create = creator.create;
   const shareDir = join(dir, "hubs");
   const seats: Seat[] = [];
   for (let i = 0; i < n; i += 1) {
@@ -171,7 +155,7 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
   for (const s of seats) process.kill(s.pid, "SIGTERM");
   await Promise.all(seats.map((s) => s.proc));
   for (const h of hubs(shareDir)) process.kill(h, "SIGTERM");
-  await creator.transport.close();
+  await creator.close();
   await sleep(1000);
   if (process.env.BENCH_KEEP) console.log(`kept: ${dir}`);
   else rmSync(dir, { recursive: true, force: true });
@@ -190,28 +174,6 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
     "pickup p50, s": Math.round(median(pickups) * 100) / 100,
     "pickup p95, s": Math.round(percentile(pickups, 95) * 100) / 100,
   };
-}
-
-/** The processes of these trees, each once. */
-function treePids(roots: number[]): Set<number> {
-  const kids = new Map<number, number[]>();
-  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x)))
-    try {
-      const s = readFileSync(`/proc/${d}/stat`, "utf8");
-      const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
-      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
-    } catch {
-      // gone
-    }
-  const out = new Set<number>();
-  const stack = [...roots];
-  while (stack.length) {
-    const p = stack.pop() as number;
-    if (out.has(p)) continue;
-    out.add(p);
-    stack.push(...(kids.get(p) ?? []));
-  }
-  return out;
 }
 
 export async function seatsBench(n: number, o: { idleS: number; hermes: string | undefined }): Promise<void> {

@@ -105,3 +105,25 @@ export function pssKiB(pid: number): number {
     return 0;
   }
 }
+
+/** The processes of these trees, each once. */
+export function treePids(roots: number[]): Set<number> {
+  const kids = new Map<number, number[]>();
+  for (const d of readdirSync("/proc").filter((x) => /^\d+$/.test(x)))
+    try {
+      const s = readFileSync(`/proc/${d}/stat`, "utf8");
+      const ppid = Number(s.slice(s.lastIndexOf(")") + 2).split(" ")[1]);
+      kids.set(ppid, [...(kids.get(ppid) ?? []), Number(d)]);
+    } catch {
+      // gone
+    }
+  const out = new Set<number>();
+  const stack = [...roots];
+  while (stack.length) {
+    const p = stack.pop() as number;
+    if (out.has(p)) continue;
+    out.add(p);
+    stack.push(...(kids.get(p) ?? []));
+  }
+  return out;
+}
