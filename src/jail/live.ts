@@ -24,7 +24,8 @@ export class WorkspaceNested extends PermanentError {
     /** Whose run it is, as far as the host says (a seat's state dir and pid, a jail's pid). */
     readonly who = "",
   ) {
-    const theirs = `${other}, the workspace of a run alive on this host${who ? ` (${who})` : ""}`;
+    // Quoted: the other path is another task's text (its `dir:`) or a live jail's working directory (its agent's to name).
+    const theirs = `${JSON.stringify(other)}, the workspace of a run alive on this host${who ? ` (${who})` : ""}`;
     super(
       "workspace_nested",
       how === "through"

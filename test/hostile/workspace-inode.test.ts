@@ -163,7 +163,7 @@ describe.skipIf(!ROOT || (!BWRAP && !process.env.HKB_REQUIRE_BWRAP))("the worksp
     expect(a.task.status).toBe("blocked");
     expect(blockedWhy(a)).toMatch(/cause: human decision needed/);
     expect(blockedWhy(a)).toMatch(
-      new RegExp(`The agent was not started: the task's workspace ${team} contains ${b}, the workspace of a run alive on this host`),
+      new RegExp(`The agent was not started: the task's workspace ${team} contains "${b}", the workspace of a run alive on this host`),
     );
     expect(blockedWhy(await emu.show(root))).toMatch(/is the allowed root .*projects itself/);
     writeFileSync(join(b, "go"), "");

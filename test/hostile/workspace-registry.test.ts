@@ -70,7 +70,7 @@ describe("the host's registry of workspaces handed over", () => {
     });
     other.go("go-hand");
     await expect(inner).rejects.toBeInstanceOf(WorkspaceNested);
-    await expect(inner).rejects.toThrow(/is inside .*projects\/team, the workspace of a run alive on this host/);
+    await expect(inner).rejects.toThrow(/is inside .*projects\/team", the workspace of a run alive on this host/);
     await expect(joined).resolves.toBeNull();
     expect(handed).toEqual([]);
     expect(await other.claimed()).toContain('"changed"');

@@ -32,7 +32,7 @@ describe("the live workspaces of this host", () => {
       const claim = (ws: string, user: object) => claimWorkspace(ws, user, { ...host, hand: null });
       const around = claim(join(base, "projects", "team"), {});
       await expect(around).rejects.toBeInstanceOf(WorkspaceNested);
-      await expect(around).rejects.toThrow(/contains .*projects\/team\/b, the workspace of a run alive on this host/);
+      await expect(around).rejects.toThrow(/contains .*projects\/team\/b", the workspace of a run alive on this host/);
       await expect(claim(join(base, "alias"), {})).rejects.toThrow(/contains/);
       await expect(claim(join(theirs, "src"), {})).rejects.toThrow(/is inside .*team\/b/);
       const same = {};
@@ -73,7 +73,7 @@ describe("the live workspaces of this host", () => {
     const runB = {};
     await expect(claimWorkspace(b, runB, { ...host, hand: null })).resolves.toBeNull();
     const inside = claimWorkspace(join(b, "sub"), {}, { ...host, hand: null });
-    await expect(inside).rejects.toThrow(new RegExp(`is inside .*projects/b, the workspace of a run alive on this host \\(pid ${process.pid} of ${base}\\)`));
+    await expect(inside).rejects.toThrow(new RegExp(`is inside .*projects/b", the workspace of a run alive on this host \\(pid ${process.pid} of ${base}\\)`));
     const why = await inside.then(
       () => "",
       (e: Error) => e.message,
@@ -113,7 +113,7 @@ describe("the live workspaces of this host", () => {
       },
     );
     await expect(claimB).rejects.toBeInstanceOf(WorkspaceNested);
-    await expect(claimB).rejects.toThrow(/passes through .*projects\/a, the workspace of a run alive on this host/);
+    await expect(claimB).rejects.toThrow(/passes through .*projects\/a", the workspace of a run alive on this host/);
     expect(handed).toEqual([]);
     // the same path once A is over is a path like any other
     await releaseWorkspace(runA, host);

@@ -86,9 +86,12 @@ describe("a bridge that runs its agent as its own user", () => {
     expect(line).not.toContain("read-only to the agent (never handed");
   });
 
-  it("a tree too large to walk is left as it is (nothing counted, nothing copied)", async () => {
+  it("a tree too large to walk: copy refuses it (its shared files would stay shared), keep leaves it as it is (nothing counted)", async () => {
     const { store, ws } = sharedTree();
-    const back = await sharedLinks(ws, { mode: "copy", maxBytes: 1 << 30 }, { limit: 3 });
+    const err = await sharedLinks(ws, { mode: "copy", maxBytes: 1 << 30 }, { limit: 3 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SharedCopyRefused);
+    expect(err).toMatchObject({ why: "unwalkable", code: "workspace_shared" });
+    const back = await sharedLinks(ws, { mode: "keep", maxBytes: 0 }, { limit: 3 });
     expect(back.kept).toMatchObject({ links: 0, sample: [] });
     expect(statSync(join(store, "index.js")).nlink).toBe(2);
   });

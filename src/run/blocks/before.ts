@@ -159,10 +159,16 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
   // A bridge that is not root: the workspace's files with names outside it could not get private copies (agent-files/unshare.ts).
   workspace_shared: (err) => [
     "environment",
-    `The agent was not started: ${err.message}. This bridge runs its agent as its own user, who owns those files: rewritten in place, one changes at every name it has (the source repository's objects, every project's copy of a package), so each run gets private copies of them first${err.why === "too_large" ? "; nothing was copied" : ""}.`,
+    `The agent was not started: ${err.message}. This bridge runs its agent as its own user, who owns those files: rewritten in place, one changes at every name it has (the source repository's objects, every project's copy of a package), so each run gets private copies of them first${err.why === "failed" ? "" : "; nothing was copied"}.`,
     [
       "give the workspace copies of its own (git clone --no-hardlinks; pnpm's package-import-method: copy) and unblock",
-      err.why === "too_large" ? "raise agent.isolation.sharedCopyMaxMiB and unblock" : "fix the cause named above (free space, permissions) and unblock",
+      err.why === "too_large"
+        ? "raise agent.isolation.sharedCopyMaxMiB and unblock"
+        : err.why === "unwalkable"
+          ? "make the workspace smaller or shallower (what is named above), and unblock"
+          : err.why === "mounted"
+            ? "unmount what is named above, or mount it outside the workspace, and unblock"
+            : "fix the cause named above (free space, permissions) and unblock",
       "run the bridge as root (it keeps such files read-only to the agent), or set agent.isolation.sharedFiles: keep (the agent could rewrite them), and unblock",
     ],
     "Give the workspace files of its own (a clone with --no-hardlinks, pnpm copying), then unblock.",

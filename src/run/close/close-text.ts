@@ -136,7 +136,14 @@ export const keptLine = (k: Kept): string => {
 
 /** A bridge that runs its agent as its own user: the hard links out of the workspace were the agent's to rewrite. */
 const sharedLine = (k: Kept): string =>
-  `workspace: ${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, and agent.isolation.sharedFiles is keep, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity); the default (copy) gives each run private copies first, or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
+  `workspace: ${[
+    k.links || !k.foreign ? `${k.links} file(s) with a name outside the workspace too (hard links: a clone's objects, a package store)` : "",
+    k.foreign ? `${k.foreign} mounted inside it (another filesystem, a bind mount)` : "",
+  ]
+    .filter(Boolean)
+    .join(
+      "; ",
+    )}${sampleOf(k)} were writable by the agent — this bridge runs it as its own user, who owns them, and agent.isolation.sharedFiles is keep, so a rewrite in place reaches every other name of them. Check them (git fsck in the source repository, the package store's integrity); the default (copy) gives each run private copies first, or work on copies (git clone --no-hardlinks; pnpm's package-import-method copy) or under a bridge run as root, which keeps them read-only.`;
 
 /** A bridge that runs its agent as its own user gave the hard links out of the workspace private copies first. */
 const copiedLine = (k: Kept): string =>
