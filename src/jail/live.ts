@@ -178,38 +178,49 @@ export function claimWorkspace(
   o: WorkspaceHost & { hand: (() => Promise<Handback | null>) | null; seat: string },
 ): Promise<Handback | null> {
   return serial(() =>
-    WorkspaceRegistry.locked(o.registry, async (reg) => {
-      const line = await lineOf(workspace);
-      const key = line[0] ?? "";
-      // What a dead bridge left of this workspace, or around or inside it, comes back first (a record of its hand-over).
-      const { entries } = await settleDead(reg, o.uid, (e) => e.key === key || line.includes(e.key) || e.line.includes(key));
-      const nested = await nestedOnHost(workspace, line, o.uid, entries);
-      if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how, nested.who);
-      const was = live.get(key);
-      if (was) {
-        was.users.add(user);
-        return was.back;
-      }
-      const i = await me(o.seat);
-      const entry = entries.find((e) => e.key === key);
-      if (entry) {
-        // Another process's runs work there (its hand-over stands; the last to end gives it back) — or a run a
-        // dead bridge left, adopted now with its record (its jail still works there).
-        const adopted = entry.users.length === 0 && entry.record ? fromRecord(entry.record) : null;
-        await reg.put({ ...entry, users: [...entry.users, i] });
-        live.set(key, { key, users: new Set([user]), back: adopted });
-        return adopted;
-      }
-      // A run the registry does not know works there (another user's bridge): the tree is that run's, not walked while alive.
-      const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
-      const back = hand ? await hand() : null;
-      const record: HandbackRecord | null = back && (back.changed > 0 || !sameOwner(back.record)) ? back.record : null;
-      await reg.put({ key, path: workspace, line, users: [i], record });
-      live.set(key, { key, users: new Set([user]), back });
-      return back;
-    }),
+    WorkspaceRegistry.locked(
+      o.registry,
+      async (reg) => {
+        const line = await lineOf(workspace);
+        const key = line[0] ?? "";
+        // What a dead bridge left of this workspace, or around or inside it, comes back first (a record of its hand-over).
+        const { entries } = await settleDead(reg, o.uid, (e) => e.key === key || line.includes(e.key) || e.line.includes(key));
+        const nested = await nestedOnHost(workspace, line, o.uid, entries);
+        if (nested) throw new WorkspaceNested(workspace, nested.other, nested.how, nested.who);
+        const was = live.get(key);
+        if (was) {
+          was.users.add(user);
+          return was.back;
+        }
+        const i = await me(o.seat);
+        const entry = entries.find((e) => e.key === key);
+        if (entry) {
+          // Another process's runs work there (its hand-over stands; the last to end gives it back) — or a run a
+          // dead bridge left, adopted now with its record (its jail still works there).
+          const adopted = entry.users.length === 0 && entry.record ? fromRecord(entry.record) : null;
+          await reg.put({ ...entry, users: [...entry.users, i] });
+          live.set(key, { key, users: new Set([user]), back: adopted });
+          return adopted;
+        }
+        // A run the registry does not know works there (another user's bridge): the tree is that run's, not walked while alive.
+        const hand = (await usedElsewhere(key, o.uid)) ? null : o.hand;
+        const back = hand ? await hand() : null;
+        const record: HandbackRecord | null = back && (back.changed > 0 || !sameOwner(back.record)) ? back.record : null;
+        await reg.put({ key, path: workspace, line, users: [i], record });
+        live.set(key, { key, users: new Set([user]), back });
+        return back;
+      },
+      CLAIM_WAIT,
+    ),
   );
 }
+
+/**
+ * How long a claim waits for the host's registry (another process's claim or give-back walking or copying a
+ * workspace of very many files): then the task is blocked naming the holder (HostLockTimeout). A give-back
+ * waits as long as it takes — what it restores must be restored.
+ */
+const CLAIM_WAIT = { maxWaitMs: 5 * 60_000, what: "a workspace's claim" };
 
 const sameOwner = (r: HandbackRecord) => r.owner.uid === r.to.uid && r.owner.gid === r.to.gid;
 
@@ -221,31 +232,37 @@ export function releaseWorkspace(user: object, o: WorkspaceHost): Promise<void> 
     e.users.delete(user);
     if (e.users.size > 0) return;
     live.delete(e.key);
-    await WorkspaceRegistry.locked(o.registry, async (reg) => {
-      const i = await me("");
-      const entry = await reg.get(e.key);
-      if (entry) {
-        const rest: RegisteredUser[] = [];
-        for (const u of entry.users) if (!sameProcess(u, i) && (await alive(u))) rest.push(u);
-        // Another seat's run joined (its agent may be starting now): the tree is its to give back.
-        if (rest.length > 0) await reg.put({ ...entry, users: rest });
-        // A jail the registry does not know works there: the entry waits, settled by whoever comes after it.
-        else if (await usedElsewhere(e.key, o.uid)) await reg.put({ ...entry, users: [] });
-        else {
-          await giveBackEntry(entry).catch(async (err: unknown) => {
-            await reg.put({ ...entry, users: [] });
-            throw err;
-          });
-          await reg.remove(e.key);
+    await WorkspaceRegistry.locked(
+      o.registry,
+      async (reg) => {
+        const i = await me("");
+        const entry = await reg.get(e.key);
+        if (entry) {
+          const rest: RegisteredUser[] = [];
+          for (const u of entry.users) if (!sameProcess(u, i) && (await alive(u))) rest.push(u);
+          // Another seat's run joined (its agent may be starting now): the tree is its to give back.
+          if (rest.length > 0) await reg.put({ ...entry, users: rest });
+          // A jail the registry does not know works there: the entry waits, settled by whoever comes after it.
+          else if (await usedElsewhere(e.key, o.uid)) await reg.put({ ...entry, users: [] });
+          else {
+            await giveBackEntry(entry).catch(async (err: unknown) => {
+              await reg.put({ ...entry, users: [] });
+              throw err;
+            });
+            await reg.remove(e.key);
+          }
         }
-      }
-      // Entries others left (their bridge died, or a jail was there at their end) are settled as runs end.
-      await settleDead(reg, o.uid, () => false);
-    });
+        // Entries others left (their bridge died, or a jail was there at their end) are settled as runs end.
+        await settleDead(reg, o.uid, () => false);
+      },
+      { what: "a workspace's give-back" },
+    );
   });
 }
 
 /** At a seat's start: every hand-over a dead process left in the registry (this seat's last one, any other), given back now (none in use). */
 export function recoverHandbacks(o: WorkspaceHost): Promise<number> {
-  return serial(() => WorkspaceRegistry.locked(o.registry, async (reg) => (await settleDead(reg, o.uid, () => false)).settled));
+  return serial(() =>
+    WorkspaceRegistry.locked(o.registry, async (reg) => (await settleDead(reg, o.uid, () => false)).settled, { what: "settling what a dead bridge left" }),
+  );
 }

@@ -81,7 +81,7 @@ export class WorkspaceRegistry {
   private constructor(readonly dir: string) {}
 
   /** `f` with the registry, under its lock (the folder made, and checked to be this user's alone). */
-  static async locked<T>(dir: string, f: (r: WorkspaceRegistry) => Promise<T>): Promise<T> {
+  static async locked<T>(dir: string, f: (r: WorkspaceRegistry) => Promise<T>, o: { maxWaitMs?: number; what?: string } = {}): Promise<T> {
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (err) {
@@ -90,7 +90,7 @@ export class WorkspaceRegistry {
     const st = await stat(dir);
     if (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)
       throw new RegistryUnusable(dir, `is not this user's alone (owner uid ${st.uid}, mode ${(st.mode & 0o777).toString(8)}): make it 0700 and this user's`);
-    return withHostLock(dir, () => f(new WorkspaceRegistry(dir)));
+    return withHostLock(dir, () => f(new WorkspaceRegistry(dir)), o);
   }
 
   async all(): Promise<RegistryEntry[]> {

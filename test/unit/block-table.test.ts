@@ -56,6 +56,7 @@ const SAMPLES: { [K in BlockKey]: BlockArgs[K] } = {
   dirty: ["/w", ["README"]],
   exhausted: [3, "sess-1"],
   workspace_nested: ["/w/a lies inside /w, the workspace of task t2's live run"],
+  host_lock: ["the host's lock at /var/lib/x was held by another process for more than 300 s (pid 42, since 2026-12-06T00:00:00.000Z, a workspace's claim)"],
   workspace_shared: [new SharedCopyRefused("/w", 4, 3 * 1024 ** 3, "too_large", "1024 MiB")],
   gate: [{ kind: "verification_failed", failed: verification, timeoutSeconds: 60 }],
   repository: [[{ what: "core.fsmonitor", detail: "core.fsmonitor set to ./x" }]],

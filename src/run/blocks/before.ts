@@ -31,6 +31,7 @@ export interface BeforeAgentArgs {
   exhausted: [resumes: number, session: string];
   workspace_nested: [why: string];
   workspace_shared: [err: SharedCopyRefused];
+  host_lock: [why: string];
 }
 
 /** A task's workspace cannot change on the board (no Hermes verb edits it): the way out of a wrong one. */
@@ -173,5 +174,13 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
     ],
     "Give the workspace files of its own (a clone with --no-hardlinks, pnpm copying), then unblock.",
     "Make the workspace's shared files its own, or change agent.isolation.sharedFiles / sharedCopyMaxMiB; then unblock.",
+  ],
+  // The host's registry of workspaces stayed locked past a claim's wait (jail/live.ts).
+  host_lock: (why) => [
+    "environment",
+    `The agent was not started: ${why}. Every seat of this host takes that lock for a moment to claim or give back a workspace; it was held far longer — a workspace of very many files being walked or copied, or a process stuck while holding it.`,
+    ["unblock to try again once the holder is done", "if the holder named above is stuck, restart that process (its lock goes with it), then unblock"],
+    "Unblock to try again; if it happens again, look at the process named above.",
+    "Check the process holding the host's workspace lock, then unblock this task.",
   ],
 };

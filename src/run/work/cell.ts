@@ -15,6 +15,7 @@ import { capText } from "../../jail/limits.js";
 import { JAIL_RELAY } from "../../jail/relay.js";
 import { WorkspaceNested } from "../../jail/live.js";
 import { SharedCopyRefused } from "../../agent-files/unshare.js";
+import { HostLockTimeout } from "../../agent-files/host-lock.js";
 import { type RunJailOf, forRun } from "../../jail/run-jail.js";
 import { Events } from "../../log/emit.js";
 import { Releasers } from "../../log/releasers.js";
@@ -181,6 +182,7 @@ export class RunCell {
     } catch (err) {
       if (err instanceof WorkspaceNested) return blockFor("workspace_nested", err.message);
       if (err instanceof SharedCopyRefused) return blockFor("workspace_shared", err);
+      if (err instanceof HostLockTimeout) return blockFor("host_lock", err.message);
       throw err;
     }
   }
