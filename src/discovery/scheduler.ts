@@ -117,12 +117,31 @@ export class Scheduler {
 
   private async claimPending(board: Board): Promise<boolean> {
     const ids = this.pending.get(board.slug) ?? [];
-    let claimed = false;
-    while (ids.length > 0 && this.canClaim(board.slug)) {
-      const id = ids.shift() as string;
-      if (this.d.busy(board.slug, id)) continue;
-      claimed = (await this.d.claim(board, id).catch(() => false)) || claimed;
-    }
+    return (await this.claimSome(board, ids, () => this.canClaim(board.slug), true)) > 0;
+  }
+
+  /**
+   * Claims from `ids` (taken from its front, in the board's order) while `may` — as many at a time as there
+   * are free slots: a claim and its read are a few CLI calls, and a seat with four slots and a backlog took
+   * them one after another. A claim that misses (not ours) frees its slot for the next id. `quiet`: a claim
+   * that fails counts as a miss; else the first failure is thrown once every claim under way has ended.
+   */
+  private async claimSome(board: Board, ids: string[], may: () => boolean, quiet = false): Promise<number> {
+    let claimed = 0;
+    let failure: { err: unknown } | null = null;
+    const worker = async () => {
+      while (ids.length > 0 && may() && !failure) {
+        const id = ids.shift() as string;
+        if (this.d.busy(board.slug, id)) continue;
+        try {
+          if (await this.d.claim(board, id)) claimed += 1;
+        } catch (err) {
+          if (!quiet) failure ??= { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(ids.length, this.d.capacity())) }, worker));
+    if (failure) throw (failure as { err: unknown }).err;
     return claimed;
   }
 
@@ -199,13 +218,9 @@ export class Scheduler {
   private async look(board: Board): Promise<{ ok: true; claimed: number }> {
     const tasks = await board.listReady({ assignee: this.d.assignee }, this.ac.signal);
     this.pending.set(board.slug, []);
-    let claimed = 0;
-    const left: string[] = [];
-    for (const t of tasks) {
-      if (this.d.busy(board.slug, t.id)) continue;
-      if (!this.canClaim()) left.push(t.id);
-      else if (await this.d.claim(board, t.id)) claimed += 1;
-    }
+    const ids = tasks.map((t) => t.id).filter((id) => !this.d.busy(board.slug, id));
+    const claimed = await this.claimSome(board, ids, () => this.canClaim());
+    const left = ids.filter((id) => !this.d.busy(board.slug, id));
     this.defer(board.slug, left);
     this.failures.set(board.slug, 0);
     if (claimed === 0 && left.length === 0) this.idleBoards.add(board.slug);

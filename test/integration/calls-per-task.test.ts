@@ -41,3 +41,24 @@ describe.each([
     }
   });
 });
+
+describe("a seat with free slots and a backlog", () => {
+  it("claims as many at once as it has slots: every claim goes out before the first task's read is back", async () => {
+    const e = await Emu.create("bridge");
+    emu = e;
+    for (const t of ["one", "two", "three", "four"]) await e.createTask(t, { assignee: SEAT });
+    const log = join(e.dir, "calls.log");
+    const b = await runBridge(e, { env: { HKB_CALL_LOG: log }, base: { concurrency: 4, claim: { ttlSeconds: 3600 }, heartbeat: { intervalSeconds: 600 } } });
+    await b.daemon.done;
+    expect(b.reports.map((r) => r.decision)).toEqual(["complete", "complete", "complete", "complete"]);
+    const calls = readFileSync(log, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Call & { start: number; end: number });
+    const claims = calls.filter((c) => c.verb === "claim");
+    const firstRead = Math.min(...calls.filter((c) => c.verb === "context" || c.verb === "show").map((c) => c.end));
+    expect(claims).toHaveLength(4);
+    // one after another, each claim waited for the task before it to be read (claim, context ∥ show)
+    expect(claims.map((c) => c.start < firstRead)).toEqual([true, true, true, true]);
+  });
+});
