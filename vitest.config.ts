@@ -19,7 +19,7 @@ export default defineConfig({
     sequence: { sequencer: LongLanesFirst },
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false } },
-      { extends: true, test: { name: "core", include: ["test/**/*.test.ts"], exclude: ["test/unit/**", ...lanes] } },
+      { extends: true, test: { name: "core", include: ["test/**/*.test.ts"], exclude: ["test/unit/**", ...lanes], isolate: false } },
       { extends: true, test: { name: "lanes", include: lanes } },
     ],
   },
