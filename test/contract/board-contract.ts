@@ -32,7 +32,7 @@ const FAST = { retries: 3, minDelayMs: 20, maxDelayMs: 100, deadlineMs: 20_000 }
 
 export const fencedOf = (b: Board, lease: Lease) => new FencedBoard(b, lease, { retry: FAST, clock: systemClock, author: A });
 
-export function boardContract(name: string, setup: () => Promise<ContractHarness & { cleanup(): void }>): void {
+export function boardContract(name: string, setup: () => Promise<ContractHarness & { cleanup(): void | Promise<void> }>): void {
   // Each test has a board of its own: they run side by side.
   describe.concurrent(`Board contract: ${name}`, () => {
     const withBoard = (fn: (h: ContractHarness) => Promise<void>) => async () => {
@@ -40,7 +40,7 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
       try {
         await fn(h);
       } finally {
-        h.cleanup();
+        await h.cleanup();
       }
     };
 

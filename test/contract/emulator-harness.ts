@@ -5,7 +5,14 @@ import type { Board } from "../../src/board/index.js";
 import type { Emu } from "../helpers/emulator.js";
 import type { ContractHarness } from "./board-contract.js";
 
-export function emulatorHarness(emu: Emu, board: (slug?: string) => Board): ContractHarness & { cleanup(): void } {
+export function emulatorHarness(emu: Emu, make: (slug?: string) => Board & { close?(): Promise<void> }): ContractHarness & { cleanup(): Promise<void> } {
+  // Every board made is closed at the end (a call server of its own, or a hub's client): nothing outlives the test.
+  const made: { close?(): Promise<void> }[] = [];
+  const board = (slug?: string) => {
+    const b = make(slug);
+    made.push(b);
+    return b;
+  };
   return {
     board,
     seed: (title, assignee, body, o) =>
@@ -29,6 +36,9 @@ export function emulatorHarness(emu: Emu, board: (slug?: string) => Board): Cont
       if (r.code !== 0) throw new Error(r.stderr);
     },
     comments: async (id) => (await emu.show(id)).comments,
-    cleanup: () => emu.cleanup(),
+    cleanup: async () => {
+      await Promise.all(made.map((b) => b.close?.()));
+      emu.cleanup();
+    },
   };
 }

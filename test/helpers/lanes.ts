@@ -14,6 +14,11 @@ export const LANE_FILES: readonly { glob: string; why: string }[] = [
   { glob: "test/soak/**/*.test.ts", why: "the soak slice: a mixed fleet for ~40 s" },
   { glob: "test/real/**/*.test.ts", why: "real Hermes (skips without HERMES_BIN; `npm run test:real` names it)" },
   { glob: "test/contract/call-server.test.ts", why: "real Python launchers started, hung and replaced" },
+  {
+    glob: "test/contract/emulator-board.test.ts",
+    why: "the Board contract with a Node start per call (~200 of them, ~0.1 CPU-s each): npm test runs it in process, through the call server and the hub",
+  },
+  { glob: "test/contract/ssh-board.test.ts", why: "the Board contract through a fake ssh: a shell and a Node start per call (~190)" },
   { glob: "test/integration/restart.test.ts", why: "daemons SIGKILLed and SIGTERMed as processes, real Claude Code" },
   { glob: "test/integration/cli-agents.test.ts", why: "the Claude/Codex adapters end to end, both isolations" },
   { glob: "test/integration/continuity.test.ts", why: "sessions continued across daemon processes" },
