@@ -128,4 +128,23 @@ describe("the block table", () => {
     expect(what("workspace_finish")).toBe("The agent asked to complete, but its work could not be committed and pushed (workspace.push): push refused");
     expect(what("internal")).toBe("The bridge could not run the task: boom");
   });
+
+  // A new operator followed "raise agent.isolation.sharedCopyMaxMiB and unblock" literally: the seat had read its
+  // config at start, blocked the task the same way again, and Hermes sent it to triage, which unblock does not leave.
+  it("says a config change takes a restart of the seat, and how an existing clone gets objects of its own", () => {
+    const shared = (why: "too_large" | "unwalkable" | "mounted" | "failed") => {
+      const d = blockFor("workspace_shared", new SharedCopyRefused("/w", 4, 3 * 1024 ** 3, why, "1024 MiB"));
+      return d.type === "block" ? d.template : null;
+    };
+    const big = shared("too_large");
+    expect(big?.options).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^raise agent\.isolation\.sharedCopyMaxMiB in the seat's config, restart the seat .*then unblock/),
+        expect.stringMatching(/sharedFiles: keep .*restart the seat/),
+        expect.stringContaining("an existing clone: git repack -a -d in it"),
+      ]),
+    );
+    expect(big?.next_action).toMatch(/restart the seat/);
+    for (const why of ["unwalkable", "mounted", "failed"] as const) expect(shared(why)?.options.join(" "), why).toMatch(/sharedFiles: keep .*restart the seat/);
+  });
 });

@@ -34,6 +34,9 @@ export interface BeforeAgentArgs {
   host_lock: [why: string];
 }
 
+/** A seat reads its config at start: a block whose way out is a setting says so (unblocked first, the task blocks the same way again). */
+const RESTART = "(it reads its config at start; an unblock before that blocks the task again)";
+
 /** A task's workspace cannot change on the board (no Hermes verb edits it): the way out of a wrong one. */
 const recreate = (folder: string) => `create the task again with ${folder} (hermes kanban create … --workspace dir:<folder>) and archive this one`;
 
@@ -162,18 +165,18 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
     "environment",
     `The agent was not started: ${err.message}. This bridge runs its agent as its own user, who owns those files: rewritten in place, one changes at every name it has (the source repository's objects, every project's copy of a package), so each run gets private copies of them first${err.why === "failed" ? "" : "; nothing was copied"}.`,
     [
-      "give the workspace copies of its own (git clone --no-hardlinks; pnpm's package-import-method: copy) and unblock",
+      "give the workspace files of its own (an existing clone: git repack -a -d in it; a new one: git clone --no-hardlinks; pnpm: package-import-method=copy, then rm -rf node_modules and install again) and unblock",
       err.why === "too_large"
-        ? "raise agent.isolation.sharedCopyMaxMiB and unblock"
+        ? `raise agent.isolation.sharedCopyMaxMiB in the seat's config, restart the seat ${RESTART}, then unblock`
         : err.why === "unwalkable"
           ? "make the workspace smaller or shallower (what is named above), and unblock"
           : err.why === "mounted"
             ? "unmount what is named above, or mount it outside the workspace, and unblock"
             : "fix the cause named above (free space, permissions) and unblock",
-      "run the bridge as root (it keeps such files read-only to the agent), or set agent.isolation.sharedFiles: keep (the agent could rewrite them), and unblock",
+      "run the bridge as root (it keeps such files read-only to the agent), or set agent.isolation.sharedFiles: keep (the agent could rewrite them) and restart the seat; then unblock",
     ],
-    "Give the workspace files of its own (a clone with --no-hardlinks, pnpm copying), then unblock.",
-    "Make the workspace's shared files its own, or change agent.isolation.sharedFiles / sharedCopyMaxMiB; then unblock.",
+    "Give the workspace files of its own (in a clone: git repack -a -d), then unblock.",
+    "Make the workspace's shared files its own, or change agent.isolation.sharedFiles / sharedCopyMaxMiB and restart the seat; then unblock.",
   ],
   // The host's registry of workspaces stayed locked past a claim's wait (jail/live.ts).
   host_lock: (why) => [
