@@ -12,6 +12,32 @@ import { chooseMode } from "../workspace/resolve.js";
 import { workspaceSettings } from "../daemon/seat-settings.js";
 import type { Check } from "./check.js";
 
+/**
+ * Whether a task's `dir:` workspace can run here (workspace.allowedRoots: `init` writes none) and what the seat
+ * does with a workspace's files that have a name outside it too (hard links): root keeps them read-only to the
+ * agent, a plain-user bridge copies them first (agent-files/unshare.ts) or, with `keep`, leaves them writable.
+ * Never a failure: a seat may work only Hermes's own scratch workspaces.
+ */
+export function dirTasksCheck(c: Config, uid: number | undefined = process.getuid?.()): Check {
+  const roots = c.workspace.allowedRoots;
+  if (roots.length === 0)
+    return {
+      name: "dir: tasks",
+      ok: true,
+      detail: "none allowed: workspace.allowedRoots is empty, so a task's --workspace dir:/worktree: is blocked (add the folder its paths lie below)",
+      fix: "",
+    };
+  const iso = c.agent.isolation;
+  const links = "files hard-linked outside a workspace (a local clone's objects, a pnpm store's)";
+  const shared =
+    uid === 0
+      ? "kept read-only to the agent (a bridge run as root)"
+      : iso.sharedFiles === "keep"
+        ? "left linked — the agent can rewrite them at every name (agent.isolation.sharedFiles: keep)"
+        : `private copies before the agent starts, up to ${iso.sharedCopyMaxMiB} MiB a run (agent.isolation.sharedFiles: copy, sharedCopyMaxMiB)`;
+  return { name: "dir: tasks", ok: true, detail: `below ${roots.join(", ")}; ${links}: ${shared}`, fix: "" };
+}
+
 /** Where a scratch workspace of `board` is on the board host (Hermes's layout under its HERMES_HOME). */
 function sampleWorkspace(board: Board, home: string): string {
   return board.slug === "default" ? join(home, "kanban", "workspaces", "t_sample") : join(home, "kanban", "boards", board.slug, "workspaces", "t_sample");
@@ -27,6 +53,7 @@ export async function workspaceChecks(c: Config, env: NodeJS.ProcessEnv, boards:
     const { mode, why } = chooseMode(s, b.slug, { projectId: null }, existsSync(home) ? home : sample);
     checks.push({ name: `workspace ${b.slug}`, ok: true, detail: `${mode}: ${why}`, fix: "" });
   }
+  checks.push(dirTasksCheck(c));
   for (const [from, to] of Object.entries(s.pathMap)) {
     checks.push(
       existsSync(to)

@@ -145,6 +145,6 @@ describe("the block table", () => {
       ]),
     );
     expect(big?.next_action).toMatch(/restart the seat/);
-    for (const why of ["unwalkable", "mounted", "failed"] as const) expect(shared(why)?.options.join(" "), why).toMatch(/sharedFiles: keep .*restart the seat/);
+    for (const why of ["unwalkable", "mounted", "failed"] as const) expect(String(shared(why)?.options), why).toMatch(/sharedFiles: keep .*restart the seat/);
   });
 });
