@@ -1,11 +1,3 @@
-// A plain-user bridge (a non-root uid, made here with setpriv) runs its agent as itself: it can hand nothing
-// over, and a workspace's hard links out of it — a local `git clone`'s objects, a pnpm-style store linked
-// into node_modules — are that user's own, so the agent could rewrite them in place (in the jail too: its
-// user namespace maps it to the same uid), reaching the source repository and the store (issue 50's finding
-// 1: a `done` task and a source repository whose `git fsck` failed). By default each such name gets a
-// private copy before the agent starts: its rewrite stays in the workspace, and the card says what was
-// copied. `agent.isolation.sharedFiles: keep` leaves them linked, and the card says they were writable.
-import { execFileSync } from "node:child_process";
 import { chmodSync, linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,16 +6,11 @@ import { runProcess } from "../../src/process/runner.js";
 import { AGENT, SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
 import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
+import { git, localClone } from "../helpers/local-clone.js";
 import { PLAIN_USER, chownTree } from "../helpers/plain-user.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 const STORED = "module.exports = 'left-pad';\n";
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main", ...args], {
-    cwd,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
 
 let emu: Emu | undefined;
 afterEach(() => {
@@ -38,15 +25,7 @@ afterEach(() => {
 async function plainUserRun(isolation: Record<string, unknown>) {
   emu = await Emu.create();
   const e = emu;
-  const source = join(e.dir, "source");
-  const ws = join(e.dir, "projects", "app");
-  mkdirSync(source, { recursive: true });
-  git(source, "init", "-q");
-  writeFileSync(join(source, "README.md"), "# app\n");
-  git(source, "add", "-A");
-  git(source, "commit", "-qm", "first");
-  mkdirSync(join(e.dir, "projects"));
-  git(e.dir, "clone", "-q", source, ws); // a local clone: its objects are hard links to the source's
+  const { source, ws } = localClone(e.dir);
   const store = join(e.dir, "pnpm-store");
   mkdirSync(store);
   writeFileSync(join(store, "index.js"), STORED, { mode: 0o444 });

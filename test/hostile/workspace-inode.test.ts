@@ -21,11 +21,10 @@ import { AGENT, type Bridge, runBridge } from "../helpers/bridge.js";
 import { startDaemon, stopDaemons } from "../helpers/daemon-process.js";
 import { Emu } from "../helpers/emulator.js";
 import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
+import { localClone } from "../helpers/local-clone.js";
 import { untilHost } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main", ...args], { cwd, encoding: "utf8" });
 
 let emu: Emu | undefined;
 const bridges: Bridge[] = [];
@@ -62,15 +61,7 @@ const probeTask = (e: Emu, title: string, ws: string, lane = "test-seat") =>
 describe.skipIf(!ROOT || (!BWRAP && !process.env.HKB_REQUIRE_BWRAP))("the workspace boundary by inode (a root bridge, in the jail)", () => {
   it("finding 1: a cloned .git and a pnpm-style store stay untouched (git fsck clean, the store's owner, mode and bytes), the task done", async () => {
     emu = await Emu.create();
-    const source = join(emu.dir, "source");
-    const ws = join(emu.dir, "projects", "app");
-    mkdirSync(source, { recursive: true });
-    git(source, "init", "-q");
-    writeFileSync(join(source, "README.md"), "# app\n");
-    git(source, "add", "-A");
-    git(source, "commit", "-qm", "first");
-    mkdirSync(join(emu.dir, "projects"));
-    git(emu.dir, "clone", "-q", source, ws); // a local clone: its objects are hard links to the source's
+    const { source, ws } = localClone(emu.dir);
     const object = execFileSync("find", [".git/objects", "-type", "f", "-path", "*/objects/??/*"], { cwd: ws, encoding: "utf8" }).trim().split("\n")[0] ?? "";
     expect(statSync(join(ws, object)).nlink).toBeGreaterThan(1);
     // a pnpm store every project shares, root's and read-only, linked into node_modules

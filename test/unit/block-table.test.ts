@@ -87,6 +87,18 @@ describe("the block table", () => {
     }
   });
 
+  it("every way out that changes the seat's config says to restart the seat (it reads its config at start)", () => {
+    const setting = /\b(raise|set|fix|change)\b[^;]*\b(agent|claim|gate|workspace)\.[a-zA-Z]+/;
+    const unsaid: string[] = [];
+    for (const key of Object.keys(BLOCK_TEXTS) as BlockKey[]) {
+      const d = sample(key);
+      if (d.type !== "block") continue;
+      const options = typeof d.template.options === "string" ? [d.template.options] : d.template.options;
+      for (const o of options) if (setting.test(o) && !/restart the seat/.test(o)) unsaid.push(`${key}: ${o}`);
+    }
+    expect(unsaid).toEqual([]);
+  });
+
   it("words the blocks before the agent as prepare, the pins and the claim did", () => {
     expect(what("read_failed")).toBe("After the claim the bridge could not read the task from the board: the board did not answer");
     expect(what("pinned_provider")).toBe(

@@ -81,7 +81,7 @@ export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
     `The agent went silent and was stopped as stalled (no output for agent.stallSeconds). ${ended(f)}`,
     [
       "unblock to continue (the next run resumes the session)",
-      "raise agent.stallSeconds if the agent's tools are silent for long",
+      "raise agent.stallSeconds and restart the seat if the agent's tools are silent for long, then unblock",
       "check the agent's environment",
     ],
     "Unblock to continue; if it stalls again, look at what the agent was doing (last progress note) first.",
@@ -92,7 +92,7 @@ export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
     `The run did not finish before its deadline (${f.deadlineAt}, claim TTL minus the safety margin) and was stopped (politely first, so the agent could save its session). ${ended(f)}`,
     [
       "unblock to continue: the next run of this seat resumes where this one stopped",
-      "give the task a --max-runtime (or raise claim.ttlSeconds) and unblock",
+      "give the task a --max-runtime (or raise claim.ttlSeconds and restart the seat: it reads its config at start) and unblock",
       "split the task into smaller ones",
     ],
     "Unblock to continue; if the task keeps running out of time, give it a --max-runtime or split it.",
@@ -109,7 +109,7 @@ export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
     "human decision needed",
     `${f.stopDetail ?? "The run crossed its budget (agent.budget) and was stopped."} ${exitText(f.finished)}.`,
     [
-      "raise agent.budget (task or seatDaily) and unblock: the next run resumes the session",
+      "raise agent.budget (task or seatDaily), restart the seat (it reads its config at start) and unblock: the next run resumes the session",
       "split the task into smaller ones",
       "complete by hand if the work so far is enough",
     ],
@@ -120,7 +120,7 @@ export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
     "environment",
     `The run met ${f.stopDetail ?? "one of its caps (agent.limits)"}, and the bridge stopped it. ${ended(f)}`,
     [
-      "raise the cap in agent.limits (memoryMiB, pids, tmpMiB) and unblock: the next run resumes the session",
+      "raise the cap in agent.limits (memoryMiB, pids, tmpMiB), restart the seat (it reads its config at start) and unblock: the next run resumes the session",
       "split the task, or tell the agent in a comment to use less (a smaller build, fewer parallel jobs)",
     ],
     "Decide whether the task needs more than the cap; raise it or change the task, then unblock.",
@@ -130,7 +130,7 @@ export const AGENT_ENDS: BlockTexts<AgentEndArgs> = {
     "environment",
     `The agent's CLI stream was held by ${f.stopDetail ?? "a process the jail could not protect"}, which the jail did not show execute-only: any process of the jail could have written lines "of the CLI" (its usage, a limit) into its memory, so the bridge stopped the run. A version manager's shim in front of the CLI (asdf, mise, nodenv: a script that runs the real program) does this.`,
     [
-      "set agent.command to the CLI's own program (its real binary, or the real node and its script) and unblock",
+      "set agent.command to the CLI's own program (its real binary, or the real node and its script), restart the seat and unblock",
       "run the CLI's native binary (Codex: the platform package's bin/codex) instead of a launcher script",
     ],
     "Point agent.command at the real program instead of the shim, then unblock: the next run resumes the session.",

@@ -132,7 +132,10 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
     return [
       "environment",
       `The agent was not started: the task's workspace cannot be used on this seat (${setting}): ${describeError(err)}`,
-      [`fix ${setting} in the bridge's config (or the task's workspace) and unblock`, "move the task to a seat that can reach the workspace"],
+      [
+        `fix ${setting} in the bridge's config and restart the seat (it reads its config at start), or fix the task's workspace; then unblock`,
+        "move the task to a seat that can reach the workspace",
+      ],
       `Correct ${setting} or the task's --workspace, then unblock.`,
       "Fix the workspace setting named above, then unblock this task.",
     ];
@@ -141,14 +144,18 @@ export const BEFORE_AGENT: BlockTexts<BeforeAgentArgs> = {
   dirty: (ws, dirty) => [
     "environment",
     `The workspace is a git work tree with uncommitted changes that this run did not make (${dirty.slice(0, 10).join(", ")}${dirty.length > 10 ? `, +${dirty.length - 10} more` : ""}); the agent was not started. It is left as it is.`,
-    ["commit or stash the changes, then unblock", "set gate.allowDirty if such changes are expected"],
+    ["commit or stash the changes, then unblock", "set gate.allowDirty and restart the seat if such changes are expected, then unblock"],
     "Commit or stash the unrelated changes so the run's own changes can be told apart, then unblock.",
     `Clean the work tree at ${ws}, then unblock this task.`,
   ],
   exhausted: (resumes, session) => [
     "human decision needed",
     `This task's session (${session}) was already resumed ${resumes} times (agent.resumeBudget) without finishing: another run is unlikely to finish it. The agent was not started; the session is dropped, so after an unblock the next run starts fresh with the earlier runs' summaries.`,
-    ["split the task into smaller ones", "raise agent.resumeBudget and unblock", "unblock to start over in a fresh session"],
+    [
+      "split the task into smaller ones",
+      "raise agent.resumeBudget, restart the seat (it reads its config at start) and unblock",
+      "unblock to start over in a fresh session",
+    ],
     "Split the task: a task that needs more than the resume budget is too big for one claim at a time.",
     "Decide: split the task, or unblock to start over.",
   ],
