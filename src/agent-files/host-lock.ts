@@ -11,7 +11,7 @@ import { link, readFile, unlink, writeFile } from "node:fs/promises";
 import { type Server, createServer } from "node:net";
 import { join } from "node:path";
 import { BridgeError } from "../errors/index.js";
-import { sleep } from "../time/clock.js";
+import { type Clock, sleep, systemClock } from "../time/clock.js";
 import { realPathOf } from "./contain.js";
 
 const KEY = ".lock-key";
@@ -70,21 +70,23 @@ async function holderOf(dir: string): Promise<string> {
  * `maxWaitMs` (HostLockTimeout; unset: as long as it takes). Not reentrant — one process takes it for one
  * step at a time (its callers serialise themselves). `what`: what it is held for, in the holder file.
  */
-export async function withHostLock<T>(dir: string, f: () => Promise<T>, o: { maxWaitMs?: number; what?: string } = {}): Promise<T> {
+export async function withHostLock<T>(dir: string, f: () => Promise<T>, o: { maxWaitMs?: number; what?: string; clock?: Clock } = {}): Promise<T> {
   const digest = createHash("sha256")
     .update(`${realPathOf(dir)}\0${await keyOf(dir)}`)
     .digest("hex")
     .slice(0, 40);
   const name = `\0hermes-kanban-bridge/host-lock/${digest}`;
-  const from = Date.now();
+  const clock = o.clock ?? systemClock;
+  const from = clock.now();
   let server = await bind(name);
   for (let wait = 5; !server; wait = Math.min(wait * 2, 100)) {
-    if (o.maxWaitMs !== undefined && Date.now() - from >= o.maxWaitMs) throw new HostLockTimeout(dir, Date.now() - from, await holderOf(dir));
+    const waited = clock.now() - from;
+    if (o.maxWaitMs !== undefined && waited >= o.maxWaitMs) throw new HostLockTimeout(dir, waited, await holderOf(dir));
     await sleep(wait);
     server = await bind(name);
   }
   const held = server;
-  await writeFile(join(dir, HOLDER), JSON.stringify({ pid: process.pid, since: new Date().toISOString(), what: o.what ?? "" }), { mode: 0o600 }).catch(
+  await writeFile(join(dir, HOLDER), JSON.stringify({ pid: process.pid, since: new Date(clock.now()).toISOString(), what: o.what ?? "" }), { mode: 0o600 }).catch(
     () => undefined,
   );
   try {
