@@ -86,9 +86,9 @@ export async function withHostLock<T>(dir: string, f: () => Promise<T>, o: { max
     server = await bind(name);
   }
   const held = server;
-  await writeFile(join(dir, HOLDER), JSON.stringify({ pid: process.pid, since: new Date(clock.now()).toISOString(), what: o.what ?? "" }), { mode: 0o600 }).catch(
-    () => undefined,
-  );
+  await writeFile(join(dir, HOLDER), JSON.stringify({ pid: process.pid, since: new Date(clock.now()).toISOString(), what: o.what ?? "" }), {
+    mode: 0o600,
+  }).catch(() => undefined);
   try {
     return await f();
   } finally {

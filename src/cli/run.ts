@@ -88,6 +88,11 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
           { network },
           "JAILED AGENTS USE THE HOST'S NETWORK (agent.isolation.network: host): they reach its loopback, its abstract sockets and any host on the internet",
         );
+      if (b.jail.policy.user.same && b.jail.policy.shared?.mode === "keep")
+        log.warn(
+          { sharedFiles: "keep" },
+          "AGENTS MAY REWRITE FILES HARD-LINKED OUT OF THEIR WORKSPACE (agent.isolation.sharedFiles: keep, a bridge not run as root): a local clone's source objects, a package store's files",
+        );
     } else if (b.jail?.mode === "user")
       log.warn(
         { isolation: "user", why: b.jail.policy.why },

@@ -76,12 +76,13 @@ async function plainUserRun(isolation: Record<string, unknown>) {
       return `broken: ${(err as { stderr?: string }).stderr ?? ""}`;
     }
   })();
-  return { d, seen: d.runs.at(-1)?.summary ?? "", store: readFileSync(join(store, "index.js"), "utf8"), fsck };
+  return { d, seen: d.runs.at(-1)?.summary ?? "", store: readFileSync(join(store, "index.js"), "utf8"), fsck, log: r.stderr + r.stdout };
 }
 
 describe.skipIf(!ROOT || (!BWRAP && !process.env.HKB_REQUIRE_BWRAP))("a plain-user bridge: hard links out of the workspace", () => {
   it("by default they get private copies first: the agent's rewrites stay in the workspace, the source and the store are intact, the card names the copies", async () => {
-    const { d, seen, store, fsck } = await plainUserRun({});
+    const { d, seen, store, fsck, log } = await plainUserRun({});
+    expect(log).not.toContain("AGENTS MAY REWRITE FILES HARD-LINKED");
     // the agent rewrote what it had: its own copies
     expect(seen).toContain("STORE-WRITTEN");
     expect(seen).toContain("OBJECTS-DONE");
@@ -97,7 +98,9 @@ describe.skipIf(!ROOT || (!BWRAP && !process.env.HKB_REQUIRE_BWRAP))("a plain-us
   }, 150_000);
 
   it("sharedFiles: keep leaves them linked: the agent's rewrite reaches the store and the source, and the card says they were writable", async () => {
-    const { d, seen, store, fsck } = await plainUserRun({ sharedFiles: "keep" });
+    const { d, seen, store, fsck, log } = await plainUserRun({ sharedFiles: "keep" });
+    // said at the start too, as a jail's other openings are
+    expect(log).toContain("AGENTS MAY REWRITE FILES HARD-LINKED OUT OF THEIR WORKSPACE (agent.isolation.sharedFiles: keep");
     expect(seen).toContain("STORE-WRITTEN");
     // nothing keeps a file of its own user from it
     expect(store).toContain("pwned");
