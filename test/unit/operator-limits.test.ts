@@ -8,9 +8,9 @@ import { renderFleet } from "../../src/cli/fleet.js";
 import { statusCommand } from "../../src/cli/status.js";
 import { resolveLimits } from "../../src/jail/limits.js";
 import { seatFromText } from "../../src/observe/fleet.js";
-import type { Outbox } from "../../src/outbox/outbox.js";
 import { buildSnapshot, writeStatusFile } from "../../src/observe/status.js";
 import { confinementStory, limitsLine } from "../../src/run/close/close-text.js";
+import { snapshotInput } from "../helpers/snapshot-input.js";
 import { scratchDir } from "../helpers/tmp.js";
 
 const caps = { mode: "rlimit" as const, memoryMiB: 256, pids: 64, tmpMiB: 2048 };
@@ -19,28 +19,15 @@ const rlimit = () => resolveLimits(caps, { PATH: "/usr/bin:/bin" }, { prlimit: "
 const POD = "/sys/fs/cgroup/memory/kubepods/burstable/pod0f3c2d1e-4b5a-4c6d-8e9f-0a1b2c3d4e5f/9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0";
 const hostReasons = `systemd is not this host's service manager; cannot make a cgroup under ${POD} and /sys/fs/cgroup/pids/ (EACCES: permission denied, mkdir '${POD}/hkb-probe-4242')`;
 
-const spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
 const snapshot = (limits: { mode: string; why: string }) =>
-  buildSnapshot({
-    now: Date.UTC(2026, 11, 5),
-    pid: 999_999_999,
-    alertsBacklog: 0,
-    quarantined: [],
-    who: { seat: "vm/script-1", assignee: "script-1", agent: "command", boards: ["myproj"], heartbeatSeconds: 120 },
-    seat: { paused: () => false, authFailed: () => false, pausedUntil: () => null, reason: null, fix: null },
-    metrics: undefined,
-    inflight: [],
-    outbox: { backlog: () => 0, path: "/x/outbox.jsonl" } as unknown as Outbox,
-    healthy: true,
-    stopping: false,
-    orphans: [],
-    lastErrors: [],
-    transports: new Map(),
-    spend: { today: spend, window5h: spend, budget: null },
-    isolation: { mode: "bwrap", why: "bubblewrap (/usr/bin/bwrap)" },
-    limits,
-    redact: (t) => t,
-  });
+  buildSnapshot(
+    snapshotInput({
+      pid: 999_999_999,
+      who: { seat: "vm/script-1", assignee: "script-1", agent: "command", boards: ["myproj"], heartbeatSeconds: 120 },
+      isolation: { mode: "bwrap", why: "bubblewrap (/usr/bin/bwrap)" },
+      limits,
+    }),
+  );
 
 describe("a seat capped per process (rlimit), as its operator reads it", () => {
   it("the caps come first: the fleet's cell, cut at 60 characters, still names them", async () => {

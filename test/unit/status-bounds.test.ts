@@ -6,32 +6,18 @@ import { expect, it } from "vitest";
 import { Outbox } from "../../src/outbox/outbox.js";
 import { buildSnapshot, type SnapshotInput } from "../../src/observe/status.js";
 import { WHY_MAX, parseSnapshot } from "../../src/observe/snapshot.js";
+import { snapshotInput } from "../helpers/snapshot-input.js";
 import { scratchDir } from "../helpers/tmp.js";
 
-const spend = { tokens: 0, costUsd: 0, runs: 0, unmeasured: 0 };
 const long = (what: string, n: number) => `${what}: ${"/sys/fs/cgroup/memory/libpod_parent/libpod-53a3a05439b6".repeat(Math.ceil(n / 55))}`.slice(0, n);
 
-function input(over: Partial<SnapshotInput>): SnapshotInput {
-  return {
-    now: Date.UTC(2026, 11, 5),
-    pid: 632,
-    alertsBacklog: 0,
-    quarantined: [],
-    who: { seat: "seathost/claude-1", assignee: "claude", agent: "claude-code", boards: ["main"], heartbeatSeconds: 120 },
+/** A paused seat (its reason and fix on the snapshot too), with `over`. */
+const input = (over: Partial<SnapshotInput>): SnapshotInput =>
+  snapshotInput({
     seat: { paused: () => true, authFailed: () => true, pausedUntil: () => null, reason: "a limit", fix: "claude auth login" },
-    metrics: undefined,
-    inflight: [],
     outbox: new Outbox(scratchDir("hkb-status-bounds-")),
-    healthy: true,
-    stopping: false,
-    orphans: [],
-    lastErrors: [],
-    transports: new Map(),
-    spend: { today: spend, window5h: spend, budget: null },
-    redact: (t) => t,
     ...over,
-  };
-}
+  });
 
 it("a seat whose limits' why names long cgroup paths writes a snapshot the fleet reads (a why too long is cut, saying so)", () => {
   const snap = buildSnapshot(
