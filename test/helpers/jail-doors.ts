@@ -20,6 +20,16 @@ const RESULT = { ok: true, status: "ok", items: 1, metrics: {}, note: "n", artif
 /** The reason of the task's last block. */
 export const blockedWhy = (d: ShowDoc) => String(d.events.findLast((x) => x.kind === "blocked")?.payload?.reason ?? "not blocked");
 
+/** The agent block of a command agent that runs FIXTURE_PROBE (sh) in its run (MODE:jail-probe): `extra` on top. */
+export const probeAgent = (isolation: unknown, extra: Record<string, unknown> = {}) => ({
+  kind: "command",
+  command: [process.execPath, AGENT],
+  passEnv: ["FIXTURE_PROBE"],
+  isolation,
+  killGraceSeconds: 1,
+  ...extra,
+});
+
 /** A command agent that runs `script` (sh) inside the run and completes quoting its output (MODE:jail-probe). */
 export async function probeRun(
   e: Emu,
@@ -30,7 +40,7 @@ export async function probeRun(
   const id = await e.createTask("probe", { assignee: SEAT, body: "MODE:jail-probe" });
   const b = await runBridge(e, {
     env: { FIXTURE_PROBE: script },
-    base: { agent: { kind: "command", command: [process.execPath, AGENT], passEnv: ["FIXTURE_PROBE"], isolation, killGraceSeconds: 2, ...extra } },
+    base: { agent: probeAgent(isolation, { killGraceSeconds: 2, ...extra }) },
   });
   await b.daemon.done;
   const doc = await e.show(id);

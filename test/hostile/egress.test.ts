@@ -14,7 +14,7 @@ import { seatFromText } from "../../src/observe/fleet.js";
 import type { StatusSnapshot } from "../../src/observe/snapshot.js";
 import { AGENT, runBridge, SEAT } from "../helpers/bridge.js";
 import { Emu, type ShowDoc } from "../helpers/emulator.js";
-import { blockedWhy } from "../helpers/jail-doors.js";
+import { blockedWhy, probeAgent } from "../helpers/jail-doors.js";
 import { AnthropicMock } from "../helpers/model-mocks.js";
 import { CLAUDE } from "../helpers/agent-clis.js";
 
@@ -58,13 +58,7 @@ async function probe(script: string, isolation: Record<string, unknown> = {}): P
   const b = await runBridge(e, {
     env: { FIXTURE_PROBE: script },
     base: {
-      agent: {
-        kind: "command",
-        command: [process.execPath, AGENT],
-        passEnv: ["FIXTURE_PROBE"],
-        killGraceSeconds: 1,
-        isolation: { mode: "bwrap", ...isolation },
-      },
+      agent: probeAgent({ mode: "bwrap", ...isolation }),
     },
   });
   await b.daemon.done;

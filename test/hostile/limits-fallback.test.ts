@@ -3,16 +3,16 @@
 // the jail's first process: the jail's processes, each one's memory, a file's size) — a fork bomb and a
 // memory hog are cut — and says so everywhere isolation is said: the start log, status.json, the fleet row,
 // doctor, the card; `auto` with caps the operator set that nothing here can honour does not start.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { localSeats } from "../../src/observe/fleet.js";
 import { runProcess } from "../../src/process/runner.js";
-import { AGENT, SEAT } from "../helpers/bridge.js";
+import { SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
-import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
-import { PLAIN_USER, chownTree } from "../helpers/plain-user.js";
+import { ROOT, blockedWhy, probeAgent } from "../helpers/jail-doors.js";
+import { PLAIN_USER, chownTree, seatConfigFile } from "../helpers/plain-user.js";
 import { untilHost } from "../helpers/steering.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
@@ -64,26 +64,8 @@ describe.skipIf(!ROOT || userCgroups() || (!BWRAP && !process.env.HKB_REQUIRE_BW
     const id = await e.createTask("bomb", { assignee: SEAT, body: "MODE:jail-probe" });
     const stateDir = join(e.dir, "state");
     mkdirSync(stateDir, { mode: 0o700 });
-    const cfg = join(e.dir, "seat.json");
-    const agent = {
-      kind: "command",
-      command: [process.execPath, AGENT],
-      passEnv: ["FIXTURE_PROBE"],
-      killGraceSeconds: 1,
-      isolation: { mode: "bwrap" },
-      limits: { pids: 64, memoryMiB: 256 },
-    };
-    writeFileSync(
-      cfg,
-      JSON.stringify({
-        boards: [e.slug],
-        assignee: SEAT,
-        hermes: { command: e.command, home: e.home, callServer: "on" },
-        stateDir,
-        agent,
-        discovery: { watch: false },
-      }),
-    );
+    const agent = probeAgent({ mode: "bwrap" }, { limits: { pids: 64, memoryMiB: 256 } });
+    const cfg = seatConfigFile(e, stateDir, agent);
     chownTree(e.dir);
     const env = { PATH: process.env.PATH ?? "", HOME: e.dir, FIXTURE_PROBE: `python3 -c "${BOMB}"` };
     const lines: Record<string, unknown>[] = [];

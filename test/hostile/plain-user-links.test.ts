@@ -3,11 +3,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
 import { runProcess } from "../../src/process/runner.js";
-import { AGENT, SEAT } from "../helpers/bridge.js";
+import { SEAT } from "../helpers/bridge.js";
 import { CLI_BIN, Emu } from "../helpers/emulator.js";
-import { ROOT, blockedWhy } from "../helpers/jail-doors.js";
+import { ROOT, blockedWhy, probeAgent } from "../helpers/jail-doors.js";
 import { git, localClone } from "../helpers/local-clone.js";
-import { PLAIN_USER, chownTree } from "../helpers/plain-user.js";
+import { PLAIN_USER, chownTree, seatConfigFile } from "../helpers/plain-user.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 const STORED = "module.exports = 'left-pad';\n";
@@ -38,31 +38,15 @@ async function plainUserRun(isolation: Record<string, unknown>) {
   const id = await e.createTask("clone and store", { assignee: SEAT, body: "MODE:jail-probe", workspace: `dir:${ws}` });
   const stateDir = join(e.dir, "state");
   mkdirSync(stateDir, { mode: 0o700 });
-  const cfg = join(e.dir, "seat.json");
   // the store's file, and every object of the clone, rewritten in place
   const probe = [
     'p=node_modules/left-pad/index.js; chmod u+w "$p"; echo pwned >> "$p" && echo STORE-WRITTEN || echo STORE-REFUSED',
     'for o in $(find .git/objects -type f); do chmod u+w "$o"; echo x >> "$o"; done; echo OBJECTS-DONE',
   ].join("\n");
-  writeFileSync(
-    cfg,
-    JSON.stringify({
-      boards: [e.slug],
-      assignee: SEAT,
-      hermes: { command: e.command, home: e.home, callServer: "on" },
-      stateDir,
-      agent: {
-        kind: "command",
-        command: [process.execPath, AGENT],
-        passEnv: ["FIXTURE_PROBE"],
-        killGraceSeconds: 1,
-        isolation: { mode: "bwrap", ...isolation },
-      },
-      workspace: { allowedRoots: [join(e.dir, "projects")] },
-      gate: { allowDirty: true },
-      discovery: { watch: false },
-    }),
-  );
+  const cfg = seatConfigFile(e, stateDir, probeAgent({ mode: "bwrap", ...isolation }), {
+    workspace: { allowedRoots: [join(e.dir, "projects")] },
+    gate: { allowDirty: true },
+  });
   chownTree(e.dir);
   const env = { PATH: process.env.PATH ?? "", HOME: e.dir, FIXTURE_PROBE: `exec 2>&1\n${probe}` };
   const r = await runProcess({ argv: [process.execPath, CLI_BIN, "run", "--config", cfg, "--once"], env, ...PLAIN_USER, timeoutMs: 120_000 });
