@@ -15,7 +15,7 @@ import { type BigIntStats, constants } from "node:fs";
 import { lchown, lstat, open, rename } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { type AclName, aclsReadable, putAcls, readAcls } from "./acl.js";
-import { LinkCount, MAX_DEPTH, TreeTooLarge, type TreeEntry, inodeKey, walkTree } from "./walk.js";
+import { LinkCount, MAX_DEPTH, TreeTooLarge, type TreeEntry, inodeKey, walkTree, WALK_LIMIT } from "./walk.js";
 
 export { TreeTooLarge };
 
@@ -78,12 +78,11 @@ export interface Handback {
 
 const same = (a: Owner, b: Owner) => a.uid === b.uid && a.gid === b.gid;
 const ownerOf = (st: BigIntStats): Owner => ({ uid: Number(st.uid), gid: Number(st.gid) });
-const DEFAULT_LIMIT = 500_000;
 const NO_ACLS: ReadonlyMap<AclName, Buffer> = new Map();
 
 /** Gives the tree `root` to `to`, but for what has a name outside it (kept); the handback restores what it changed. */
 export async function handOver(root: string, to: Owner, o: { limit?: number } = {}): Promise<Handback> {
-  const limit = o.limit ?? DEFAULT_LIMIT;
+  const limit = o.limit ?? WALK_LIMIT;
   await aclsReadable();
   const top = await lstat(root, { bigint: true });
   const owner = ownerOf(top);

@@ -17,9 +17,8 @@ import { chmod, copyFile, lstat, open, rename, rm, stat, utimes } from "node:fs/
 import { randomBytes } from "node:crypto";
 import { PermanentError } from "../errors/index.js";
 import type { Handback, Kept } from "./owner.js";
-import { LinkCount, MAX_DEPTH, TreeTooLarge, type TreeEntry, inodeKey, walkTree } from "./walk.js";
+import { LinkCount, MAX_DEPTH, TreeTooLarge, type TreeEntry, inodeKey, walkTree, WALK_LIMIT } from "./walk.js";
 
-const DEFAULT_LIMIT = 500_000;
 const MiB = 1024 * 1024;
 
 /** What to do with a workspace's files that also have a name outside it, when the agent is the bridge's user. */
@@ -70,7 +69,7 @@ export const mib = (bytes: number): string => (bytes < MiB ? `${Math.ceil(bytes 
  * large to walk is neither (the run goes on: nothing could be counted before either).
  */
 export async function sharedLinks(root: string, policy: SharedPolicy = DEFAULT_SHARED, o: { limit?: number } = {}): Promise<Handback> {
-  const limit = o.limit ?? DEFAULT_LIMIT;
+  const limit = o.limit ?? WALK_LIMIT;
   const kept: Kept = { links: 0, foreign: 0, devices: 0, odd: 0, sample: [] };
   const owner = ownerOf(await lstat(root, { bigint: true }));
   const back: Handback = { root, changed: 0, kept, record: { root, owner, to: owner, others: [], acls: [] }, restore: () => Promise.resolve(NOTHING) };

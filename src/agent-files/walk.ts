@@ -66,6 +66,9 @@ async function mountsBelow(root: string): Promise<Set<string>> {
   return out;
 }
 
+/** Entries a hand-over or a shared-file look walks at most in one workspace (TreeTooLarge past it). */
+export const WALK_LIMIT = 500_000;
+
 /** Directories deeper than this are not entered (each level holds a descriptor): `tooDeep` names them. */
 export const MAX_DEPTH = 256;
 

@@ -140,7 +140,10 @@ export async function resolvePolicy(
     seccomp: null as string | null,
     imageCache: imageCacheOf(iso, o.env),
     registry: defaultWorkspaceRegistry(o.env),
-    shared: { mode: iso.sharedFiles ?? DEFAULT_SHARED.mode, maxBytes: (iso.sharedCopyMaxMiB ?? 1024) * 1024 * 1024 },
+    shared: {
+      mode: iso.sharedFiles ?? DEFAULT_SHARED.mode,
+      maxBytes: iso.sharedCopyMaxMiB !== undefined ? iso.sharedCopyMaxMiB * 1024 * 1024 : DEFAULT_SHARED.maxBytes,
+    },
   };
   if (iso.mode !== "none" && !user.same && !base.setpriv && (o.limits?.mode === "cgroup" || o.limits?.mode === "systemd"))
     throw new ConfigError([{ path: "agent.limits", message: `caps an agent of another uid, but ${SETPRIV_MISSING}` }]);
