@@ -89,7 +89,7 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
         agent: { kind: "command", command: AGENT },
         heartbeat: { intervalSeconds: 2 },
         stateDir: state,
-        log: { level: "error", format: "json" },
+        log: { level: process.env.BENCH_LOG ?? "error", format: "json" },
       }),
     );
     const seat: Seat = { lane, log, pid: 0, proc: Promise.resolve({} as RunResult) };
@@ -153,7 +153,9 @@ async function runMode(share: "seat" | "host", n: number, idleS: number, hermesA
     }
   }
   for (const s of seats) process.kill(s.pid, "SIGTERM");
-  await Promise.all(seats.map((s) => s.proc));
+  const ends = await Promise.all(seats.map((s) => s.proc));
+  // BENCH_KEEP: each seat's log beside its calls (BENCH_LOG=warn|info|debug says more)
+  if (process.env.BENCH_KEEP) for (const [i, r] of ends.entries()) writeFileSync(join(dir, `${seats[i]?.lane}.log`), r.stderr + r.stdout);
   for (const h of hubs(shareDir)) process.kill(h, "SIGTERM");
   await creator.close();
   await sleep(1000);

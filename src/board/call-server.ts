@@ -140,11 +140,9 @@ export class ServerTransport implements CliTransport {
       return null;
     }
     if (!this.checked) {
-      // The handshake: the same help text through the server as from a plain process.
-      const args = ["kanban", "--help"];
-      const spec = { ...c, args, signal: undefined, onSpawn: undefined };
-      const [viaServer, plain] = await Promise.all([this.callOn(s, spec), this.o.fallback.run(spec)]);
-      const same = viaServer !== "stale" && viaServer.exitCode === plain.exitCode && viaServer.stdout === plain.stdout && viaServer.stderr === plain.stderr;
+      // The handshake: the same help text through the server as from a plain process — a hub's own, made once
+      // for all its seats, where it made one.
+      const same = s.handshake ? s.handshake === "same" : await this.handshake(s, c);
       if (!same && this.o.mode === "auto") {
         s.stop(true);
         this.fallBack("the handshake failed: `kanban --help` through the server differs from a plain process");
@@ -156,6 +154,12 @@ export class ServerTransport implements CliTransport {
     }
     this.server = s;
     return s;
+  }
+
+  private async handshake(s: ServerProcess, c: CallSpec): Promise<boolean> {
+    const spec = { ...c, args: ["kanban", "--help"], signal: undefined, onSpawn: undefined };
+    const [viaServer, plain] = await Promise.all([this.callOn(s, spec), this.o.fallback.run(spec)]);
+    return viaServer !== "stale" && viaServer.exitCode === plain.exitCode && viaServer.stdout === plain.stdout && viaServer.stderr === plain.stderr;
   }
 
   private async callOn(s: ServerProcess, c: CallSpec): Promise<RunResult | "stale"> {

@@ -86,6 +86,7 @@ export class HermesCli {
           board: o.slug,
           server: hubServer.argv,
           watch,
+          check: hermesArgv(o.command, ["kanban", "--help"], remote),
           env: shared,
           idleMs: o.share.idleMs,
           serviceWaitMs: o.share.serviceWaitMs,

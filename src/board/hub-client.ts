@@ -27,6 +27,8 @@ export interface HubSpec {
   board: string;
   server: readonly string[];
   watch: readonly string[];
+  /** `hermes kanban --help` as a plain process: the hub's handshake, made once for all its seats. */
+  check?: readonly string[];
   env: Record<string, string>;
   /** A hub with no seat for this long ends. */
   idleMs?: number;
@@ -149,7 +151,14 @@ async function reachFrom(spec: HubSpec, started: (s: HubStarting) => void): Prom
         return there;
       }
       // Left running (no cleanup at this seat's exit): the hub outlives the seat that started it.
-      const launch = { socket: path, lock, server: spec.server, watch: spec.watch, idleMs: spec.idleMs ?? 30_000 };
+      const launch = {
+        socket: path,
+        lock,
+        server: spec.server,
+        watch: spec.watch,
+        ...(spec.check ? { check: spec.check } : {}),
+        idleMs: spec.idleMs ?? 30_000,
+      };
       const onEnd = (why: string) => {
         failed = why;
       };

@@ -26,14 +26,15 @@ export function launchOf(dir: string, m: unknown): { launch: HubLaunch; env: Rec
   if (typeof m !== "object" || m === null) return "not a JSON object";
   const r = m as { op?: unknown; launch?: Record<string, unknown>; env?: unknown };
   if (r.op !== "start" || typeof r.launch !== "object" || r.launch === null) return 'not {"op":"start","launch":{…},"env":{…}}';
-  const { socket, lock, server, watch, idleMs } = r.launch;
+  const { socket, lock, server, watch, check, idleMs } = r.launch;
   if (typeof socket !== "string" || dirname(resolve(socket)) !== resolve(dir) || !KEY.test(basename(socket)))
     return `launch.socket: not a hub's socket in ${dir}`;
   if (lock !== `${socket}.lock`) return "launch.lock: not the socket's start lock";
   if (!strings(server) || !strings(watch)) return "launch.server and launch.watch: argvs of strings";
+  if (check !== undefined && !strings(check)) return "launch.check: an argv of strings";
   if (typeof idleMs !== "number" || !Number.isSafeInteger(idleMs) || idleMs < 1 || idleMs > 86_400_000) return "launch.idleMs: 1 ms to a day";
   if (!stringMap(r.env)) return "env: a map of strings";
-  return { launch: { socket, lock, server, watch, idleMs }, env: r.env };
+  return { launch: { socket, lock, server, watch, ...(check ? { check } : {}), idleMs }, env: r.env };
 }
 
 const answers = (path: string) =>

@@ -20,6 +20,8 @@ export interface HubLaunch {
   lock: string;
   server: readonly string[];
   watch: readonly string[];
+  /** `hermes kanban --help` as a plain process: the handshake the hub makes once, before it takes seats. */
+  check?: readonly string[];
   idleMs: number;
 }
 

@@ -14,7 +14,7 @@ import { LineSplitter } from "../process/lines.js";
 import { runProcess } from "../process/runner.js";
 import { parseWatchLine } from "./events.js";
 import { spawnPipe } from "./server-pipe.js";
-import { ServerProcess } from "./server-process.js";
+import { type ServerAnswer, ServerProcess } from "./server-process.js";
 
 interface Spec {
   socket: string;
@@ -22,6 +22,8 @@ interface Spec {
   lock: string;
   server: string[];
   watch: string[];
+  /** `hermes kanban --help` as a plain process (hub-client.ts): the handshake, made here once for every seat. */
+  check?: string[];
   idleMs: number;
 }
 interface Seat {
@@ -55,12 +57,25 @@ const server = new ServerProcess(spawnPipe(spec.server, { ...env, HKB_CALLSERVER
 // The socket is named only once the server is warm: a seat that connects is served at once, and a server
 // that cannot start ends the hub before any seat reaches it — the seat that started it reads why on its stderr.
 server.ready.then(
-  () => {
+  async () => {
+    handshake = await check();
     ready = true;
     listen();
   },
   () => undefined,
 );
+let handshake: "same" | "differs" | null = null;
+
+/** The call server's `kanban --help` against a plain process's: "same" is what lets a seat in `auto` use it. */
+async function check(): Promise<typeof handshake> {
+  if (!spec.check) return null;
+  const args = ["kanban", "--help"];
+  const { answer } = server.call(args, { vars: env, inherit: false }, 1024 * 1024, () => undefined);
+  remember(args.join("\0"), answer);
+  const [viaServer, plain] = await Promise.all([answer, runProcess({ argv: spec.check, env, captureLimit: 1024 * 1024, timeoutMs: 60_000 })]);
+  const same = viaServer.kind === "done" && viaServer.code === plain.exitCode && viaServer.stdout === plain.stdout && viaServer.stderr === plain.stderr;
+  return same ? "same" : "differs";
+}
 process.stderr.on("error", () => undefined);
 
 // A seat asks for 64 MiB at most; an answer is its output base64, which the line to the server must hold.
@@ -68,6 +83,27 @@ const MAX_CAP = 64 * 1024 * 1024;
 const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
 const stringMap = (v: unknown): v is Record<string, string> =>
   typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+
+// `--version` and a verb's `--help` say what the install is, whatever the seat: every seat of a hub reads
+// them at its start (capabilities.ts), so twenty seats starting at once would fork the same nine reads twenty
+// times. The first answer is every seat's; a read that did not end well is asked again by the next seat. The
+// install that answered is this hub's for its life: a changed one is `stale`, and the hub ends.
+const reads = new Map<string, Promise<ServerAnswer & { kind: "done" }>>();
+const helpRead = (argv: string[]) => (argv.length === 1 && argv[0] === "--version") || (argv[0] === "kanban" && argv.at(-1) === "--help");
+function remember(key: string, answer: Promise<ServerAnswer>): void {
+  const ok = answer.then((a) => (a.kind === "done" && a.code === 0 && !a.truncated ? a : Promise.reject(new Error("not kept"))));
+  reads.set(key, ok);
+  ok.catch(() => reads.get(key) === ok && reads.delete(key));
+}
+const done = (id: number, a: ServerAnswer & { kind: "done" }) => ({
+  id,
+  event: "done",
+  code: a.code,
+  signal: a.signal,
+  stdout: b64(a.stdout),
+  stderr: b64(a.stderr),
+  truncated: a.truncated,
+});
 
 /** A seat's call, relayed under an id of the hub's; anything not a well-formed call is refused, never passed on. */
 function call(s: Seat, m: Record<string, unknown>): void {
@@ -81,11 +117,20 @@ function call(s: Seat, m: Record<string, unknown>): void {
     send(s, { event: "error", message: `call ${id}: that id is in flight already` });
     return;
   }
+  const read = helpRead(m.argv) ? reads.get(m.argv.join("\0")) : undefined;
+  if (read) {
+    void read.then(
+      (a) => send(s, done(id, a)),
+      () => seats.has(s) && call(s, m),
+    );
+    return;
+  }
   const { id: hid, answer } = server.call(m.argv, { vars: m.env ?? {}, inherit: m.inherit === true }, cap, (pid) => send(s, { id, event: "started", pid }));
   s.calls.set(id, hid);
+  if (helpRead(m.argv)) remember(m.argv.join("\0"), answer);
   void answer.then((a) => {
     s.calls.delete(id);
-    if (a.kind === "done") send(s, { id, event: "done", code: a.code, signal: a.signal, stdout: b64(a.stdout), stderr: b64(a.stderr), truncated: a.truncated });
+    if (a.kind === "done") send(s, done(id, a));
     else if (a.kind === "stale") {
       // The install changed: this hub takes no new seat (the next one starts a hub on the new code) and ends
       // once its server has finished what it has.
@@ -192,7 +237,7 @@ const listener = createServer((sock) => {
   sock.on("data", (c: Buffer) => lines.pushBytes(c));
   sock.on("error", () => leave(s));
   sock.on("close", () => leave(s));
-  if (ready) send(s, { event: "ready", host: server.host, pid: process.pid, reexec: server.reexec });
+  if (ready) send(s, { event: "ready", host: server.host, pid: process.pid, reexec: server.reexec, handshake });
 });
 
 // Bound beside the name, then moved onto it: a seat never connects to a half-made socket.

@@ -26,6 +26,8 @@ export class ServerProcess {
   host: string | null = null;
   /** What the launcher exec'd instead of running in the server's interpreter (a lazy install re-executing), as its `ready` said. */
   reexec: string | null = null;
+  /** The hub's handshake, made once for its seats (`kanban --help` through its server and as a plain process); null: none said. */
+  handshake: "same" | "differs" | null = null;
   readonly ready: Promise<void>;
   private readyResolve!: () => void;
   private readyReject!: (e: Error) => void;
@@ -110,6 +112,7 @@ export class ServerProcess {
     if (m.event === "ready") {
       this.host = typeof m.host === "string" ? m.host : null;
       this.reexec = typeof m.reexec === "string" ? m.reexec.slice(0, 300) : null;
+      this.handshake = m.handshake === "same" || m.handshake === "differs" ? m.handshake : null;
       this.readyResolve();
       return;
     }

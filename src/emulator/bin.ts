@@ -11,7 +11,8 @@ function logCall(args: string[], start: number, code: number, env: NodeJS.Proces
   if (!file) return;
   const verb = args.find((a, i) => i > 0 && !a.startsWith("-") && args[i - 1] !== "--board") ?? "";
   const task = args.find((a) => /^t_[0-9a-f]{8}$/.test(a)) ?? null;
-  appendFileSync(file, `${JSON.stringify({ start, end: Date.now(), verb, task, code })}\n`);
+  const help = args.at(-1) === "--help" || args[0] === "--version";
+  appendFileSync(file, `${JSON.stringify({ start, end: Date.now(), verb, task, code, ...(help ? { help } : {}) })}\n`);
 }
 
 if (process.argv[2] === "--call-server") void serve(logCall);

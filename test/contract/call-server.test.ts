@@ -3,9 +3,9 @@
 // call, an install that changed on disk is picked up by a new server, a server that hangs is replaced
 // and after repeated failures the calls go back to plain processes; a claim whose server died after
 // it took effect is matched by the pid the server announced (daemon on the emulator's server).
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HermesCli } from "../../src/board/cli.js";
 import { buildCliEnv, type CliEnvOptions } from "../../src/board/env.js";
@@ -18,7 +18,7 @@ afterEach(async () => {
   for (const c of clis.splice(0)) await c.transport.close();
 });
 
-function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: Record<string, string>; timeoutMs?: number } = {}) {
+function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: Record<string, string>; timeoutMs?: number; share?: string } = {}) {
   const modes: string[] = [];
   const whys: string[] = [];
   const c = new HermesCli({
@@ -28,6 +28,7 @@ function cli(command: string[], o: { callServer?: "auto" | "on" | "off"; env?: R
     callServer: o.callServer ?? "auto",
     timeoutMs: o.timeoutMs ?? 20_000,
     hangGraceMs: 500,
+    ...(o.share ? { share: { dir: o.share, idleMs: 10_000 } } : {}),
     onTransport: (m, why) => {
       modes.push(m);
       whys.push(why);
@@ -153,6 +154,40 @@ describe("the call server on a Python launcher", () => {
     expect((await run(["version"])).stdout).toBe("v1\n");
     writeFileSync(launcher, readFileSync(launcher, "utf8").replace('VERSION = "v1"', 'VERSION = "v2"'));
     expect((await run(["version"])).stdout).toBe("v2\n");
+  });
+});
+
+describe("the handshake through the host's hub (hermes.share: host)", () => {
+  /** `kanban --help` calls that reached a call server's child or ran as plain processes (the fixture's log). */
+  const helpCalls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
+  const shares: string[] = [];
+  afterEach(() => {
+    // the hubs would end by themselves once idle; the test's end them now (SIGTERM: the hub's own way out)
+    for (const d of readdirSync("/proc").filter((p) => /^\d+$/.test(p)))
+      try {
+        const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+        if (cmd.includes("hub.mjs") && shares.some((x) => cmd.includes(x))) process.kill(Number(d), "SIGTERM");
+      } catch {
+        // gone
+      }
+  });
+
+  it.each([
+    ["answers as a plain process does: every seat uses the server", {}, "server"],
+    ["answers otherwise: every seat's calls go as plain processes, saying why", { FAKE_HELP_DIFFERS: "1" }, "process"],
+  ])("a hub makes it once for its seats — a CLI that %s", async (_, env, mode) => {
+    const launcher = fakeHermes();
+    const log = join(dirname(launcher), "help.log");
+    const share = mkdtempSync(join(tmpdir(), "hkb-hubs-"));
+    chmodSync(share, 0o700);
+    shares.push(share);
+    const seats = [cli([launcher], { env: { ...env, FAKE_HELP_LOG: log }, share }), cli([launcher], { env: { ...env, FAKE_HELP_LOG: log }, share })];
+    for (const s of seats) expect((await s.run(["version"])).stdout).toBe("v1\n");
+    expect(seats.map((s) => s.modes)).toEqual([[mode], [mode]]);
+    if (mode === "process") expect(seats[1]?.whys[0]).toMatch(/^the handshake failed: `kanban --help` through the server differs from a plain process/);
+    else expect(seats[1]?.whys[0]).toMatch(/^handshake passed; the host's hub at /);
+    // one plain process: the hub's, not one per seat
+    expect(helpCalls(log).filter((l) => l === "plain")).toHaveLength(1);
   });
 });
 

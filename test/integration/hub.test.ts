@@ -45,7 +45,7 @@ function ofHome(pid: number, home: string): boolean {
   }
 }
 
-const shared = (o: { seat: string; stateName: string; watch?: boolean; once?: boolean }) => {
+const shared = (o: { seat: string; stateName: string; watch?: boolean; once?: boolean; hermesEnv?: Record<string, string> }) => {
   const base = bridgeConfig(emu, o);
   return runBridge(emu, {
     ...o,
@@ -100,6 +100,32 @@ describe("seats of one host share the board's hub", () => {
     expect(under.filter((p) => / watch /.test(p.cmd))).toHaveLength(1);
     // no seat has a server or a watch of its own (of this board's: the worker may run other files' too)
     expect(procs(emu.command[1] ?? "").filter((p) => p.ppid === process.pid && !p.cmd.includes("hub.mjs") && ofHome(p.pid, emu.home))).toEqual([]);
+  });
+
+  it("a second seat reads the install's --version and --help from the hub: the server forks them once, not per seat", async () => {
+    // 0.21.5's help: capabilities that differ from the 0.20 a seat assumes when it cannot read them
+    emu = await Emu.create("bridge", { env: { HERMES_EMULATOR_COMPAT: "0.21.5" } });
+    const log = join(emu.dir, "calls.jsonl");
+    const helpReads = () =>
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"help":true')).length;
+    const seat = (name: string) => shared({ seat: name, stateName: name, watch: true, once: false, hermesEnv: { HERMES_EMULATOR_CALL_LOG: log } });
+    const a = await seat("seat-a");
+    const first = helpReads();
+    expect(first).toBeGreaterThanOrEqual(8);
+    const b = await seat("seat-b");
+    expect(procs("hub.mjs", emu.dir)).toHaveLength(1);
+    expect(helpReads()).toBe(first);
+    const caps = await Promise.all([a, b].map((s) => s.built.boards[0]?.capabilities()));
+    expect(caps[0]?.review).toBe(true);
+    expect(caps[1]).toEqual(caps[0]);
+    expect(helpReads()).toBe(first);
+    // and both seats work as before
+    await Promise.all([a, b].map((s) => s.monitor.next("watch:up")));
+    const ta = await emu.createTask("for a", { assignee: "seat-a", body: "MODE:complete" });
+    const tb = await emu.createTask("for b", { assignee: "seat-b", body: "MODE:complete" });
+    await Promise.all([a.monitor.closed(ta), b.monitor.closed(tb)]);
   });
 
   it("a seat killed mid-run takes nothing of another seat's with it; a killed hub is started again and the watch comes back", async () => {
