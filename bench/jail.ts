@@ -12,7 +12,7 @@ import { seatLimits } from "../src/daemon/isolation.js";
 import { workspaceSettings } from "../src/daemon/seat-settings.js";
 import { Jail, type JailNeeds, launchOf } from "../src/jail/jail.js";
 import { forbiddenRoots, imageCacheOf, resolvePolicy } from "../src/jail/policy.js";
-import { JAIL_RELAY } from "../src/jail/relay.js";
+import { NODE_RELAY, PYTHON_RELAY } from "../src/jail/relay.js";
 import { forRun } from "../src/jail/run-jail.js";
 import { runProcess } from "../src/process/runner.js";
 import { statePath } from "../src/state/layout.js";
@@ -72,7 +72,14 @@ export async function jailBench(runs: number): Promise<void> {
       add("release: the cgroup removed, the workspace given back", await timed(() => rj.release()));
       rmSync(workspace, { recursive: true, force: true });
     }
-    add("the relay's own start outside a jail (`--no-network -- /bin/true`)", await timed(() => run([...JAIL_RELAY, "--no-network", "--", "/bin/true"])));
+    for (const [which, relay] of [
+      ["Python", PYTHON_RELAY],
+      ["Node", NODE_RELAY],
+    ] as const)
+      add(
+        `the ${which} relay's own start outside a jail (\`--no-network -- /bin/true\`)`,
+        await timed(() => run([...relay, "--no-network", "--", "/bin/true"])),
+      );
     add("the no-op agent started plainly (the naive poller's way)", await timed(() => run(NOOP)));
   }
   const table = Object.entries(rows).map(([step, xs]) => ({ step, p50: Math.round(percentile(xs, 50)), p95: Math.round(percentile(xs, 95)), n: xs.length }));

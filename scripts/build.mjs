@@ -7,11 +7,14 @@
 // better-sqlite3 and yaml stay outside: the emulator loads them with createRequire at run time, from the
 // package's node_modules (better-sqlite3 is optional: install-weight.test.ts).
 import { spawnSync } from "node:child_process";
-import { chmodSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, statSync } from "node:fs";
 import { build } from "esbuild";
 
 const tsc = spawnSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json", ...process.argv.slice(2)], { stdio: "inherit" });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+
+// The jail's Python relay is no TypeScript: copied beside relay.mjs (jail/relay.ts names both).
+copyFileSync("src/jail/relay.py", "dist/jail/relay.py");
 
 const BIN = "dist/emulator/bin.js";
 const mode = statSync(BIN).mode;

@@ -82,7 +82,11 @@ export async function runCommand(o: RunOptions, env: NodeJS.ProcessEnv = process
     if (b.jail?.mode === "bwrap") {
       const network = b.jail.policy.network;
       const allowed = network === "proxy" ? (b.egress?.allow.describe() ?? []) : [];
-      log.info({ isolation: "bwrap", why: b.jail.policy.why, network, ...(network === "proxy" ? { allowed } : {}) }, "agents run in a jail of their own");
+      const relay = b.jail.policy.relay?.[0];
+      log.info(
+        { isolation: "bwrap", why: b.jail.policy.why, relay, network, ...(network === "proxy" ? { allowed } : {}) },
+        "agents run in a jail of their own",
+      );
       if (network === "host")
         log.warn(
           { network },

@@ -68,6 +68,11 @@ export const isolation = z.preprocess(
        */
       sharedFiles: z.enum(["copy", "keep"]).default("copy"),
       sharedCopyMaxMiB: z.number().int().positive().default(1024),
+      /**
+       * The jail's first process, which holds the lifeline and carries the jail's network (jail/relay.ts): auto —
+       * in the host's /usr/bin/python3 where it is (a fifth of a Node start per run), else in the bridge's Node; node — always Node.
+       */
+      relay: z.enum(["auto", "node"]).default("auto"),
       /** The bubblewrap program. */
       bwrap: z.string().min(1).default("bwrap"),
       /**

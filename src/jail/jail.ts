@@ -13,7 +13,7 @@ import { join, resolve, sep } from "node:path";
 import { PermanentError } from "../errors/index.js";
 import { JAIL_HOME, type JailMounts, type SystemLayout, bwrapArgs } from "./bwrap.js";
 import { systemLayout } from "./system.js";
-import { JAIL_RELAY, QUIET_DEBUG, relativeLoad, relayEnv, withImport } from "./relay.js";
+import { NODE_RELAY, QUIET_DEBUG, relativeLoad, relayEnv, relayShown, withImport } from "./relay.js";
 import type { SharedPolicy } from "../agent-files/unshare.js";
 import type { AgentUser } from "./identity.js";
 import { ExecOnlyImages, ImageUnavailable } from "./image-cache.js";
@@ -58,6 +58,7 @@ export interface JailPolicy {
   shared?: SharedPolicy | undefined;
   /** The host's registry of workspaces handed over (jail/registry.ts; unset: its default). */
   registry?: string | undefined;
+  relay?: readonly string[] | undefined; // the jail's first process (relay.ts jailRelay; unset: the Node one)
 }
 
 /** What one run shows its agent (besides the system and the operator's extras). */
@@ -231,11 +232,11 @@ export class Jail {
     const hide = extra.withoutRunDir === true;
     const runDir = hide ? [] : [run.runDir];
     const readWrite = [run.workspace, ...runDir, ...(run.socket ? [run.socket] : []), ...this.policy.readWrite];
-    // The relay runs first (pid 2 under bubblewrap's init), then the program as its child: it holds the lifeline
-    // and ends the jail when the bridge is gone; with the run's proxy it carries the jail's own network to it.
+    // The relay runs first (pid 2 under bubblewrap's init; prlimit before it, limits.mode rlimit), then the program
+    // as its child: it holds the lifeline, ends the jail when the bridge is gone, and carries its network to the proxy.
     const egress = this.policy.network === "proxy" ? run.egress : undefined;
-    // The relay (and prlimit before it, agent.limits.mode rlimit) are the jail's first programs.
-    const relayMounts = this.checked([...JAIL_RELAY, ...rlimitArgv(this.policy.limits).slice(0, 1)].filter((p) => p.startsWith("/")));
+    const relay = this.policy.relay ?? NODE_RELAY;
+    const relayMounts = this.checked([...relayShown(relay).files, ...rlimitArgv(this.policy.limits).slice(0, 1)].filter((p) => p[0] === "/"));
     const mounts: JailMounts = {
       readOnly: unique([...readOnly, ...relayMounts, ...this.policy.readOnly].filter((p) => existsSync(p))),
       readWrite: unique(readWrite.filter((p) => existsSync(p))),
@@ -264,7 +265,7 @@ export class Jail {
     const lifelineFd = 3 + files.length + (streamFd === undefined ? 0 : 1);
     const network = egress ? [String(egress.port), egress.at, ...(egress.forwards ?? []).flatMap((f) => ["--forward", f])] : ["--no-network"];
     const stream = streamFd === undefined ? [] : ["--stream", String(streamFd)];
-    const started = [...rlimitArgv(this.policy.limits), ...JAIL_RELAY, ...network, ...stream, "--lifeline", String(lifelineFd), "--", abs ?? program, ...rest];
+    const started = [...rlimitArgv(this.policy.limits), ...relay, ...network, ...stream, "--lifeline", String(lifelineFd), "--", abs ?? program, ...rest];
     return {
       argv: [this.policy.bwrap, ...bwrapArgs(stage ? { ...mounts, via: Object.fromEntries(stage.binds) } : mounts, this.system, started)],
       marker,

@@ -18,7 +18,7 @@ import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";
 import { type ForbiddenRoots, checkExtras, forbiddenWhy } from "./roots.js";
-import { JAIL_RELAY } from "./relay.js";
+import { NODE_RELAY, PYTHON_RELAY, jailRelay, relayPaths } from "./relay.js";
 import { writeSeccomp } from "./seccomp.js";
 
 export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
@@ -37,6 +37,8 @@ export interface IsolationConfig {
   /** A workspace's files with a name outside it, for an agent that is the bridge's user (agent-files/unshare.ts). */
   sharedFiles?: "copy" | "keep" | undefined;
   sharedCopyMaxMiB?: number | undefined;
+  /** The jail's first process (relay.ts jailRelay): auto — Python where /usr/bin/python3 is; node. */
+  relay?: "auto" | "node" | undefined;
 }
 
 /** Where this seat keeps the CLIs' execute-only images (agent.isolation.imageCache, else the default). */
@@ -140,6 +142,7 @@ export async function resolvePolicy(
     seccomp: null as string | null,
     imageCache: imageCacheOf(iso, o.env),
     registry: defaultWorkspaceRegistry(o.env),
+    relay: jailRelay(iso.relay ?? "auto").argv,
     shared: {
       mode: iso.sharedFiles ?? DEFAULT_SHARED.mode,
       maxBytes: iso.sharedCopyMaxMiB !== undefined ? iso.sharedCopyMaxMiB * 1024 * 1024 : DEFAULT_SHARED.maxBytes,
@@ -156,10 +159,13 @@ export async function resolvePolicy(
       ]);
     return userMode(`agent.isolation.mode is user: agents run as uid ${user.uid} (${user.name}), without a jail of their own`);
   }
-  // Every jail starts the relay first (jail/relay.ts): a Node or a relay no agent may see is no jail at all.
-  const relayWhy = JAIL_RELAY.map((p) => [p, forbiddenWhy(p, o.forbidden)] as const).find(([, why]) => why);
+  // Every jail starts the relay first (jail/relay.ts): a Node, Python or relay no agent may see is no jail at all.
+  const relayWhy = relayPaths([...base.relay, ...NODE_RELAY])
+    .map((p) => [p, forbiddenWhy(p, o.forbidden)] as const)
+    .find(([, why]) => why);
   if (relayWhy) {
-    const why = `the jail's first process, ${relayWhy[0]}, is where no agent may look (${relayWhy[1]}): install the bridge and its Node elsewhere`;
+    const py = PYTHON_RELAY.includes(relayWhy[0]) ? ", or set agent.isolation.relay: node" : "";
+    const why = `the jail's first process, ${relayWhy[0]}, is where no agent may look (${relayWhy[1]}): install the bridge and its Node elsewhere${py}`;
     if (iso.mode === "bwrap") throw new ConfigError([{ path: "agent.isolation.mode", message: `is bwrap, but ${why}` }]);
     if (!user.same) return userMode(`agent.isolation.mode is auto and ${why} — agents run as uid ${user.uid} (${user.name}) without a jail`);
     return { ...base, mode: "none", why: `agent.isolation.mode is auto and ${why}` };

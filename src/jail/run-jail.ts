@@ -14,7 +14,7 @@ import { defaultWorkspaceRegistry } from "./registry.js";
 import { type WorkspaceHost, claimWorkspace, releaseWorkspace } from "./live.js";
 import type { Jail, JailMode, JailNeeds, JailedCommand, RunJail, RunMounts } from "./jail.js";
 import { JailRefused, RUN_HOST_HOME } from "./jail.js";
-import { JAIL_RELAY } from "./relay.js";
+import { NODE_RELAY, relayShown } from "./relay.js";
 import { programImages, reachedBy } from "./images.js";
 import { programMounts, resolveProgram } from "./program.js";
 import { RunCgroup, capped } from "./limits.js";
@@ -150,8 +150,8 @@ export class RunJailOf implements RunJail {
   private async execOnly(argv: readonly string[], env: Readonly<Record<string, string>>, needs: JailNeeds): Promise<(readonly [string, string])[]> {
     const images = this.jail.images;
     if (!needs.ownStream || !images) return [];
-    // The relay starts the program and holds the stream until then (and carries its API traffic, network: proxy): its Node runs from a copy too.
-    const extra = [...(needs.images ?? []), ...JAIL_RELAY.slice(0, 1)];
+    // The relay starts the program and holds the stream until then (and carries its API traffic, network: proxy): it runs from a copy too.
+    const extra = [...new Set([...(needs.images ?? []), ...relayShown(this.jail.policy.relay ?? NODE_RELAY).images])];
     const named = await Promise.all(extra.map(async (p) => ({ image: await realpath(p).catch(() => ""), at: [p] })));
     const all = [
       ...programImages(argv[0] ?? "", env.PATH, this.run.workspace),

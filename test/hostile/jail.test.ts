@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
+import { PYTHON_RELAY } from "../../src/jail/relay.js";
 import { AGENT, SEAT, runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { type ProbeResult, parseProbe, probeScript, probeTargets, savedTranscript } from "../helpers/jail-probe.js";
@@ -67,8 +68,9 @@ function expectStreamClosed(text: string, comms: readonly string[]): void {
     for (const l of own) expect(l, JSON.stringify(lines)).toMatchObject({ holds: "unknown", mem: "Permission-denied" });
   }
   expect(lines.filter((l) => l.holds === "yes")).toEqual([]);
-  // the relay (the CLI's API traffic passes it) and the task-tools server run from an execute-only Node too
-  expect(lines.filter((l) => l.comm === "node" && l.mem === "OPEN")).toEqual([]);
+  // the relay (the CLI's API traffic passes it: its Python, or its Node) and the task-tools server run from execute-only images too
+  expect(lines.filter((l) => /^(?:node|python3(?:\.\d+)?)$/.test(l.comm) && l.who !== "control" && l.mem === "OPEN")).toEqual([]);
+  if (existsSync(PYTHON_RELAY[0] ?? "")) expect(lines.filter((l) => /^python3/.test(l.comm)).length, JSON.stringify(lines)).toBeGreaterThan(0);
   expect(lines.find((l) => l.who === "control")?.mem).toBe("OPEN");
   expect(fd).toBe("refused");
   expect(debug).toBe("closed");

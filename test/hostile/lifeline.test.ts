@@ -7,16 +7,18 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import type { Socket } from "node:net";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeBwrap } from "../../src/jail/policy.js";
+import { NODE_RELAY, PYTHON_RELAY } from "../../src/jail/relay.js";
 import { jailTree } from "../../src/process/terminate.js";
 import { SEAT } from "../helpers/bridge.js";
 import { activeRunDir, startDaemon, started, stopDaemons } from "../helpers/daemon-process.js";
 import { Emu } from "../helpers/emulator.js";
 import { untilHost } from "../helpers/steering.js";
 
-const RELAY = resolve("dist/jail/relay.mjs");
+/** Both relays (jail/relay.ts): the same contract. */
+const RELAYS = [["Node", NODE_RELAY], ...(existsSync(PYTHON_RELAY[0] ?? "") ? [["Python", PYTHON_RELAY] as const] : [])] as const;
 const BWRAP = await probeBwrap("bwrap", process.env);
 
 let emu: Emu | undefined;
@@ -38,8 +40,10 @@ function alive(pid: number): boolean {
 }
 
 /** The relay with a lifeline on descriptor 3, running `script`; its first line of output, and how it ends. */
-async function relayWith(script: string) {
-  const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", script], { stdio: ["pipe", "pipe", "pipe", "pipe"] });
+async function relayWith(argv: readonly string[], script: string) {
+  const relay = spawn(argv[0] ?? "", [...argv.slice(1), "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", script], {
+    stdio: ["pipe", "pipe", "pipe", "pipe"],
+  });
   relays.push(relay);
   const ended = new Promise<{ code: number | null; signal: string | null }>((r) => relay.once("exit", (code, signal) => r({ code, signal })));
   // as the runner does: one byte says the bridge is there
@@ -48,9 +52,9 @@ async function relayWith(script: string) {
   return { relay, stdin: relay.stdin, lifeline: relay.stdio[3] as Socket, first, ended };
 }
 
-describe("the relay's lifeline", () => {
+describe.each(RELAYS)("the relay's lifeline (%s)", (_, RELAY) => {
   it("when its other end closes, the relay kills its child and exits; the child never holds the lifeline", async () => {
-    const { relay, lifeline, first, ended } = await relayWith("echo $$; exec sleep 600");
+    const { relay, lifeline, first, ended } = await relayWith(RELAY, "echo $$; exec sleep 600");
     const pid = Number(first);
     const links = (p: number) => readdirSync(`/proc/${p}/fd`).map((fd) => readlinkSync(`/proc/${p}/fd/${fd}`));
     const held = readlinkSync(`/proc/${relay.pid}/fd/3`);
@@ -65,7 +69,7 @@ describe("the relay's lifeline", () => {
   it("a bridge gone before its first byte (killed while the jail was being set up): the program never starts", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hkb-lifeline-"));
     try {
-      const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", `touch ${dir}/started`], {
+      const relay = spawn(RELAY[0] ?? "", [...RELAY.slice(1), "--no-network", "--lifeline", "3", "--", "/bin/sh", "-c", `touch ${dir}/started`], {
         stdio: ["ignore", "ignore", "pipe", "pipe"],
       });
       relays.push(relay);
@@ -80,8 +84,8 @@ describe("the relay's lifeline", () => {
 
   it("the operator's NODE_OPTIONS (kept aside by the jail) are the child's; the carrier is not", async () => {
     const relay = spawn(
-      process.execPath,
-      [RELAY, "--no-network", "--", "/bin/sh", "-c", 'env | grep -q ^HKB_RELAY_CHILD_NODE_OPTIONS= && c=set || c=unset; echo "$NODE_OPTIONS|$c"'],
+      RELAY[0] ?? "",
+      [...RELAY.slice(1), "--no-network", "--", "/bin/sh", "-c", 'env | grep -q ^HKB_RELAY_CHILD_NODE_OPTIONS= && c=set || c=unset; echo "$NODE_OPTIONS|$c"'],
       {
         env: { PATH: process.env.PATH, HKB_RELAY_CHILD_NODE_OPTIONS: "--max-old-space-size=99" },
         stdio: ["ignore", "pipe", "inherit"],
@@ -95,7 +99,7 @@ describe("the relay's lifeline", () => {
   it("a lifeline that is not one descriptor above 2 is refused, naming it", async () => {
     /** The relay with `--lifeline <fd>`: how it ends and what it says. */
     const withLifeline = async (fd: string) => {
-      const relay = spawn(process.execPath, [RELAY, "--no-network", "--lifeline", fd, "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
+      const relay = spawn(RELAY[0] ?? "", [...RELAY.slice(1), "--no-network", "--lifeline", fd, "--", "/bin/true"], { stdio: ["ignore", "ignore", "pipe"] });
       relays.push(relay);
       let err = "";
       relay.stderr?.on("data", (d) => (err += String(d)));
@@ -111,8 +115,45 @@ describe("the relay's lifeline", () => {
     expect(closed.err).toContain("hkb-relay: --lifeline 999 is no socket of the bridge's");
   });
 
+  it("a child killed by a signal ends the relay by the same signal (SIGKILL too: no handler to reset there)", async () => {
+    for (const sig of ["KILL", "TERM", "SEGV"]) {
+      const { first, ended } = await relayWith(RELAY, `echo up; kill -${sig} $$`);
+      expect(first).toBe("up");
+      expect(await ended).toEqual({ code: null, signal: `SIG${sig}` });
+    }
+  });
+
+  it("the child gets what Node's spawn gives: only stdio, every signal at its default, the environment as given", async () => {
+    // the relay started with signals ignored and a descriptor it does not know of (as a careless parent might)
+    const script = "ls /proc/self/fd | tr '\\n' ' '; echo; grep ^SigIgn /proc/self/status; env | grep -c ^LC_CTYPE= || true";
+    const relay = spawn("/bin/sh", ["-c", `trap '' USR1 CHLD TSTP; exec "$@" 9</dev/null`, "sh", ...RELAY, "--no-network", "--", "/bin/sh", "-c", script], {
+      env: { PATH: process.env.PATH },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    relays.push(relay);
+    let out = "";
+    relay.stdout?.on("data", (d) => (out += String(d)));
+    const code = await new Promise((r) => relay.once("close", (c) => r(c)));
+    expect(code).toBe(0);
+    const [fds, ign, lc] = out.trim().split("\n");
+    // not the descriptor it was started with (9); 0-2 and the one ls opened to list them
+    expect(fds?.trim().split(" ")).not.toContain("9");
+    expect(fds?.trim().split(" ").slice(0, 3)).toEqual(["0", "1", "2"]);
+    expect(ign).toMatch(/^SigIgn:\s+0+$/);
+    expect(lc).toBe("0");
+  });
+
+  it("SIGUSR1 and the polite stops do not end the relay (the agent, in its process group, gets its own)", async () => {
+    const { relay, stdin, first, ended } = await relayWith(RELAY, "echo up; read -r line; exit 4");
+    expect(first).toBe("up");
+    // (sent before the child is told to go on: a relay they ended would end by one of them)
+    for (const sig of ["SIGUSR1", "SIGTERM", "SIGINT", "SIGHUP"] as const) relay.kill(sig);
+    stdin?.end("go on\n");
+    expect(await ended).toEqual({ code: 4, signal: null });
+  });
+
   it("control: while its other end is open, what comes on it is dropped, and the relay ends as its child ends", async () => {
-    const { stdin, lifeline, first, ended } = await relayWith("echo up; read -r line; exit 3");
+    const { stdin, lifeline, first, ended } = await relayWith(RELAY, "echo up; read -r line; exit 3");
     expect(first).toBe("up");
     lifeline.write("anything on the lifeline is dropped\n");
     stdin?.end("go on\n");

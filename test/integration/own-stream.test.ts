@@ -2,8 +2,8 @@
 // test/hostile/jail-doors-3.test.ts row 15): the process runner gives the stream on a descriptor of its
 // own, the relay hands it to its child and keeps none, and the images cache makes execute-only copies.
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { codexNativeImages } from "../../src/agents/codex/native.js";
 import { ExecOnlyImages, defaultImageCache, probeImageCache } from "../../src/jail/image-cache.js";
@@ -14,11 +14,13 @@ import { passableTempDir } from "../helpers/tmp.js";
 import { AGENT, runBridge } from "../helpers/bridge.js";
 import { Emu } from "../helpers/emulator.js";
 import { probeBwrap } from "../../src/jail/policy.js";
+import { NODE_RELAY, PYTHON_RELAY } from "../../src/jail/relay.js";
 
 const BWRAP = (await probeBwrap("bwrap", process.env)).ok;
 
 const ROOT = process.getuid?.() === 0;
-const RELAY = resolve("dist/jail/relay.mjs");
+/** Both relays (jail/relay.ts): the same contract. */
+const RELAYS = [["Node", NODE_RELAY], ...(existsSync(PYTHON_RELAY[0] ?? "") ? [["Python", PYTHON_RELAY] as const] : [])] as const;
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -68,19 +70,21 @@ describe("the stream on a descriptor of its own (RunOptions.streamFd)", () => {
       /lifelineFd 3 is not the descriptor after the inherited files and the stream \(4\)/,
     );
   });
+});
 
+describe.each(RELAYS)("the CLI's stream through the relay (%s)", (_, relay) => {
   it("the relay makes it its child's stdout and keeps none of it", async () => {
     // the child compares its stdout with every descriptor of its parent (the relay)
     const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; echo checked';
     const socket = join(scratch(), "no-proxy.sock");
-    const r = await runProcess({ argv: [process.execPath, RELAY, "0", socket, "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
+    const r = await runProcess({ argv: [...relay, "0", socket, "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("checked\n");
   });
 
   it("so it does without a network (--no-network: a jail whose network is the host's, or none)", async () => {
     const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; echo checked';
-    const r = await runProcess({ argv: [process.execPath, RELAY, "--no-network", "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
+    const r = await runProcess({ argv: [...relay, "--no-network", "--stream", "3", "--", "/bin/sh", "-c", check], env: {}, streamFd: 3 });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("checked\n");
   });
@@ -88,7 +92,7 @@ describe("the stream on a descriptor of its own (RunOptions.streamFd)", () => {
   it("control: without --stream the relay's child writes to the relay's own stdout, which the relay holds", async () => {
     const check = 'me=$(readlink /proc/$$/fd/1); for f in /proc/$PPID/fd/*; do [ "$(readlink "$f")" = "$me" ] && echo RELAY-HOLDS; done; true';
     const socket = join(scratch(), "no-proxy.sock");
-    const r = await runProcess({ argv: [process.execPath, RELAY, "0", socket, "--", "/bin/sh", "-c", check], env: {} });
+    const r = await runProcess({ argv: [...relay, "0", socket, "--", "/bin/sh", "-c", check], env: {} });
     expect(r.stdout).toContain("RELAY-HOLDS");
   });
 });

@@ -1,13 +1,13 @@
 // How a bubblewrap jail starts its command (jail/jail.ts, jail/relay.ts): the relay first, with the stream and
 // the lifeline on the descriptors after the jail's files, its network or --no-network; the operator's
 // NODE_OPTIONS kept aside for the relay's child; a relay no agent may see is refused at the seat's start.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Jail, type JailPolicy, launchOf } from "../../src/jail/jail.js";
 import { forbiddenRoots, resolvePolicy } from "../../src/jail/policy.js";
-import { JAIL_RELAY, QUIET_DEBUG, RELAY_CHILD_NODE_OPTIONS } from "../../src/jail/relay.js";
+import { NODE_RELAY as JAIL_RELAY, PYTHON_RELAY, QUIET_DEBUG, RELAY_CHILD_NODE_OPTIONS, jailRelay } from "../../src/jail/relay.js";
 
 const root = mkdtempSync(join(tmpdir(), "hkb-launch-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -59,6 +59,15 @@ describe("a jail's command line", () => {
     ]);
   });
 
+  it("the relay the policy names starts the jail (agent.isolation.relay): Python where /usr/bin/python3 is, unless node is asked", () => {
+    const c = jailOf({ relay: PYTHON_RELAY }).command(["/bin/true"], {}, run);
+    expect(inside(c.argv)).toEqual([...PYTHON_RELAY, "--no-network", "--lifeline", "3", "--", "/bin/true"]);
+    // both relays' files are shown: git's ssh reaches the proxy through the Node one's --connect
+    for (const p of [...PYTHON_RELAY, ...JAIL_RELAY].filter((x) => x.startsWith("/"))) expect(c.argv.join(" ")).toContain(`--ro-bind ${p} ${p}`);
+    expect(jailRelay("node").argv).toEqual(JAIL_RELAY);
+    expect(jailRelay("auto").argv).toEqual(existsSync("/usr/bin/python3") ? PYTHON_RELAY : JAIL_RELAY);
+  });
+
   it("the operator's NODE_OPTIONS go to the relay's child, not to the relay; a forged carrier is dropped", () => {
     const env = { NODE_OPTIONS: "--require /opt/x.js", [RELAY_CHILD_NODE_OPTIONS]: "--require /opt/forged.js" };
     const own = jailOf({}).command(["/bin/true"], env, run, { ownStream: true }).env;
@@ -96,10 +105,10 @@ describe("a relay no agent may see", () => {
   it("refuses mode bwrap at the start, naming it; auto goes without a jail, saying why", async () => {
     const o = { env: process.env, dir: join(root, "jail2"), forbidden: under };
     await expect(resolvePolicy({ ...iso, mode: "bwrap" }, o)).rejects.toThrow(
-      /agent\.isolation\.mode: is bwrap, but the jail's first process, \S*node\S*, is where no agent may look/,
+      /agent\.isolation\.mode: is bwrap, but the jail's first process, \S*(?:node|python)\S*, is where no agent may look/,
     );
     const auto = await resolvePolicy({ ...iso, mode: "auto" }, o);
     expect(auto.mode).not.toBe("bwrap");
-    expect(auto.why).toMatch(/the jail's first process, \S*node\S*, is where no agent may look .*install the bridge and its Node elsewhere/);
+    expect(auto.why).toMatch(/the jail's first process, \S*(?:node|python)\S*, is where no agent may look .*install the bridge and its Node elsewhere/);
   });
 });

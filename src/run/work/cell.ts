@@ -12,7 +12,7 @@ import { EgressProxy } from "../../egress/proxy.js";
 import { JAIL_EGRESS_SOCKET, RELAY_PORT, apiBase, loopbackForwards, proxyEnv, runEgress } from "../../egress/plan.js";
 import { type RepositoryGuard, guardRepository } from "../../git/guard.js";
 import { capText } from "../../jail/limits.js";
-import { JAIL_RELAY } from "../../jail/relay.js";
+import { NODE_RELAY } from "../../jail/relay.js";
 import { WorkspaceNested } from "../../jail/live.js";
 import { SharedCopyRefused } from "../../agent-files/unshare.js";
 import { HostLockTimeout } from "../../agent-files/host-lock.js";
@@ -118,7 +118,7 @@ export class RunCell {
         await p.close();
         removeSocketDir(socket);
       });
-      const env = { ...proxyEnv({ argv: [...JAIL_RELAY], at: JAIL_EGRESS_SOCKET }), ...plan.env };
+      const env = { ...proxyEnv({ argv: [...NODE_RELAY], at: JAIL_EGRESS_SOCKET }), ...plan.env };
       mounts = { socket, port: RELAY_PORT, at: JAIL_EGRESS_SOCKET, env, forwards: loopbackForwards(egress) };
       this.egress = egress.api ? { apiBase: apiBase(egress.api.name) } : undefined;
     }
