@@ -11,6 +11,7 @@ import { HermesCli } from "../../src/board/cli.js";
 import { buildCliEnv, type CliEnvOptions } from "../../src/board/env.js";
 import { runBridge, SEAT } from "../helpers/bridge.js";
 import { EMULATOR_BIN, Emu } from "../helpers/emulator.js";
+import { endHubs } from "../helpers/hubs.js";
 
 const opts = (extra: Record<string, string> = {}): CliEnvOptions => ({ parent: { PATH: process.env.PATH ?? "" }, passEnv: [], set: extra, author: "cs" });
 const clis: HermesCli[] = [];
@@ -161,16 +162,7 @@ describe("the handshake through the host's hub (hermes.share: host)", () => {
   /** `kanban --help` calls that reached a call server's child or ran as plain processes (the fixture's log). */
   const helpCalls = (log: string) => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []);
   const shares: string[] = [];
-  afterEach(() => {
-    // the hubs would end by themselves once idle; the test's end them now (SIGTERM: the hub's own way out)
-    for (const d of readdirSync("/proc").filter((p) => /^\d+$/.test(p)))
-      try {
-        const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
-        if (cmd.includes("hub.mjs") && shares.some((x) => cmd.includes(x))) process.kill(Number(d), "SIGTERM");
-      } catch {
-        // gone
-      }
-  });
+  afterEach(() => endHubs(shares));
 
   it.each([
     ["answers as a plain process does: every seat uses the server", {}, "server"],

@@ -1,24 +1,15 @@
 // The Board contract through the host's hub (hermes.share: host, src/board/hub.mts): calls relayed to one
 // call server the seats share, the watch from the hub's one watch of the board — the same contract as a
 // seat's own server and watch.
-import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import { Emu } from "../helpers/emulator.js";
+import { endHubs } from "../helpers/hubs.js";
 import { boardContract } from "./board-contract.js";
 import { emulatorHarness } from "./emulator-harness.js";
 
 const dirs: string[] = [];
-afterAll(() => {
-  // the hubs end by themselves once idle; the test's are ended now
-  for (const d of readdirSync("/proc").filter((p) => /^\d+$/.test(p)))
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
-      if (cmd.includes("hub.mjs") && dirs.some((x) => cmd.includes(x))) process.kill(Number(d), "SIGTERM");
-    } catch {
-      // gone
-    }
-});
+afterAll(() => endHubs(dirs));
 
 boardContract("HermesCliBoard through the host's hub (hermes.share: host)", async () => {
   const emu = await Emu.create();
