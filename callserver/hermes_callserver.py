@@ -258,10 +258,23 @@ import gettext  # noqa: E402
 _find = gettext.find
 _found = {}
 _LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+# The environment as os.environ keeps it (bytes, the same dict for the process's life: a call's child
+# clears and fills it): read there, a lookup does not encode and decode on each of ~1000 strings.
+_ENV = getattr(os.environ, "_data", None)
+if isinstance(_ENV, dict) and all(isinstance(k, bytes) for k in _ENV):
+    _LOCALE_KEYS = tuple(v.encode() for v in _LOCALE_VARS)
+
+    def _env(keys):
+        return tuple(map(_ENV.get, keys))
+else:
+    _LOCALE_KEYS = _LOCALE_VARS
+
+    def _env(keys):
+        return tuple(map(os.environ.get, keys))
 
 
 def _remembered_find(domain, localedir=None, languages=None, all=False):
-    key = (domain, localedir, tuple(languages) if languages else None, bool(all), tuple(os.environ.get(v) for v in _LOCALE_VARS))
+    key = (domain, localedir, tuple(languages) if languages else None, bool(all), _env(_LOCALE_KEYS))
     if key not in _found:
         _found[key] = _find(domain, localedir, languages, all)
     r = _found[key]
@@ -276,6 +289,23 @@ for _all in (False, True):
 os.environ.update(_saved)
 for _all in (False, True):
     gettext.find("messages", None, None, _all)
+
+# The terminal's size: argparse asks for it on each of the ~1300 formatters a kanban call's parser makes. A
+# call's stdout is the server's pipe, never a terminal, so the answer is a function of COLUMNS, LINES and the
+# fallback alone: remembered per call on them (computed by the standard library's own function).
+_terminal_size = shutil.get_terminal_size
+_sizes = {}
+_SIZE_KEYS = tuple(k.encode() if _LOCALE_KEYS is not _LOCALE_VARS else k for k in ("COLUMNS", "LINES"))
+
+
+def _remembered_terminal_size(fallback=(80, 24)):
+    key = _env(_SIZE_KEYS) + (tuple(fallback),)
+    if key not in _sizes:
+        _sizes[key] = _terminal_size(fallback)
+    return _sizes[key]
+
+
+shutil.get_terminal_size = _remembered_terminal_size
 
 # What is loaded now stays: kept out of the collector's scans, so a forked call does not copy the
 # server's pages just to look at them (copy-on-write).

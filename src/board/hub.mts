@@ -66,13 +66,13 @@ server.ready.then(
 );
 let handshake: "same" | "differs" | null = null;
 
-/** The call server's `kanban --help` against a plain process's: "same" is what lets a seat in `auto` use it. */
+/** The call server's `kanban --help` against a plain process's: "same" is what lets a seat in `auto` use it (a plain one that hangs: 30 s, well inside the 60 s a seat waits for a hub). */
 async function check(): Promise<typeof handshake> {
   if (!spec.check) return null;
   const args = ["kanban", "--help"];
   const { answer } = server.call(args, { vars: env, inherit: false }, 1024 * 1024, () => undefined);
   remember(args.join("\0"), answer);
-  const [viaServer, plain] = await Promise.all([answer, runProcess({ argv: spec.check, env, captureLimit: 1024 * 1024, timeoutMs: 60_000 })]);
+  const [viaServer, plain] = await Promise.all([answer, runProcess({ argv: spec.check, env, captureLimit: 1024 * 1024, timeoutMs: 30_000 })]);
   const same = viaServer.kind === "done" && viaServer.code === plain.exitCode && viaServer.stdout === plain.stdout && viaServer.stderr === plain.stderr;
   return same ? "same" : "differs";
 }

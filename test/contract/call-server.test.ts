@@ -149,6 +149,24 @@ describe("the call server on a Python launcher", () => {
     expect(readdirSync(home)).toEqual(["touched-by-list"]);
   });
 
+  it("what the server remembers per call (catalogs, the terminal's size) follows each call's environment, as a plain process does", async () => {
+    const launcher = fakeHermes();
+    // one server for every call (what it warmed is every call's), and plain processes to compare with
+    const [server, plain] = [cli([launcher]), cli([launcher], { callServer: "off" })];
+    const envs: Record<string, string>[] = [{}, { COLUMNS: "50", LINES: "7" }, { LANGUAGE: "de", LC_ALL: "de_DE.UTF-8" }, {}];
+    const outs: string[] = [];
+    for (const env of envs) {
+      const spec = { args: ["formatted"], env: buildCliEnv(opts(env)), remoteEnv: {}, timeoutMs: 20_000, captureLimit: 1 << 20 };
+      const [a, b] = [await server.c.transport.run(spec), await plain.c.transport.run(spec)];
+      expect(a.stdout).toBe(b.stdout);
+      outs.push(a.stdout);
+    }
+    expect(server.modes).toEqual(["server"]);
+    // the width is the call's: a narrower COLUMNS wraps the help otherwise
+    expect(outs[1]).not.toBe(outs[0]);
+    expect(outs[3]).toBe(outs[0]);
+  });
+
   it("an install that changed on disk: the stale server is replaced and the new code answers", async () => {
     const launcher = fakeHermes();
     const { run } = cli([launcher]);
