@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 tarball=$(npm pack --silent --pack-destination "$work" | tail -n 1)
 echo "packed $tarball ($(du -k "$work/$tarball" | cut -f1) KiB)"
 listing=$(tar -tzf "$work/$tarball")
-for f in dist/cli/main.js dist/emulator/bin.js examples/demo-agent.mjs prompts/task.md prompts/continue.md config.example.yaml \
+for f in dist/cli/main.js dist/emulator/bin.js dist/jail/relay.py dist/jail/relay.mjs examples/demo-agent.mjs prompts/task.md prompts/continue.md config.example.yaml \
   deploy/Dockerfile deploy/compose.yaml deploy/prometheus/hermes-bridge.rules.yml deploy/grafana/hermes-bridge.json; do
   grep -qx "package/$f" <<<"$listing" || { echo "the tarball has no $f" >&2; exit 1; }
 done

@@ -227,12 +227,12 @@ export class RunJailOf implements RunJail {
     const file = await stat(stream).catch(() => null);
     if (!file) return null;
     this.launching.nextLook();
-    // The jail's own launch chain — bubblewrap in the jail's namespace before its init dropped the
-    // descriptor and its child exec'd — holds the stream for a moment, before any of the run's code runs
-    // (on a busy machine, past the first look): a holder running it is let be at the look that first sees
-    // it, within the first two looks (the launch: 0.5 and 2.5 s), and named at any later one.
-    // (prlimit, agent.limits.mode rlimit, is the first program inside it and likewise holds it for a moment.)
-    const launch = await Promise.all([this.jail.policy.bwrap, this.jail.policy.limits?.prlimit].map((p) => (p ? stat(p).catch(() => null) : null)));
+    // The launch chain holds the stream for a moment before any of the run's code runs (on a busy machine,
+    // past the first look): bubblewrap in the jail before its init dropped it, prlimit (limits.mode rlimit),
+    // /usr/bin/env of a `#!/usr/bin/env node` CLI before it execs. A holder running one is let be at the look
+    // that first sees it, within the first two (0.5 and 2.5 s), and named at any later one.
+    const chain = [this.jail.policy.bwrap, this.jail.policy.limits?.prlimit, "/usr/bin/env"];
+    const launch = await Promise.all(chain.map((p) => (p ? stat(p).catch(() => null) : null)));
     const same = (a: { dev: number; ino: number } | null | undefined, b: { dev: number; ino: number }) => !!a && a.dev === b.dev && a.ino === b.ino;
     for (const pid of jailTree(this.run.runDir)) {
       try {
