@@ -117,7 +117,8 @@ function call(s: Seat, m: Record<string, unknown>): void {
     send(s, { event: "error", message: `call ${id}: that id is in flight already` });
     return;
   }
-  const read = helpRead(m.argv) ? reads.get(m.argv.join("\0")) : undefined;
+  const key = helpRead(m.argv) ? m.argv.join("\0") : null;
+  const read = key === null ? undefined : reads.get(key);
   if (read) {
     void read.then(
       (a) => send(s, done(id, a)),
@@ -127,7 +128,7 @@ function call(s: Seat, m: Record<string, unknown>): void {
   }
   const { id: hid, answer } = server.call(m.argv, { vars: m.env ?? {}, inherit: m.inherit === true }, cap, (pid) => send(s, { id, event: "started", pid }));
   s.calls.set(id, hid);
-  if (helpRead(m.argv)) remember(m.argv.join("\0"), answer);
+  if (key !== null) remember(key, answer);
   void answer.then((a) => {
     s.calls.delete(id);
     if (a.kind === "done") send(s, done(id, a));

@@ -18,7 +18,7 @@ import type { JailPolicy } from "./jail.js";
 import { type LimitsPolicy, SETPRIV_MISSING } from "./limits.js";
 import { resolveProgram } from "./program.js";
 import { type ForbiddenRoots, checkExtras, forbiddenWhy } from "./roots.js";
-import { NODE_RELAY, PYTHON_RELAY, jailRelay, relayPaths } from "./relay.js";
+import { PYTHON_RELAY, jailRelay, relayShown } from "./relay.js";
 import { writeSeccomp } from "./seccomp.js";
 
 export { type ForbiddenRoots, checkExtras, forbiddenRoots, forbiddenWhy } from "./roots.js";
@@ -160,8 +160,8 @@ export async function resolvePolicy(
     return userMode(`agent.isolation.mode is user: agents run as uid ${user.uid} (${user.name}), without a jail of their own`);
   }
   // Every jail starts the relay first (jail/relay.ts): a Node, Python or relay no agent may see is no jail at all.
-  const relayWhy = relayPaths([...base.relay, ...NODE_RELAY])
-    .map((p) => [p, forbiddenWhy(p, o.forbidden)] as const)
+  const relayWhy = relayShown(base.relay)
+    .files.map((p) => [p, forbiddenWhy(p, o.forbidden)] as const)
     .find(([, why]) => why);
   if (relayWhy) {
     const py = PYTHON_RELAY.includes(relayWhy[0]) ? ", or set agent.isolation.relay: node" : "";

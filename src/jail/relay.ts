@@ -25,11 +25,10 @@ export const relayShown = (relay: readonly string[]) => ({
 });
 
 /** The jail's first process for agent.isolation.relay: auto — the Python one where /usr/bin/python3 is, else the Node one. */
-export function jailRelay(choice: "auto" | "node"): { argv: readonly string[]; why: string } {
-  if (choice === "node") return { argv: NODE_RELAY, why: "agent.isolation.relay is node" };
+export function jailRelay(choice: "auto" | "node"): { argv: readonly string[] } {
   // sync-io: the host's interpreter and the bridge's own file, looked at once at the seat's start
-  if (relayPaths(PYTHON_RELAY).every((p) => existsSync(p))) return { argv: PYTHON_RELAY, why: `in ${PYTHON_RELAY[0]}` };
-  return { argv: NODE_RELAY, why: `in the bridge's Node (no ${PYTHON_RELAY[0]})` };
+  const python = choice === "auto" && relayPaths(PYTHON_RELAY).every((p) => existsSync(p));
+  return { argv: python ? PYTHON_RELAY : NODE_RELAY };
 }
 
 /** The module every Node process holding an agent CLI's stream imports first (no debugger on SIGUSR1). */
