@@ -1,7 +1,7 @@
 // Starting a child in its own process group, and knowing when it is over: `exit` resolves once with
 // the exit code and signal, or with the spawn error (ENOENT, EACCES, E2BIG) when it never started;
-// `drained` waits (bounded) for its pipes to close. Children started with `cleanup` are stopped (their
-// group, SIGTERM) if the bridge process exits first.
+// `drained` waits (bounded) for its pipes to close, and never drops what is already in them. Children
+// started with `cleanup` are stopped (their group, SIGTERM) if the bridge process exits first.
 import { type ChildProcess, spawn } from "node:child_process";
 import { killGroup } from "./terminate.js";
 
@@ -87,6 +87,9 @@ export function startChild(file: string, args: readonly string[], o: StartOption
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([close, new Promise<void>((r) => (timer = setTimeout(r, maxWaitMs)))]);
       clearTimeout(timer);
+      // A timer fires before the loop's look at its descriptors: when the loop stood still past the wait (a loaded
+      // machine), what the child wrote is still unread. One more turn of the loop reads it before the pipes go.
+      if (!closed) await new Promise<void>((r) => setImmediate(r));
       if (!closed) for (const s of child.stdio.slice(1)) s?.destroy();
     },
   };
