@@ -167,6 +167,29 @@ describe("the call server on a Python launcher", () => {
     expect(outs[3]).toBe(outs[0]);
   });
 
+  it("a kanban call builds only the top level's list and `kanban`'s parser; its parse, help and errors are a plain process's", async () => {
+    const launcher = fakeHermes();
+    const [server, plain] = [cli([launcher]), cli([launcher], { callServer: "off" })];
+    const call = (c: typeof server, args: string[]) =>
+      c.c.transport.run({ args: ["kanban", "argparse", ...args], env: buildCliEnv(opts()), remoteEnv: {}, timeoutMs: 20_000, captureLimit: 1 << 20 });
+    const [a, b] = [await call(server, ["--flag", "5", "show", "t_1"]), await call(plain, ["--flag", "5", "show", "t_1"])];
+    expect(server.modes).toEqual(["server"]);
+    const [built = "", own, parsed] = a.stdout.split(" | ");
+    // the other commands' parsers are not built; every name and alias is still the top level's
+    expect(built).toBe(
+      "chat:_Unbuilt c-chat:_Unbuilt model:_Unbuilt c-model:_Unbuilt kanban:ArgumentParser c-kanban:ArgumentParser cron:_Unbuilt c-cron:_Unbuilt",
+    );
+    expect(b.stdout.split(" | ")[0]).toBe(built.replace(/_Unbuilt/g, "ArgumentParser"));
+    // a parser the call builds for itself is built in full; the parse is the same
+    expect([own, parsed]).toEqual(["ArgumentParser ArgumentParser", "kanban show t_1 5 show\n"]);
+    expect(b.stdout.split(" | ").slice(1)).toEqual([own, parsed]);
+    for (const args of [["--help"], ["show", "--help"], ["--flag", "x", "list"], ["nope"], ["--flag", "1", "show", "t_1", "extra"]]) {
+      const [s, p] = [await call(server, args), await call(plain, args)];
+      expect([s.exitCode, s.stdout, s.stderr]).toEqual([p.exitCode, p.stdout, p.stderr]);
+      expect(`${s.stdout}${s.stderr}`).toContain("usage: hermes");
+    }
+  });
+
   it("an install that changed on disk: the stale server is replaced and the new code answers", async () => {
     const launcher = fakeHermes();
     const { run } = cli([launcher]);
