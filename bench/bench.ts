@@ -9,7 +9,7 @@ import { type RunResult, runProcess } from "../src/process/runner.js";
 import { benchBoard } from "./lib/board.js";
 import { warmCreator } from "./lib/creator.js";
 import { logLines, phaseTable, verbTable } from "./lib/phases.js";
-import { cpuMs, descendantRssKiB, median, percentile, rssKiB, treeCpuMs, treeRssKiB } from "./lib/proc.js";
+import { cpuMs, descendantRssKiB, machineBusyMs, median, percentile, rssKiB, treeCpuMs, treeRssKiB } from "./lib/proc.js";
 
 const arg = (n: string, d: number) => (process.argv.includes(`--${n}`) ? Number(process.argv[process.argv.indexOf(`--${n}`) + 1]) : d);
 const quick = process.argv.includes("--quick");
@@ -26,6 +26,9 @@ const CFG = {
 };
 const ROOT = resolve(".");
 const AGENT = [process.execPath, join(ROOT, "bench", "noop-agent.mjs")];
+/** bench/naive-bridge.mjs: the wait between its polls. */
+const NAIVE_POLL_MS = 5000;
+const NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Call {
@@ -106,7 +109,18 @@ async function main(): Promise<void> {
       side.ownLog = join(dir, `bridge-${gen}.log`);
       side.proc = runProcess({
         // the shell execs the bridge (its pid is the bridge's) with its log appended to a file
-        argv: ["/bin/sh", "-c", 'exec "$0" "$@" >>"$HKB_BENCH_LOG" 2>&1', process.execPath, join(ROOT, "dist", "cli", "main.js"), "run", "--config", cfg],
+        // BENCH_NODE_FLAGS: the bridge process's own Node flags (e.g. `--cpu-prof --cpu-prof-dir=…`: where its CPU goes)
+        argv: [
+          "/bin/sh",
+          "-c",
+          'exec "$0" "$@" >>"$HKB_BENCH_LOG" 2>&1',
+          process.execPath,
+          ...NODE_FLAGS,
+          join(ROOT, "dist", "cli", "main.js"),
+          "run",
+          "--config",
+          cfg,
+        ],
         env: { ...env, HOME: dir, HKB_CALL_LOG: log, HKB_BENCH_LOG: side.ownLog },
         onSpawn: (p) => {
           side.pid = p;
@@ -132,14 +146,42 @@ async function main(): Promise<void> {
     }
     return side;
   };
+  // The side not being measured is held still (SIGSTOP) through the other's window: the naive poller's idle polls (a
+  // cold CLI start every few seconds, ~10 % of a core) are not the bridge's cost, nor the bridge's the naive's. A naive
+  // poller let go polls at once (its wait is over): a window starts a random part of its poll interval later, so the
+  // poll's phase is as random as a free-running poller's, not its worst case.
+  const hold = (s: Side, still: boolean) => {
+    try {
+      process.kill(s.pid, still ? "SIGSTOP" : "SIGCONT");
+    } catch {
+      /* gone */
+    }
+  };
   const stop = async (...sides: Side[]) => {
     for (const s of sides)
       try {
+        process.kill(s.pid, "SIGCONT");
         process.kill(s.pid, "SIGTERM");
       } catch {
         /* gone */
       }
     await Promise.all(sides.map((s) => s.proc));
+  };
+  // A side is ready when it has made its first call and its whole tree has gone quiet (the bridge's start — its
+  // call server's warm-up, the handshake, the capability reads, the watch — done): a measurement never includes it.
+  const settled = async (...ss: Side[]) => {
+    await sleep(3000);
+    for (const s of ss) {
+      const until = Date.now() + 30_000;
+      let quiet = 0;
+      let last = treeCpuMs(s.pid);
+      while (Date.now() < until && quiet < 2) {
+        await sleep(500);
+        const now = treeCpuMs(s.pid);
+        quiet = now - last < 50 && calls(s).length > 0 ? quiet + 1 : 0;
+        last = now;
+      }
+    }
   };
   const waitDone = async (s: Side, ids: string[], timeoutMs: number) => {
     const until = Date.now() + timeoutMs;
@@ -174,7 +216,7 @@ async function main(): Promise<void> {
     console.log(`repeat ${rep}/${CFG.repeats}`);
     // 1. idle + pickup at concurrency 1
     let sides = [start("bridge", 1), start("naive", 1)];
-    await sleep(3000);
+    await settled(...sides);
     const t0 = Date.now();
     const cpu0 = sides.map((s) => cpuMs(s.pid));
     const rss: number[][] = [[], []];
@@ -200,6 +242,9 @@ async function main(): Promise<void> {
       add("  RSS of the watch child, MiB", s.name, median(watch[i] ?? []) / 1024);
     });
     for (const s of sides) {
+      const others = sides.filter((o) => o !== s);
+      for (const o of others) hold(o, true);
+      await sleep(Math.random() * NAIVE_POLL_MS);
       const made: { id: string; at: number }[] = [];
       for (let k = 0; k < CFG.pickups; k += 1) {
         made.push(await create(s.lane, "BENCH:noop"));
@@ -209,7 +254,9 @@ async function main(): Promise<void> {
         s,
         made.map((m) => m.id),
         60_000,
-      );
+      ).finally(() => {
+        for (const o of others) hold(o, false);
+      });
       const claims = calls(s).filter((c) => c.verb === "claim" && c.code === 0);
       for (const m of made) {
         const c = claims.find((x) => x.task === m.id);
@@ -221,16 +268,24 @@ async function main(): Promise<void> {
       if (conc === 4) {
         await stop(...sides);
         sides = [start("bridge", 4), start("naive", 4)];
-        await sleep(3000);
+        await settled(...sides);
       }
       for (const s of sides) {
+        const others = sides.filter((o) => o !== s);
+        for (const o of others) hold(o, true);
+        await sleep(Math.random() * NAIVE_POLL_MS);
         const own0 = cpuMs(s.pid).own;
         const tree0 = treeCpuMs(s.pid);
+        const busy0 = machineBusyMs();
         const from = Date.now();
         const ids: string[] = [];
         for (let k = 0; k < CFG.tasks; k += 1) ids.push((await create(s.lane, "BENCH:noop")).id);
-        const end = await waitDone(s, ids, 300_000);
+        const end = await waitDone(s, ids, 300_000).finally(() => {
+          for (const o of others) hold(o, false);
+        });
         add(`throughput at concurrency ${conc}, tasks/min`, s.name, (CFG.tasks * 60_000) / (end - from));
+        // the whole machine, task creation and the kernel's own work (namespaces, cgroups) included
+        add(`  machine CPU per task at concurrency ${conc}, ms`, s.name, (machineBusyMs() - busy0) / CFG.tasks);
         if (conc === 4 && s.ownLog) {
           const spent4 = calls(s, from, end + 1).filter((c) => c.task === null || ids.includes(c.task));
           phases4.push(phaseTable(ids, logLines(s.ownLog, new Set(ids)), spent4));
@@ -258,7 +313,7 @@ async function main(): Promise<void> {
     // 3. heartbeat lateness while the agent streams ~50 MB/min
     await stop(...sides);
     sides = [start("bridge", 1), start("naive", 1)];
-    await sleep(3000);
+    await settled(...sides);
     await Promise.all(
       sides.map(async (s) => {
         const t = await create(s.lane, `BENCH:flood:${CFG.floodS}`);

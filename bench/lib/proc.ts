@@ -127,3 +127,10 @@ export function treePids(roots: number[]): Set<number> {
   }
   return out;
 }
+
+/** CPU ms the whole machine spent busy (every core: user, nice, system, irq, softirq, steal — not idle or iowait). */
+export function machineBusyMs(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.trim().split(/\s+/).slice(1).map(Number);
+  return ((user + nice + system + irq + softirq + steal) * 1000) / TICK;
+}
