@@ -11,10 +11,11 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Blocks this thread (the loop stands still) until `until` holds, looking every 10 ms. */
+/** Blocks this thread (the loop stands still) until `until` holds, looking every 10 ms (20 s at most). */
 function standStill(until: () => boolean): void {
   const cell = new Int32Array(new SharedArrayBuffer(4));
-  while (!until()) Atomics.wait(cell, 0, 0, 10);
+  const deadline = Date.now() + 20_000;
+  while (!until() && Date.now() < deadline) Atomics.wait(cell, 0, 0, 10);
 }
 
 describe("a drained child's pipes", () => {
@@ -37,6 +38,7 @@ describe("a drained child's pipes", () => {
     });
     await started.exit;
     standStill(() => existsSync(mark));
+    expect(existsSync(mark)).toBe(true);
     const drained = started.drained(0);
     // The wait's timer is due before the loop looks at the pipe again.
     const due = Date.now() + 20;
