@@ -45,11 +45,17 @@ export interface CardRun {
   reopen: boolean;
 }
 
-/** The board's own record of a reopen (its `reopened` event) before the run, with no completion since. */
+/**
+ * The board's own record of a reopen (its `reopened` event) before the run's claim, with no completion between — by
+ * the events' order (the board lists them by time, then as written: kanban_db.py `list_events`): a run, its close and
+ * a reopen can share one second.
+ */
 function reworksReopen(d: TaskDetail, run: TaskRunRecord): boolean {
   const start = run.startedAt ?? Number.POSITIVE_INFINITY;
-  const reopened = d.events.findLast((e) => e.kind === "reopened" && e.createdAt <= start);
-  return reopened !== undefined && !d.events.some((e) => e.kind === "completed" && e.createdAt > reopened.createdAt && e.createdAt < start);
+  const claimed = d.events.findIndex((e) => e.kind === "claimed" && e.runId === run.id);
+  const before = claimed >= 0 ? d.events.slice(0, claimed) : d.events.filter((e) => e.createdAt <= start);
+  const reopened = before.findLastIndex((e) => e.kind === "reopened");
+  return reopened >= 0 && !before.slice(reopened).some((e) => e.kind === "completed");
 }
 
 const CLOSE_EVENTS = new Set(["blocked", "block_loop_detected", "reclaimed", "scheduled"]);

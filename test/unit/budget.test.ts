@@ -192,6 +192,26 @@ describe("usage report from cards", () => {
   });
 });
 
+describe("a reopen in the usage report", () => {
+  it("is the run claimed after the board's `reopened` event, by the events' order — a run, its close and the reopen can share one second", async () => {
+    const { cardRuns } = await import("../../src/observe/usage-report.js");
+    const T = 1_800_000_000;
+    const ev = (kind: string, runId: number | null, payload: Record<string, unknown> | null = null) => taskEventOf({ kind, runId, createdAt: T, payload });
+    const detail = {
+      task: { id: "t_1" },
+      runs: [run(1, { outcome: "completed", startedAt: T, endedAt: T }), run(2, { outcome: "completed", startedAt: T, endedAt: T })],
+      events: [
+        ev("claimed", 1, { lock: "host:1" }),
+        ev("completed", 1),
+        ev("reopened", null, { reason: "again" }),
+        ev("claimed", 2, { lock: "host:2" }),
+        ev("completed", 2),
+      ],
+    } as unknown as import("../../src/board/port.js").TaskDetail;
+    expect(cardRuns("b", detail).map((r) => r.reopen)).toEqual([false, true]);
+  });
+});
+
 describe("a hand-back's one-line reason", () => {
   it("keeps its usage line whole at the end, however long the text before it; read back from there", () => {
     const usage = usageLine({ tokens: { input: 7, output: 3 } }, undefined, "box/seat-a", { agent: "command", retries: ["crash"] });
