@@ -157,6 +157,15 @@ async function main(): Promise<void> {
       /* gone */
     }
   };
+  /** Holds every side but `s`, waits a random part of the poll interval, and returns what lets them go. */
+  const alone = async (s: Side, sides: readonly Side[]): Promise<() => void> => {
+    const others = sides.filter((o) => o !== s);
+    for (const o of others) hold(o, true);
+    await sleep(Math.random() * NAIVE_POLL_MS);
+    return () => {
+      for (const o of others) hold(o, false);
+    };
+  };
   const stop = async (...sides: Side[]) => {
     for (const s of sides)
       try {
@@ -242,9 +251,7 @@ async function main(): Promise<void> {
       add("  RSS of the watch child, MiB", s.name, median(watch[i] ?? []) / 1024);
     });
     for (const s of sides) {
-      const others = sides.filter((o) => o !== s);
-      for (const o of others) hold(o, true);
-      await sleep(Math.random() * NAIVE_POLL_MS);
+      const letGo = await alone(s, sides);
       const made: { id: string; at: number }[] = [];
       for (let k = 0; k < CFG.pickups; k += 1) {
         made.push(await create(s.lane, "BENCH:noop"));
@@ -254,9 +261,7 @@ async function main(): Promise<void> {
         s,
         made.map((m) => m.id),
         60_000,
-      ).finally(() => {
-        for (const o of others) hold(o, false);
-      });
+      ).finally(letGo);
       const claims = calls(s).filter((c) => c.verb === "claim" && c.code === 0);
       for (const m of made) {
         const c = claims.find((x) => x.task === m.id);
@@ -271,18 +276,14 @@ async function main(): Promise<void> {
         await settled(...sides);
       }
       for (const s of sides) {
-        const others = sides.filter((o) => o !== s);
-        for (const o of others) hold(o, true);
-        await sleep(Math.random() * NAIVE_POLL_MS);
+        const letGo = await alone(s, sides);
         const own0 = cpuMs(s.pid).own;
         const tree0 = treeCpuMs(s.pid);
         const busy0 = machineBusyMs();
         const from = Date.now();
         const ids: string[] = [];
         for (let k = 0; k < CFG.tasks; k += 1) ids.push((await create(s.lane, "BENCH:noop")).id);
-        const end = await waitDone(s, ids, 300_000).finally(() => {
-          for (const o of others) hold(o, false);
-        });
+        const end = await waitDone(s, ids, 300_000).finally(letGo);
         add(`throughput at concurrency ${conc}, tasks/min`, s.name, (CFG.tasks * 60_000) / (end - from));
         // the whole machine, task creation and the kernel's own work (namespaces, cgroups) included
         add(`  machine CPU per task at concurrency ${conc}, ms`, s.name, (machineBusyMs() - busy0) / CFG.tasks);

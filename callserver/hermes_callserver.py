@@ -264,15 +264,22 @@ _LOCALE_VARS = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 # clears and fills it): read there, a lookup does not encode and decode on each of ~1000 strings.
 _ENV = getattr(os.environ, "_data", None)
 if isinstance(_ENV, dict) and all(isinstance(k, bytes) for k in _ENV):
-    _LOCALE_KEYS = tuple(v.encode() for v in _LOCALE_VARS)
+
+    def _keys(names):
+        return tuple(n.encode() for n in names)
 
     def _env(keys):
         return tuple(map(_ENV.get, keys))
 else:
-    _LOCALE_KEYS = _LOCALE_VARS
+
+    def _keys(names):
+        return tuple(names)
 
     def _env(keys):
         return tuple(map(os.environ.get, keys))
+
+
+_LOCALE_KEYS = _keys(_LOCALE_VARS)
 
 
 def _remembered_find(domain, localedir=None, languages=None, all=False):
@@ -297,7 +304,7 @@ for _all in (False, True):
 # fallback alone: remembered per call on them (computed by the standard library's own function).
 _terminal_size = shutil.get_terminal_size
 _sizes = {}
-_SIZE_KEYS = tuple(k.encode() if _LOCALE_KEYS is not _LOCALE_VARS else k for k in ("COLUMNS", "LINES"))
+_SIZE_KEYS = _keys(("COLUMNS", "LINES"))
 
 
 def _remembered_terminal_size(fallback=(80, 24)):

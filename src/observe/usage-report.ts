@@ -51,9 +51,8 @@ export interface CardRun {
  * a reopen can share one second.
  */
 function reworksReopen(d: TaskDetail, run: TaskRunRecord): boolean {
-  const start = run.startedAt ?? Number.POSITIVE_INFINITY;
   const claimed = d.events.findIndex((e) => e.kind === "claimed" && e.runId === run.id);
-  const before = claimed >= 0 ? d.events.slice(0, claimed) : d.events.filter((e) => e.createdAt <= start);
+  const before = claimed >= 0 ? d.events.slice(0, claimed) : d.events.filter((e) => e.createdAt <= (run.startedAt ?? Number.POSITIVE_INFINITY));
   const reopened = before.findLastIndex((e) => e.kind === "reopened");
   return reopened >= 0 && !before.slice(reopened).some((e) => e.kind === "completed");
 }
