@@ -134,5 +134,7 @@ EOF
   log "swarm: $(tr '\n' ' ' <"$HKB_WORK/logs/swarm-isolation.log")"
   check "swarm: the seat reports its isolation (auto: no bubblewrap in a Swarm task, said with why)" sh -c \
     "grep -q 'swarm seat isolation: ' '$HKB_WORK/logs/swarm-isolation.log' && ! grep -q 'swarm seat isolation: bwrap' '$HKB_WORK/logs/swarm-isolation.log'"
+  # Every seat's own log (the drained node's too, its tasks shut down), kept for a failure's post-mortem.
+  dk n1 service logs --raw --timestamps seat >"$HKB_WORK/logs/swarm-seats.log" 2>&1 || true
   dk n1 service rm seat board-host >/dev/null 2>&1 || true
 }

@@ -3,7 +3,7 @@
 // (call-server.ts). The Board port does not see which: HermesCli runs every call through a transport.
 import { hostname } from "node:os";
 import { type RunResult, runProcess } from "../process/runner.js";
-import { hermesArgv, sshSplit } from "./remote.js";
+import { announcedProcess, hermesArgv, sshSplit } from "./remote.js";
 
 export interface CallSpec {
   /** The arguments after the hermes command (`kanban --board=… verb …`). */
@@ -30,22 +30,29 @@ export interface CliTransport {
 /** One process per call: the hermes command prefix (through ssh: quoted, the environment on the command line). */
 export class ProcessTransport implements CliTransport {
   readonly mode = "process";
-  /** The host a call's process runs on (null through ssh: the board host's pid names nothing here). */
+  /** The host a call's process runs on (null through ssh: the board host announces its own, remote.ts). */
   readonly host: string | null;
 
   constructor(private readonly command: readonly string[]) {
     this.host = sshSplit(command) ? null : hostname();
   }
 
-  run(c: CallSpec): Promise<RunResult> {
-    return runProcess({
-      argv: hermesArgv(this.command, c.args, c.remoteEnv),
+  async run(c: CallSpec): Promise<RunResult> {
+    // Through ssh a call that wants its process named has the board host announce it (remote.ts): told
+    // once the call is over — a cut call too, since the line is written before Hermes starts.
+    const announce = this.host === null && c.onSpawn !== undefined;
+    const r = await runProcess({
+      argv: hermesArgv(this.command, c.args, c.remoteEnv, { announce }),
       env: c.env,
       timeoutMs: c.timeoutMs,
       captureLimit: c.captureLimit,
       signal: c.signal,
-      onSpawn: (pid) => c.onSpawn?.(pid, this.host),
+      onSpawn: (pid) => (announce ? undefined : c.onSpawn?.(pid, this.host)),
     });
+    const said = announce ? announcedProcess(r.stderr) : null;
+    if (!said) return r;
+    c.onSpawn?.(said.pid, said.host);
+    return { ...r, stderr: said.stderr };
   }
 
   async close(): Promise<void> {}

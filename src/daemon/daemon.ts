@@ -256,7 +256,8 @@ export class Daemon extends SeatEventsOut {
         launcher: this.launcher,
         seat: this.seat,
         health: this.health,
-        signal: this.loopAc.signal,
+        // Not the loop's: a claim under way at the stop may have taken effect — it ends, its run is drained.
+        signal: this.runsAc.signal,
         capabilities: (b) => this.caps.get(b) ?? null,
         stopping: () => this.stopping,
         onClaimed: (e) => this.tell("claimed", e),

@@ -72,7 +72,7 @@ const SETTLE_MS = 30_000;
  * a claim that took effect is never left `running` because the bridge was stopping.
  */
 async function settleUncertain(board: Board, u: ClaimUncertain): Promise<Acquired> {
-  // Through ssh the lock names a process of the board host: there is nothing to match it with.
+  // A lock nothing here could name (through ssh, a remote prefix that is shell syntax): nothing to match.
   if (u.claimLock === undefined) throw u.error;
   let detail: TaskDetail;
   try {

@@ -23,8 +23,6 @@ export interface ContractHarness {
   /** Expires the task's claim and runs one dispatcher pass (what a gateway does). */
   expireAndDispatch(taskId: string): Promise<void>;
   comments(taskId: string): Promise<{ author: string; body: string }[]>;
-  /** The CLI runs on another host (ssh): a claim's lock does not name this host's claim process. */
-  remote?: boolean;
 }
 
 const A = "contract-bridge";
@@ -78,7 +76,8 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         const { lease, detail } = await acquire(b, id, 600);
         expect(lease.runId).toBeTypeOf("number");
         expect(lease.workspace).toContain(id);
-        if (!h.remote) expect(lease.claimLock).toMatch(/^\S+:\S+$/);
+        // (through ssh the board host announced its process: remote.ts)
+        expect(lease.claimLock).toMatch(/^\S+:\S+$/);
         expect(detail?.task.status).toBe("running");
         const f = fencedOf(b, lease);
         await f.heartbeat("halfway");
@@ -160,8 +159,8 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
         // A replayed close (no lock of its own, its claim long expired) never takes the open run for its own.
         const { claimLock: _, ...noLock } = unread;
         await expect(fencedOf(b, { ...noLock, expiresAt: 0 }).block({ reason: "late replay" })).rejects.toBeInstanceOf(LeaseLost);
-        // The claim's own lock names its run even now (locally; through ssh the lock is the board host's).
-        if (!h.remote) await expect(fencedOf(b, unread).block({ reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
+        // The claim's own lock names its run even now (through ssh too: the board host announced it).
+        await expect(fencedOf(b, unread).block({ reason: "late" })).rejects.toBeInstanceOf(LeaseLost);
         d = await b.show(id);
         expect(d.task.status).toBe("running");
         expect(d.runs.at(-1)?.id).toBe(other.lease.runId);
@@ -173,11 +172,6 @@ export function boardContract(name: string, setup: () => Promise<ContractHarness
       withBoard(async (h) => {
         const id = await h.seed("claim fails after it took effect", A, undefined, { claimFailsAfterEffect: true });
         const b = h.board();
-        if (h.remote) {
-          // Through ssh the lock names the board host's process: the CLI's error stands (named claims settle it).
-          await expect(acquire(b, id, 600)).rejects.toBeInstanceOf(Rejected);
-          return;
-        }
         const got = await acquire(b, id, 600);
         expect(got.claimFailure).toBeInstanceOf(Rejected);
         expect(got.lease.runId).toBeTypeOf("number");

@@ -26,7 +26,7 @@ const overSsh = (emu: Emu, slug?: string) =>
 
 boardContract("HermesCliBoard through ssh (fake ssh, emulator board)", async () => {
   const emu = await Emu.create();
-  return { ...emulatorHarness(emu, (slug) => overSsh(emu, slug)), remote: true };
+  return emulatorHarness(emu, (slug) => overSsh(emu, slug));
 });
 
 describe("task text through ssh", () => {

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HermesCli } from "../../src/board/cli.js";
 import { buildCliEnv } from "../../src/board/env.js";
 import { HermesCliBoard } from "../../src/board/index.js";
-import { hermesArgv } from "../../src/board/remote.js";
+import { announcedProcess, hermesArgv } from "../../src/board/remote.js";
 import { acquire } from "../../src/lease/acquire.js";
 import { fencedOf } from "../contract/board-contract.js";
 import { EMULATOR_BIN, Emu } from "../helpers/emulator.js";
@@ -60,6 +60,9 @@ describe("ssh to a board host whose login shell is not POSIX (fish)", () => {
     expect((await board.listReady({ assignee: "s" })).map((t) => t.id)).toEqual([id]);
     // the fencing pair travels in the script: a fenced heartbeat lands, its note as text
     const { lease } = await acquire(board, id, 600);
+    // the claim's process, announced by the board host through fish too, is the lock Hermes wrote
+    expect(lease.claimLock).toMatch(/^\S+:\d+$/);
+    expect((await e.show(id)).events.find((x) => x.kind === "claimed")?.payload?.lock).toBe(lease.claimLock);
     const note = "halfway; it's 50% \\' done";
     await fencedOf(board, lease).heartbeat(note);
     expect((await e.show(id)).events.findLast((x) => x.kind === "heartbeat")?.payload?.note).toBe(note);
@@ -88,6 +91,20 @@ describe("ssh to a board host whose login shell is not POSIX (fish)", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(c.transport.mode).toBe("server");
   }, 60_000);
+
+  it("a board host's announced process is the first such line, before anything the CLI prints; it leaves stderr", () => {
+    expect(announcedProcess("Warning: Permanently added 'h'\nhkb-board-process bh:42\nError: no\nhkb-board-process evil:1\n")).toEqual({
+      host: "bh",
+      pid: 42,
+      stderr: "Warning: Permanently added 'h'\nError: no\nhkb-board-process evil:1\n",
+    });
+    expect(announcedProcess("Error: hkb-board-process x:1 (not a line of its own)")).toBeNull();
+    // a remote prefix that is shell syntax is not `exec`ed (it would mean something else): no announcement
+    const shellSyntax = ["ssh", "h", "cd", "/x", "&&", "hermes"];
+    const claim = ["kanban", "claim", "t_1"];
+    expect(hermesArgv(shellSyntax, claim, {}, { announce: true })).toEqual(hermesArgv(shellSyntax, claim, {}));
+    expect(hermesArgv(["ssh", "h", "hermes"], claim, {}, { announce: true })).not.toEqual(hermesArgv(["ssh", "h", "hermes"], claim, {}));
+  });
 
   it("the outer word holds nothing a login shell would read: no quote, backslash, newline or bang inside it", () => {
     const argv = hermesArgv(["ssh", "h", "hermes"], ["comment", "--", "t_1", "a'b\\c\nd!e$f`g\"h"], { HERMES_KANBAN_TASK: "t_1" });

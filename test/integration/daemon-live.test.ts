@@ -115,13 +115,17 @@ describe("daemon (long-running)", () => {
     const go = new Promise<void>((r) => {
       letClaimGo = r;
     });
+    let claimCutByStop: boolean | undefined;
     // The claim call is held open until the stop signal has been given (a signal that lands mid-claim).
     const slow: Board = Object.create(board, {
       claim: {
         value: async (...a: Parameters<Board["claim"]>) => {
           claimStarted();
           await go;
-          return board.claim(a[0], a[1], new AbortController().signal, a[3]);
+          // The claim's own signal, as the daemon gave it: the stop must not cut a claim under way (through
+          // ssh without the call server, a cut claim that took effect has a lock nothing here can name).
+          claimCutByStop = a[2]?.aborted === true;
+          return board.claim(...a);
         },
       },
     });
@@ -132,6 +136,7 @@ describe("daemon (long-running)", () => {
     letClaimGo();
     await stopped;
     // The run the late claim started was finished (its agent completes at once) — not left running.
+    expect(claimCutByStop).toBe(false);
     expect((await emu.show(id)).task.status).toBe("done");
     expect(daemon.status().runs).toEqual([]);
   });
