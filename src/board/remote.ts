@@ -53,16 +53,14 @@ export function portableScript(script: string): string[] {
   return ["sh", "-c", `'s=$(printf %b "${escaped}"); eval "$s"'`];
 }
 
-/** The first line a call that announces its process writes to stderr on the board host, before Hermes runs. */
-const ANNOUNCED = /^hkb-board-process (\S+):(\d+)$/m;
-
 /**
  * The board host's process that ran an announcing call (`<host>:<pid>`, what Hermes writes as a claim's
- * lock) and the call's stderr without that line; null when the call did not announce it. The first such
- * line is the shell's own: it is written before Hermes starts, so nothing Hermes prints comes before it.
+ * lock) and the call's stderr without that line; null when the call did not announce it. The line carries
+ * the call's own nonce, which nothing the CLI prints (task text included) can know.
  */
-export function announcedProcess(stderr: string): { host: string; pid: number; stderr: string } | null {
-  const m = ANNOUNCED.exec(stderr);
+export function announcedProcess(stderr: string, nonce: string): { host: string; pid: number; stderr: string } | null {
+  if (!/^[0-9a-f]+$/.test(nonce)) return null;
+  const m = new RegExp(`^hkb-board-process-${nonce} (\\S+):(\\d+)$`, "m").exec(stderr);
   if (!m?.[1] || !m[2]) return null;
   return { host: m[1], pid: Number(m[2]), stderr: stderr.slice(0, m.index) + stderr.slice(m.index + m[0].length).replace(/^\n/, "") };
 }
@@ -70,26 +68,26 @@ export function announcedProcess(stderr: string): { host: string; pid: number; s
 /**
  * The argv that runs `args` after the hermes prefix. Through ssh: `remoteEnv` set by `env` on the far side
  * (and `cwd` entered first), every word safe from the login shell's own rules; otherwise the prefix and the
- * arguments as they are. `announce` (through ssh, a remote prefix of plain words): the far side first
- * writes its host and pid to stderr (`announcedProcess`), then `exec`s the CLI in that same process — the
+ * arguments as they are. `announce` (a nonce; through ssh, a remote prefix of plain words): the far side
+ * first writes its host and pid to stderr with it (`announcedProcess`), then `exec`s the CLI in that same process — the
  * pid in the lock Hermes writes for a claim, so a claim whose answer was lost can still be told as ours.
  */
 export function hermesArgv(
   prefix: readonly string[],
   args: readonly string[],
   remoteEnv: Record<string, string>,
-  o: { cwd?: string; announce?: boolean } = {},
+  o: { cwd?: string; announce?: string } = {},
 ): string[] {
   const split = sshSplit(prefix);
   if (!split) return [...prefix, ...args];
   const vars = Object.entries(remoteEnv).map(([k, v]) => `${k}=${v}`);
   const words = [...(vars.length ? ["env", ...vars] : []), ...split.remote, ...args];
   // `exec` of a remote prefix that is shell syntax (`cd x && hermes`) would change what it means: not announced.
-  const announce = o.announce === true && !o.cwd && split.remote.every((w) => PLAIN.test(w));
+  const announce = o.announce !== undefined && /^[0-9a-f]+$/.test(o.announce) && !o.cwd && split.remote.every((w) => PLAIN.test(w));
   if (!o.cwd && !announce && words.every((w) => PLAIN.test(w))) return [...split.ssh, ...words];
   // The operator's remote prefix is shell syntax of their own (`python3 /opt/hermes/hermes`): as written.
   const script = [
-    ...(announce ? [`printf 'hkb-board-process %s:%s\\n' "$(uname -n)" "$$" >&2; exec`] : []),
+    ...(announce ? [`printf 'hkb-board-process-${o.announce} %s:%s\\n' "$(uname -n)" "$$" >&2; exec`] : []),
     ...(o.cwd ? [`cd ${shellQuote(o.cwd)} &&`] : []),
     ...(vars.length ? ["env", ...vars.map(shellQuote)] : []),
     ...split.remote,

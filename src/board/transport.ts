@@ -1,6 +1,7 @@
 // How one `hermes …` call reaches the CLI: a plain process per call (the argv prefix + the call's
 // arguments, the environment — through ssh on the remote command line), or the call server
 // (call-server.ts). The Board port does not see which: HermesCli runs every call through a transport.
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type RunResult, runProcess } from "../process/runner.js";
 import { announcedProcess, hermesArgv, sshSplit } from "./remote.js";
@@ -40,7 +41,7 @@ export class ProcessTransport implements CliTransport {
   async run(c: CallSpec): Promise<RunResult> {
     // Through ssh a call that wants its process named has the board host announce it (remote.ts): told
     // once the call is over — a cut call too, since the line is written before Hermes starts.
-    const announce = this.host === null && c.onSpawn !== undefined;
+    const announce = this.host === null && c.onSpawn !== undefined ? randomBytes(8).toString("hex") : undefined;
     const r = await runProcess({
       argv: hermesArgv(this.command, c.args, c.remoteEnv, { announce }),
       env: c.env,
@@ -49,7 +50,7 @@ export class ProcessTransport implements CliTransport {
       signal: c.signal,
       onSpawn: (pid) => (announce ? undefined : c.onSpawn?.(pid, this.host)),
     });
-    const said = announce ? announcedProcess(r.stderr) : null;
+    const said = announce ? announcedProcess(r.stderr, announce) : null;
     if (!said) return r;
     c.onSpawn?.(said.pid, said.host);
     return { ...r, stderr: said.stderr };

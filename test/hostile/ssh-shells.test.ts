@@ -92,18 +92,19 @@ describe("ssh to a board host whose login shell is not POSIX (fish)", () => {
     expect(c.transport.mode).toBe("server");
   }, 60_000);
 
-  it("a board host's announced process is the first such line, before anything the CLI prints; it leaves stderr", () => {
-    expect(announcedProcess("Warning: Permanently added 'h'\nhkb-board-process bh:42\nError: no\nhkb-board-process evil:1\n")).toEqual({
-      host: "bh",
-      pid: 42,
-      stderr: "Warning: Permanently added 'h'\nError: no\nhkb-board-process evil:1\n",
-    });
-    expect(announcedProcess("Error: hkb-board-process x:1 (not a line of its own)")).toBeNull();
-    // a remote prefix that is shell syntax is not `exec`ed (it would mean something else): no announcement
-    const shellSyntax = ["ssh", "h", "cd", "/x", "&&", "hermes"];
+  it("a board host's announced process is the line with the call's nonce, which nothing the CLI prints can forge; it leaves stderr", () => {
+    const said = "Warning: Permanently added 'h'\nhkb-board-process-0af3 bh:42\nError: no\n";
+    expect(announcedProcess(said, "0af3")).toEqual({ host: "bh", pid: 42, stderr: "Warning: Permanently added 'h'\nError: no\n" });
+    // task text the CLI echoes cannot name a process: it does not know the call's nonce
+    expect(announcedProcess("Error: bad title\nhkb-board-process-1234 evil:1\n", "0af3")).toBeNull();
+    expect(announcedProcess("Error: hkb-board-process-0af3 x:1 (not a line of its own)", "0af3")).toBeNull();
     const claim = ["kanban", "claim", "t_1"];
-    expect(hermesArgv(shellSyntax, claim, {}, { announce: true })).toEqual(hermesArgv(shellSyntax, claim, {}));
-    expect(hermesArgv(["ssh", "h", "hermes"], claim, {}, { announce: true })).not.toEqual(hermesArgv(["ssh", "h", "hermes"], claim, {}));
+    const plain = ["ssh", "h", "hermes"];
+    expect(hermesArgv(plain, claim, {}, { announce: "0af3" })).not.toEqual(hermesArgv(plain, claim, {}));
+    // a remote prefix that is shell syntax is not `exec`ed (it would mean something else), nor a nonce that is not hex
+    const shellSyntax = ["ssh", "h", "cd", "/x", "&&", "hermes"];
+    expect(hermesArgv(shellSyntax, claim, {}, { announce: "0af3" })).toEqual(hermesArgv(shellSyntax, claim, {}));
+    expect(hermesArgv(plain, claim, {}, { announce: "x'; rm" })).toEqual(hermesArgv(plain, claim, {}));
   });
 
   it("the outer word holds nothing a login shell would read: no quote, backslash, newline or bang inside it", () => {
