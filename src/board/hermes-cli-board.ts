@@ -124,7 +124,7 @@ export class HermesCliBoard implements Board {
     const named = o.claimer !== undefined && (await this.caps_(signal))?.namedClaims === true ? o.claimer : undefined;
     // The lock Hermes writes: a named claimer, else `<host>:<pid>` of the process that claims — known when
     // that process runs here, or when the call server (on any host) announced it.
-    let claimLock: string | undefined = named;
+    let [claimLock, lockSince]: [string | undefined, number | undefined] = [named, undefined];
     const receipt = (workspace: string): ClaimReceipt => ({ taskId, workspace, claimedAt, ttlSeconds: ttl, ...(claimLock !== undefined ? { claimLock } : {}) });
     try {
       const res = await this.cli.run(
@@ -139,8 +139,8 @@ export class HermesCliBoard implements Board {
         {
           taskId,
           signal,
-          onSpawn: (pid, host) => {
-            if (named === undefined) claimLock = host === null ? undefined : `${host}:${pid}`;
+          onSpawn: (pid, host, since) => {
+            if (named === undefined) [claimLock, lockSince] = [host === null ? undefined : `${host}:${pid}`, since];
           },
         },
       );
@@ -148,7 +148,7 @@ export class HermesCliBoard implements Board {
     } catch (err) {
       // A lost race, a missing task, a bad call: the claim did not happen. Anything else may have.
       if (err instanceof Transient || err instanceof Rejected)
-        throw new ClaimUncertain({ taskId, claimedAt, ttlSeconds: ttl, claimLock: receipt("").claimLock, cause: err });
+        throw new ClaimUncertain({ taskId, claimedAt, ttlSeconds: ttl, claimLock: receipt("").claimLock, lockSince, cause: err });
       throw err;
     }
   }

@@ -55,14 +55,17 @@ export function portableScript(script: string): string[] {
 
 /**
  * The board host's process that ran an announcing call (`<host>:<pid>`, what Hermes writes as a claim's
- * lock) and the call's stderr without that line; null when the call did not announce it. The line carries
- * the call's own nonce, which nothing the CLI prints (task text included) can know.
+ * lock), the board host's time then (epoch seconds: a `claimed` event under that lock written earlier was
+ * another process's with the same pid, before the pids wrapped) and the call's stderr without that line;
+ * null when the call did not announce it. The line carries the call's own nonce, which nothing the CLI
+ * prints (task text included) can know.
  */
-export function announcedProcess(stderr: string, nonce: string): { host: string; pid: number; stderr: string } | null {
+export function announcedProcess(stderr: string, nonce: string): { host: string; pid: number; since: number; stderr: string } | null {
   if (!/^[0-9a-f]+$/.test(nonce)) return null;
-  const m = new RegExp(`^hkb-board-process-${nonce} (\\S+):(\\d+)$`, "m").exec(stderr);
-  if (!m?.[1] || !m[2]) return null;
-  return { host: m[1], pid: Number(m[2]), stderr: stderr.slice(0, m.index) + stderr.slice(m.index + m[0].length).replace(/^\n/, "") };
+  const m = new RegExp(`^hkb-board-process-${nonce} (\\S+):(\\d+) (\\d+)$`, "m").exec(stderr);
+  if (!m?.[1] || !m[2] || !m[3]) return null;
+  const rest = stderr.slice(0, m.index) + stderr.slice(m.index + m[0].length).replace(/^\n/, "");
+  return { host: m[1], pid: Number(m[2]), since: Number(m[3]), stderr: rest };
 }
 
 /**
@@ -87,7 +90,7 @@ export function hermesArgv(
   if (!o.cwd && !announce && words.every((w) => PLAIN.test(w))) return [...split.ssh, ...words];
   // The operator's remote prefix is shell syntax of their own (`python3 /opt/hermes/hermes`): as written.
   const script = [
-    ...(announce ? [`printf 'hkb-board-process-${o.announce} %s:%s\\n' "$(uname -n)" "$$" >&2; exec`] : []),
+    ...(announce ? [`printf 'hkb-board-process-${o.announce} %s:%s %s\\n' "$(uname -n)" "$$" "$(date +%s)" >&2; exec`] : []),
     ...(o.cwd ? [`cd ${shellQuote(o.cwd)} &&`] : []),
     ...(vars.length ? ["env", ...vars.map(shellQuote)] : []),
     ...split.remote,

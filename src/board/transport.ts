@@ -15,8 +15,11 @@ export interface CallSpec {
   timeoutMs: number;
   captureLimit: number;
   signal?: AbortSignal | undefined;
-  /** The process that runs the call, before it runs: its pid and the host it runs on (null: not known here). */
-  onSpawn?: ((pid: number, host: string | null) => void) | undefined;
+  /**
+   * The process that runs the call: its pid and the host it runs on (null: not known here) — and, where that
+   * host announced it (through ssh), its time then in epoch seconds: nothing under that lock before it is this call's.
+   */
+  onSpawn?: ((pid: number, host: string | null, since?: number) => void) | undefined;
 }
 
 export type TransportMode = "process" | "server";
@@ -52,7 +55,7 @@ export class ProcessTransport implements CliTransport {
     });
     const said = announce ? announcedProcess(r.stderr, announce) : null;
     if (!said) return r;
-    c.onSpawn?.(said.pid, said.host);
+    c.onSpawn?.(said.pid, said.host, said.since);
     return { ...r, stderr: said.stderr };
   }
 

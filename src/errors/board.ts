@@ -187,12 +187,22 @@ export class ClaimUncertain extends BridgeError {
   readonly claimedAt: number;
   readonly ttlSeconds: number;
   readonly claimLock: string | undefined;
-  constructor(d: { taskId: string; claimedAt: number; ttlSeconds: number; claimLock?: string | undefined; cause: Transient | Rejected }) {
+  /** The board host's epoch seconds when the claiming process announced itself (ssh): its lock's events start there. */
+  readonly lockSince: number | undefined;
+  constructor(d: {
+    taskId: string;
+    claimedAt: number;
+    ttlSeconds: number;
+    claimLock?: string | undefined;
+    lockSince?: number | undefined;
+    cause: Transient | Rejected;
+  }) {
     super("claim_uncertain", `claim of ${d.taskId} failed, perhaps after taking effect: ${d.cause.message}`, { cause: d.cause });
     this.taskId = d.taskId;
     this.claimedAt = d.claimedAt;
     this.ttlSeconds = d.ttlSeconds;
     this.claimLock = d.claimLock;
+    this.lockSince = d.lockSince;
   }
 
   /** The CLI's own error (what a block of such a claim names). */

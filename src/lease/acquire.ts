@@ -81,6 +81,9 @@ async function settleUncertain(board: Board, u: ClaimUncertain): Promise<Acquire
     throw u.error;
   }
   const run = claimedRun(detail, u.claimLock, { openRunFallback: false });
+  // A `claimed` event under this lock from before the process announced itself was another's with the same pid.
+  const at = detail.events.findLast((e) => e.claim?.lock === u.claimLock)?.createdAt ?? 0;
+  if (u.lockSince !== undefined && at < u.lockSince) throw u.error;
   if (run.runId === null || detail.task.status !== "running" || openRun(detail).runId !== run.runId) throw u.error;
   const lease = leaseOf({
     board: board.slug,

@@ -93,11 +93,11 @@ describe("ssh to a board host whose login shell is not POSIX (fish)", () => {
   }, 60_000);
 
   it("a board host's announced process is the line with the call's nonce, which nothing the CLI prints can forge; it leaves stderr", () => {
-    const said = "Warning: Permanently added 'h'\nhkb-board-process-0af3 bh:42\nError: no\n";
-    expect(announcedProcess(said, "0af3")).toEqual({ host: "bh", pid: 42, stderr: "Warning: Permanently added 'h'\nError: no\n" });
+    const said = "Warning: Permanently added 'h'\nhkb-board-process-0af3 bh:42 1796550284\nError: no\n";
+    expect(announcedProcess(said, "0af3")).toEqual({ host: "bh", pid: 42, since: 1796550284, stderr: "Warning: Permanently added 'h'\nError: no\n" });
     // task text the CLI echoes cannot name a process: it does not know the call's nonce
-    expect(announcedProcess("Error: bad title\nhkb-board-process-1234 evil:1\n", "0af3")).toBeNull();
-    expect(announcedProcess("Error: hkb-board-process-0af3 x:1 (not a line of its own)", "0af3")).toBeNull();
+    expect(announcedProcess("Error: bad title\nhkb-board-process-1234 evil:1 1\n", "0af3")).toBeNull();
+    expect(announcedProcess("Error: hkb-board-process-0af3 x:1 1 (not a line of its own)", "0af3")).toBeNull();
     const claim = ["kanban", "claim", "t_1"];
     const plain = ["ssh", "h", "hermes"];
     expect(hermesArgv(plain, claim, {}, { announce: "0af3" })).not.toEqual(hermesArgv(plain, claim, {}));

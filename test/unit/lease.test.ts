@@ -86,3 +86,31 @@ describe("a claim cut short by a stop", () => {
     t.cleanup();
   });
 });
+
+describe("a claim whose answer was lost, settled by its lock", () => {
+  /** A board whose claim took effect (or not) and lost its answer: show says run 1 is open under lock bh:42, claimed at `at`. */
+  const lostAnswer = async (at: number, lockSince: number | undefined) => {
+    const { acquire } = await import("../../src/lease/acquire.js");
+    const { ClaimUncertain, Transient } = await import("../../src/errors/board.js");
+    const cause = new Transient({ verb: "claim", board: "b", taskId: "t_1" }, "the connection was lost");
+    const d = detailOf("t_1", { runId: 1 });
+    const detail = { ...d, events: [taskEventOf({ kind: "claimed", payload: { run_id: 1, lock: "bh:42", expires: 9e9 }, createdAt: at, runId: 1 })] };
+    const board = {
+      slug: "b",
+      claim: async () => {
+        throw new ClaimUncertain({ taskId: "t_1", claimedAt: 0, ttlSeconds: 900, claimLock: "bh:42", lockSince, cause });
+      },
+      show: async () => detail,
+    } as unknown as Parameters<typeof acquire>[0];
+    return acquire(board, "t_1", 900);
+  };
+
+  it("is ours when its lock's claim came at or after the board host announced the claiming process", async () => {
+    expect((await lostAnswer(1000, 1000)).lease.runId).toBe(1);
+    expect((await lostAnswer(1000, undefined)).lease.runId).toBe(1); // no time announced (a local process): the lock alone
+  });
+
+  it("is not ours when that lock's claim is older: another process of the board host had the same pid before the pids wrapped", async () => {
+    await expect(lostAnswer(999, 1000)).rejects.toThrow(/the connection was lost/);
+  });
+});
