@@ -16,7 +16,8 @@
 #                                                               `reexec`: the launcher replaced its process with
 #                                                               another program (a lazy install re-executing into
 #                                                               a package manager's Python): no warm server helps
-#   -> {"id": n, "event": "started", "pid": child}              before the call runs (a claim's lock names it)
+#   -> {"id": n, "event": "started", "pid": child}              before the call runs (a claim's lock names it;
+#                                                                a read's is its worker's, below)
 #   -> {"id": n, "event": "done", "code": c, "signal": s, "stdout": b64, "stderr": b64, "truncated": bool}
 #   -> {"id": n, "event": "stale"}                               the install changed on disk: not run; the
 #                                                                server exits once its calls are done
@@ -133,6 +134,24 @@ def send(obj):
     OUT.flush()
 
 
+def run_launcher(argv):
+    """The launcher as `__main__` with this argv: its exit code (SystemExit's, 1 for an uncaught error)."""
+    sys.argv = [LAUNCHER] + EXTRA + argv
+    try:
+        runpy.run_path(LAUNCHER, run_name="__main__")
+    except SystemExit as e:
+        if e.code is None:
+            return 0
+        if isinstance(e.code, int):
+            return e.code
+        sys.stderr.write("%s\n" % (e.code,))
+        return 1
+    except BaseException:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
 def run_child(argv, env):
     """In the forked child: the call, as a plain `python3 <launcher> <argv>` would run it."""
     try:
@@ -141,7 +160,6 @@ def run_child(argv, env):
             signal.signal(s, signal.SIG_DFL)
         os.environ.clear()
         os.environ.update(env)
-        sys.argv = [LAUNCHER] + EXTRA + argv
         # The CLI's entry module decides some calls at import time (`--version` before the import wall):
         # for anything but a `kanban` call it is imported again in the child, as a plain process would.
         if not argv or argv[0] != "kanban":
@@ -149,20 +167,7 @@ def run_child(argv, env):
                 sys.modules.pop(name, None)
         else:
             _kanban_only()
-        code = 0
-        try:
-            runpy.run_path(LAUNCHER, run_name="__main__")
-        except SystemExit as e:
-            if e.code is None:
-                code = 0
-            elif isinstance(e.code, int):
-                code = e.code
-            else:
-                sys.stderr.write("%s\n" % (e.code,))
-                code = 1
-        except BaseException:
-            traceback.print_exc()
-            code = 1
+        code = run_launcher(argv)
         try:
             atexit._run_exitfuncs()
         except BaseException:
@@ -389,6 +394,7 @@ class Call:
         self.exited_at = None
         self.kill_at = None
         self.began = time.monotonic()
+        self.worker = None
 
     def take(self, fd, data):
         b = self.bufs[fd]
@@ -398,7 +404,7 @@ class Call:
             self.truncated = True
 
 
-calls = {}  # child pid -> Call
+calls = {}  # id(Call) -> Call (a worker serves many calls: not keyed by pid)
 by_id = {}
 stale = False
 stdin_open = True
@@ -462,8 +468,21 @@ def start(req):
     cid = req.get("id")
     if stale or stamp() != STAMP:
         stale = True
+        for w in list(workers):
+            if not w.busy:
+                retire(w)
         send({"id": cid, "event": "stale"})
         return
+    argv = [str(a) for a in req.get("argv", [])] if isinstance(req.get("argv"), list) else []
+    if verb_of(argv) in READS:
+        env = dict(START_ENV) if req.get("inherit") else {}
+        env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
+        c = start_in_worker(req, argv, env)
+        if c is not None:
+            calls[id(c)] = c
+            by_id[cid] = c
+            send({"id": cid, "event": "started", "pid": c.pid})
+            return
     o_r, o_w = os.pipe()
     e_r, e_w = os.pipe()
     OUT.flush()
@@ -484,9 +503,170 @@ def start(req):
     os.close(o_w)
     os.close(e_w)
     c = Call(cid, pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
-    calls[pid] = c
+    calls[id(c)] = c
     by_id[cid] = c
     send({"id": cid, "event": "started", "pid": pid})
+
+
+# Reads in a reused worker. A forked call writes to ~2,500 of the server's pages (reference counts): four
+# fifths of a read's CPU is copying them. A read (`show`, `context`, `list`) goes to a worker instead —
+# a child forked as a call's is, kept for the next read with the same environment: its pages are its own
+# after the first, so a read there costs Hermes's own work alone. A worker serves one call at a time (a
+# read that finds them all busy is forked as before); there are at most two workers per slot (a slot frees
+# while its call still runs). One that failed a call, was killed, or served WORKER_CALLS reads is not used
+# again, and one idle for WORKER_IDLE ends. Writes are always forked (a claim's lock names its process).
+READS = {"show", "context", "list"}
+try:
+    WORKER_CALLS = max(0, int(os.environ.get("HKB_CALLSERVER_WORKER_CALLS") or 200))
+except ValueError:
+    WORKER_CALLS = 200
+if not hasattr(socket, "send_fds"):  # Python before 3.9: every read forked
+    WORKER_CALLS = 0
+try:  # seconds: an idle worker ends then (its pages are memory a quiet seat does not need)
+    WORKER_IDLE = max(0.0, float(os.environ.get("HKB_CALLSERVER_WORKER_IDLE_MS") or 10000) / 1000.0)
+except ValueError:
+    WORKER_IDLE = 10.0
+workers = []  # every worker, each for one environment (its key)
+
+
+class Worker:
+    def __init__(self, key, pid, sock):
+        self.key, self.pid, self.sock = key, pid, sock
+        self.busy = False
+        self.served = 0
+        self.idle_since = time.monotonic()
+
+
+def worker_main(sock, env):
+    """In a worker: each read sent on `sock` (its argv, its stdout and stderr), run here in turn. It ends
+    with 0 only where no read is under way (the server closed the socket); anything else is 70, so a read
+    cut by the worker's own failure is never answered as a success."""
+    try:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
+        streams = (sys.stdout, sys.stderr)
+        while True:
+            msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
+            if not msg and not fds:
+                os._exit(0)
+            if len(fds) != 2:
+                break
+            os.dup2(fds[0], 1)
+            os.dup2(fds[1], 2)
+            for fd in fds:
+                os.close(fd)
+            os.environ.clear()
+            os.environ.update(env)
+            sys.stdout, sys.stderr = streams  # as a call's child has them, whatever the last read made of them
+            argparse._SubParsersAction.add_parser = _add_parser
+            _kanban_only()  # afresh: it keeps the first top level it fills
+            code = run_launcher([str(a) for a in json.loads(msg)["argv"]])
+            for f in (sys.stdout, sys.stderr):
+                f.flush()
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.chdir("/")
+            for sig, h in handlers.items():
+                signal.signal(sig, h)
+            sock.sendall(json.dumps({"code": code if isinstance(code, int) else 1}).encode("ascii"))
+    except BaseException:
+        pass
+    os._exit(70)
+
+
+def worker_for(env_key, env):
+    """An idle worker for this environment (started if there is room), or None: the read is forked."""
+    if WORKER_CALLS == 0 or REEXEC:
+        return None
+    for w in workers:
+        if w.key == env_key and not w.busy:
+            return w
+    if len(workers) >= 2 * SLOTS:
+        # Room from another environment's worker that has been idle a while; else this read is forked.
+        idle = [x for x in workers if x.key != env_key and not x.busy and time.monotonic() - x.idle_since > 2.0]
+        if not idle:
+            return None
+        retire(min(idle, key=lambda x: x.idle_since))
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    OUT.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        die_with_server()
+        signal.set_wakeup_fd(-1)
+        a.close()
+        keep = b.fileno()
+        os.closerange(3, keep)
+        os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX"))
+        worker_main(b, env)
+    b.close()
+    w = Worker(env_key, pid, a)
+    workers.append(w)
+    return w
+
+
+def retire(w, kill_it=True):
+    """The worker is not used again (and, idle, ends now)."""
+    if w in workers:
+        workers.remove(w)
+    w.sock.close()
+    if kill_it:
+        try:
+            os.killpg(w.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.waitpid(w.pid, 0)
+        except OSError:
+            pass
+
+
+def start_in_worker(req, argv, env):
+    """The read started in a worker: the Call, or None (no worker for it: forked as before)."""
+    key = (bool(req.get("inherit")), tuple(sorted(env.items())))
+    w = worker_for(key, env)
+    if w is None:
+        return None
+    o_r, o_w = os.pipe()
+    e_r, e_w = os.pipe()
+    try:
+        socket.send_fds(w.sock, [json.dumps({"argv": argv}).encode("utf-8")], [o_w, e_w])
+    except OSError:
+        retire(w)
+        for fd in (o_r, o_w, e_r, e_w):
+            os.close(fd)
+        return None
+    os.close(o_w)
+    os.close(e_w)
+    w.busy = True
+    c = Call(req.get("id"), w.pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
+    c.worker = w
+    return c
+
+
+def worker_done(c):
+    """A worker's answer for its call (its exit code), or its end: the call's status; the worker kept or not."""
+    w = c.worker
+    try:
+        msg = w.sock.recv(4096)
+    except OSError:
+        msg = b""
+    if not msg:
+        return  # it ended: its wait status comes from waitpid
+    try:
+        code = int(json.loads(msg)["code"]) & 0xFF
+    except (ValueError, KeyError, TypeError):
+        code = 1
+    c.status = code << 8
+    c.exited_at = time.monotonic()
+    w.served += 1
+    if code != 0 or w.served >= WORKER_CALLS or stale:
+        retire(w)
 
 
 def kill(req):
@@ -520,8 +700,12 @@ def finish(c):
         "stderr": base64.b64encode(bytes(c.bufs[c.err_fd])).decode("ascii"),
         "truncated": c.truncated,
     })
-    del calls[c.pid]
+    del calls[id(c)]
     by_id.pop(c.id, None)
+    if c.worker is not None:
+        # Free for the next read once this one is answered (its pipes drained): a call per worker at a time.
+        c.worker.busy = False
+        c.worker.idle_since = time.monotonic()
 
 
 signal.signal(signal.SIGPIPE, signal.SIG_IGN)
@@ -539,6 +723,8 @@ while stdin_open or calls or waiting:
     fds = [WAKE_R] + ([0] if stdin_open else [])
     for c in calls.values():
         fds.extend(c.open)
+        if c.worker is not None and c.status is None:
+            fds.append(c.worker.sock.fileno())
     ready, _, _ = select.select(fds, [], [], next_release() if waiting else 0.2)
     for fd in ready:
         if fd == WAKE_R:
@@ -569,7 +755,9 @@ while stdin_open or calls or waiting:
                     enqueue(req)
             continue
         for c in list(calls.values()):
-            if fd in c.open:
+            if c.worker is not None and c.status is None and fd == c.worker.sock.fileno():
+                worker_done(c)
+            elif fd in c.open:
                 data = os.read(fd, 65536)
                 if data:
                     c.take(fd, data)
@@ -589,6 +777,8 @@ while stdin_open or calls or waiting:
             if pid:
                 c.status = status
                 c.exited_at = now
+                if c.worker is not None:
+                    retire(c.worker, kill_it=False)  # it ended during its call (killed, crashed)
         # A leftover of the call that still holds its pipes is not waited for (bounded, like the bridge's own drain).
         if c.status is not None and c.open and now - c.exited_at > 1.0:
             for fd in list(c.open):
@@ -596,6 +786,8 @@ while stdin_open or calls or waiting:
                 os.close(fd)
         if c.status is not None and not c.open:
             finish(c)
+    for w in [w for w in workers if not w.busy and now - w.idle_since > WORKER_IDLE]:
+        retire(w)
     start_waiting()
     if stale and not calls and not waiting:
         break

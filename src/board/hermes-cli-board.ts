@@ -123,7 +123,7 @@ export class HermesCliBoard implements Board {
     const ttl = Math.max(1, Math.floor(ttlSeconds));
     const named = o.claimer !== undefined && (await this.caps_(signal))?.namedClaims === true ? o.claimer : undefined;
     // The lock Hermes writes: a named claimer, else `<host>:<pid>` of the process that claims — known when
-    // that process runs here, or when the call server (on any host) announced it.
+    // that process runs here, or when the call server (on any host) or the board host's shell (ssh) announced it.
     let [claimLock, lockSince]: [string | undefined, number | undefined] = [named, undefined];
     const receipt = (workspace: string): ClaimReceipt => ({ taskId, workspace, claimedAt, ttlSeconds: ttl, ...(claimLock !== undefined ? { claimLock } : {}) });
     try {

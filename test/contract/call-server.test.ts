@@ -94,6 +94,63 @@ describe("the call server on a Python launcher", () => {
     expect(c.transport.mode).toBe("server");
   });
 
+  it("reads run in a reused worker, each starting clean; a write is forked; a worker whose read failed or was cut is not used again", async () => {
+    const { c, run } = cli([fakeHermes()], { env: { SEEN: "the call's" } });
+    const read = (verb = "show") => run(["kanban", "--board=b", verb, "state"]);
+    const [a, b, ctx] = [await read(), await read(), await read("context")];
+    expect(c.transport.mode).toBe("server");
+    expect([b.pid, ctx.pid]).toEqual([a.pid, a.pid]); // one process, read after read
+    // what a read changed in its process (environment, working directory, a handler) is gone for the next
+    for (const r of [a, b, ctx]) expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "- / True the call's\n", "to stderr\n"]);
+    // a write has a process of its own (a claim's lock names it)
+    expect((await run(["kanban", "--board=b", "claim"])).pid).not.toBe(a.pid);
+    // a failed read: its worker is not used again
+    expect((await run(["kanban", "--board=b", "list", "fail"])).exitCode).toBe(3);
+    const next = await read();
+    expect([next.exitCode, next.pid === a.pid]).toEqual([0, false]);
+    // a read that leaves its process broken is not answered as a success, nor is that worker used again
+    const broke = await run(["kanban", "--board=b", "show", "break"]);
+    expect(broke.exitCode).not.toBe(0);
+    expect((await read()).exitCode).toBe(0);
+    // a read cut by its timeout ends that worker; the next read is answered
+    const slow = await run(["kanban", "--board=b", "show", "wait-for", "/nonexistent/never"], undefined, 500);
+    expect(slow.reason).toBe("timeout");
+    const after = await read();
+    expect([after.exitCode, after.stdout, after.pid === next.pid]).toEqual([0, "- / True the call's\n", false]);
+    // HKB_CALLSERVER_WORKER_CALLS=0: every read forked
+    const forked = cli([fakeHermes()], { env: { HKB_CALLSERVER_WORKER_CALLS: "0" } });
+    const [f1, f2] = [await forked.run(["kanban", "--board=b", "show", "state"]), await forked.run(["kanban", "--board=b", "show", "state"])];
+    expect(f1.pid).not.toBe(f2.pid);
+  });
+
+  it("an idle worker ends (HKB_CALLSERVER_WORKER_IDLE_MS); the next read starts another", async () => {
+    const { run } = cli([fakeHermes()], { env: { HKB_CALLSERVER_WORKER_IDLE_MS: "200" } });
+    const first = await run(["kanban", "--board=b", "show", "state"]);
+    expect(first.exitCode).toBe(0);
+    const alive = () => {
+      try {
+        process.kill(first.pid ?? 0, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 15_000, interval: 50 }).toBe(false);
+    const next = await run(["kanban", "--board=b", "show", "state"]);
+    expect([next.exitCode, next.pid === first.pid]).toEqual([0, false]);
+  });
+
+  it("reads at once with one environment: each answered (one at a time in the worker, the rest forked), none lost", async () => {
+    const { c, run } = cli([fakeHermes()]);
+    for (let round = 0; round < 8; round += 1) {
+      const got = await Promise.all(
+        ["show", "context", "list", "show", "context", "show"].map((v) => run(["kanban", "--board=b", v, "state"], undefined, 15_000)),
+      );
+      expect(got.map((r) => [r.exitCode, r.reason, r.stdout])).toEqual(got.map(() => [0, "exited", "- / True -\n"]));
+    }
+    expect(c.transport.mode).toBe("server");
+  });
+
   it("calls start through a queue: with every slot taken, a heartbeat goes first, then a claim, then the rest in arrival order; a call stopped while it waits never runs", async () => {
     const gate = join(mkdtempSync(join(tmpdir(), "hkb-cs-gate-")), "open");
     // One slot, held for as long as a call runs: the order below is the queue's alone.

@@ -63,7 +63,11 @@ const STEPS: Step[] = [
   { args: ["kanban", "--board=parity", "claim", "--ttl=600", "--", "{1}"] },
   { args: ["kanban", "--board=parity", "block", "--kind=needs_input", "--", "{1}", "-x needs a human"] },
   { args: ["kanban", "--board=parity", "list", "--json", "--status=running", "--assignee=seat"] },
+  // reads again, after the writes between (the call server's reused read worker must see them)
+  { args: ["kanban", "--board=parity", "show", "--json", "--", "{0}"] },
+  { args: ["kanban", "--board=parity", "context", "--", "{1}"] },
   { args: ["kanban", "--board=parity", "show", "--json", "--", "t_00000000"] },
+  { args: ["kanban", "--board=parity", "show", "--json", "--", "{1}"] },
   { args: ["kanban", "--board=nope", "list", "--json"] },
   { args: ["kanban", "--board=parity", "frobnicate"] },
 ];
