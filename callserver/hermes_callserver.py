@@ -41,6 +41,7 @@ import signal
 import socket
 import sys
 import tempfile
+import threading
 import time
 import traceback
 
@@ -533,14 +534,19 @@ class Worker:
     def __init__(self, key, pid, sock):
         self.key, self.pid, self.sock = key, pid, sock
         self.busy = False
+        self.doomed = False
         self.served = 0
         self.idle_since = time.monotonic()
 
 
 def worker_main(sock, env):
-    """In a worker: each read sent on `sock` (its argv, its stdout and stderr), run here in turn. It ends
-    with 0 only where no read is under way (the server closed the socket); anything else is 70, so a read
-    cut by the worker's own failure is never answered as a success."""
+    """In a worker: each read sent on `sock` (its argv, its stdout and stderr), run here in turn, the process
+    put back as it was after each: environment, working directory, umask, every signal's handler, the signal
+    mask, the interval timer, the streams (flushed, the read's own and the original ones). A read that left
+    something it cannot take back — a thread, an exit handler, a process of its own forked from here — ends
+    the worker after its answer (its exit handlers run then, as a call's child's would). It ends with 0 only
+    where no read is under way (the server closed the socket); otherwise with 70, so a read cut by the
+    worker's own failure is never answered as a success."""
     try:
         os.setpgid(0, 0)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGCHLD):
@@ -548,8 +554,18 @@ def worker_main(sock, env):
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
+        me = os.getpid()
+        handlers = {}
+        for sig in signal.valid_signals():
+            try:
+                handlers[sig] = signal.getsignal(sig)
+            except (OSError, ValueError):
+                pass
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        umask = os.umask(0o022)
+        os.umask(umask)
         streams = (sys.stdout, sys.stderr)
+        threads, exits = threading.active_count(), atexit._ncallbacks()
         while True:
             msg, fds, _, _ = socket.recv_fds(sock, 1 << 16, 2)
             if not msg and not fds:
@@ -566,14 +582,30 @@ def worker_main(sock, env):
             argparse._SubParsersAction.add_parser = _add_parser
             _kanban_only()  # afresh: it keeps the first top level it fills
             code = run_launcher([str(a) for a in json.loads(msg)["argv"]])
-            for f in (sys.stdout, sys.stderr):
+            if os.getpid() != me:
+                os._exit(code & 0xFF if isinstance(code, int) else 1)  # a process the read forked: never a worker
+            keep = threading.active_count() == threads and atexit._ncallbacks() == exits
+            if not keep:
+                try:
+                    atexit._run_exitfuncs()
+                except BaseException:
+                    pass
+            for f in {id(x): x for x in (sys.stdout, sys.stderr) + streams}.values():
                 f.flush()
             os.dup2(null, 1)
             os.dup2(null, 2)
             os.chdir("/")
+            os.umask(umask)
+            signal.setitimer(signal.ITIMER_REAL, 0)
             for sig, h in handlers.items():
-                signal.signal(sig, h)
-            sock.sendall(json.dumps({"code": code if isinstance(code, int) else 1}).encode("ascii"))
+                try:
+                    signal.signal(sig, h)
+                except (OSError, ValueError, TypeError):
+                    pass
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            sock.sendall(json.dumps({"code": code if isinstance(code, int) else 1, "keep": keep}).encode("ascii"))
+            if not keep:
+                os._exit(0)
     except BaseException:
         pass
     os._exit(70)
@@ -629,13 +661,16 @@ def retire(w, kill_it=True):
 def start_in_worker(req, argv, env):
     """The read started in a worker: the Call, or None (no worker for it: forked as before)."""
     key = (bool(req.get("inherit")), tuple(sorted(env.items())))
+    message = json.dumps({"argv": argv}).encode("utf-8")
+    if len(message) > 60000:
+        return None  # more than the worker reads in one message: forked
     w = worker_for(key, env)
     if w is None:
         return None
     o_r, o_w = os.pipe()
     e_r, e_w = os.pipe()
     try:
-        socket.send_fds(w.sock, [json.dumps({"argv": argv}).encode("utf-8")], [o_w, e_w])
+        socket.send_fds(w.sock, [message], [o_w, e_w])
     except OSError:
         retire(w)
         for fd in (o_r, o_w, e_r, e_w):
@@ -659,13 +694,14 @@ def worker_done(c):
     if not msg:
         return  # it ended: its wait status comes from waitpid
     try:
-        code = int(json.loads(msg)["code"]) & 0xFF
+        said = json.loads(msg)
+        code, keep = int(said["code"]) & 0xFF, said.get("keep") is True
     except (ValueError, KeyError, TypeError):
-        code = 1
+        code, keep = 1, False
     c.status = code << 8
     c.exited_at = time.monotonic()
     w.served += 1
-    if code != 0 or w.served >= WORKER_CALLS or stale:
+    if code != 0 or not keep or w.doomed or w.served >= WORKER_CALLS or stale:
         retire(w)
 
 
@@ -678,6 +714,10 @@ def kill(req):
             return
     c = by_id.get(req.get("id"))
     if c and c.status is None:
+        if c.worker is not None:
+            c.worker.doomed = True  # never handed another read, even if its answer was already on its way
+            if c.worker in workers:
+                workers.remove(c.worker)
         try:
             os.killpg(c.pid, signal.SIGTERM)
         except OSError:

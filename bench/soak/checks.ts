@@ -28,8 +28,15 @@ interface Ev {
   payload: string | null;
 }
 
+/**
+ * How the harness opens the board's database to look at it: not read-only — a daemon or CLI the soak
+ * killed mid-write leaves a hot journal, which the next connection must roll back, and a read-only one
+ * cannot ("attempt to write a readonly database"). The harness writes nothing itself.
+ */
+export const HARNESS_DB = { fileMustExist: true } as const;
+
 export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]): Audit {
-  const db = new Database(dbPath, { readonly: true });
+  const db = new Database(dbPath, HARNESS_DB);
   try {
     const tasks = db.prepare("SELECT id, status FROM tasks").all() as { id: string; status: string }[];
     const events = db.prepare("SELECT task_id, run_id, kind, payload FROM task_events ORDER BY id").all() as Ev[];
@@ -102,7 +109,7 @@ export function audit(dbPath: string, secrets: string[], outboxes: OutboxEntry[]
 
 /** One task's history, in order, for a human to audit end to end. */
 export function history(dbPath: string, taskId: string): string[] {
-  const db = new Database(dbPath, { readonly: true });
+  const db = new Database(dbPath, HARNESS_DB);
   try {
     const rows = db.prepare("SELECT run_id, kind, payload, created_at FROM task_events WHERE task_id = ? ORDER BY id").all(taskId) as {
       run_id: number | null;

@@ -11,7 +11,7 @@ import { main as emulatorMain } from "../../src/emulator/main.js";
 import { Outbox, type OutboxEntry } from "../../src/outbox/outbox.js";
 import { type RunResult, runProcess } from "../../src/process/runner.js";
 import { WebhookServer } from "../../test/helpers/webhook.js";
-import { type Audit, audit, failures, history } from "./checks.js";
+import { type Audit, HARNESS_DB, audit, failures, history } from "./checks.js";
 
 type CallServerMode = "auto" | "on" | "off";
 
@@ -148,7 +148,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     };
     for (const d of daemons) start(d);
     const deadline = performance.now() + o.timeoutMs;
-    const db = new Database(join(home, "kanban", "boards", "soak", "kanban.db"), { readonly: true });
+    const db = new Database(join(home, "kanban", "boards", "soak", "kanban.db"), HARNESS_DB);
     let quietChecks = 0;
     let tick = 0;
     while (performance.now() < deadline) {
@@ -206,7 +206,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     const sampleIds = problem.length
       ? problem.slice(0, 3)
       : (
-          new Database(dbPath, { readonly: true }).prepare("SELECT task_id FROM task_runs GROUP BY task_id ORDER BY COUNT(*) DESC LIMIT 2").all() as {
+          new Database(dbPath, HARNESS_DB).prepare("SELECT task_id FROM task_runs GROUP BY task_id ORDER BY COUNT(*) DESC LIMIT 2").all() as {
             task_id: string;
           }[]
         ).map((x) => x.task_id);

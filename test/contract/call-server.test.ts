@@ -108,6 +108,20 @@ describe("the call server on a Python launcher", () => {
     expect((await run(["kanban", "--board=b", "list", "fail"])).exitCode).toBe(3);
     const next = await read();
     expect([next.exitCode, next.pid === a.pid]).toEqual([0, false]);
+    // what a read changed and a worker can put back is put back: its own stdout (flushed into its answer),
+    // signal handlers, a timer, the umask — the next read in that worker starts clean
+    const swap = await run(["kanban", "--board=b", "show", "swap"]);
+    expect([swap.exitCode, swap.stdout.split("\n").sort()]).toEqual([0, ["", "before", "swapped"]]);
+    const sig = await run(["kanban", "--board=b", "show", "signals"]);
+    expect([sig.exitCode, sig.stdout]).toEqual([0, "set\n"]);
+    const clean = await read();
+    expect([clean.exitCode, clean.stdout, clean.pid]).toEqual([0, "- / True the call's\n", sig.pid]);
+    // a thread it started ends the worker after its answer; a process it forked never answers for it
+    const thr = await run(["kanban", "--board=b", "show", "thread"]);
+    const fork = await run(["kanban", "--board=b", "show", "fork"]);
+    expect([thr.stdout, fork.stdout, fork.exitCode, fork.pid === thr.pid]).toEqual(["started\n", "forked\n", 0, false]);
+    const later = await read();
+    expect([later.exitCode, later.stdout]).toEqual([0, "- / True the call's\n"]);
     // a read that leaves its process broken is not answered as a success, nor is that worker used again
     const broke = await run(["kanban", "--board=b", "show", "break"]);
     expect(broke.exitCode).not.toBe(0);
