@@ -648,10 +648,12 @@ def retire(w, kill_it=True):
         workers.remove(w)
     w.sock.close()
     if kill_it:
-        try:
-            os.killpg(w.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        # Its group (what its read started) and itself: a worker not yet in a group of its own ends too.
+        for end in (os.killpg, os.kill):
+            try:
+                end(w.pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             os.waitpid(w.pid, 0)
         except OSError:
