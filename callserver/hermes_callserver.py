@@ -464,6 +464,18 @@ def next_release():
     return max(0.005, min(ends)) if ends else 0.2
 
 
+def fork_child():
+    """fork(), the server's buffers flushed first; in the child (0), it dies with the server and the server's
+    wake-up pipe is not its own."""
+    OUT.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        die_with_server()
+        signal.set_wakeup_fd(-1)
+    return pid
+
+
 def start(req):
     global stale
     cid = req.get("id")
@@ -486,12 +498,8 @@ def start(req):
             return
     o_r, o_w = os.pipe()
     e_r, e_w = os.pipe()
-    OUT.flush()
-    sys.stderr.flush()
-    pid = os.fork()
+    pid = fork_child()
     if pid == 0:
-        die_with_server()
-        signal.set_wakeup_fd(-1)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(o_w, 1)
@@ -625,12 +633,8 @@ def worker_for(env_key, env):
             return None
         retire(min(idle, key=lambda x: x.idle_since))
     a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    OUT.flush()
-    sys.stderr.flush()
-    pid = os.fork()
+    pid = fork_child()
     if pid == 0:
-        die_with_server()
-        signal.set_wakeup_fd(-1)
         a.close()
         keep = b.fileno()
         os.closerange(3, keep)
