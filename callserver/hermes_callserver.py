@@ -487,9 +487,9 @@ def start(req):
         send({"id": cid, "event": "stale"})
         return
     argv = [str(a) for a in req.get("argv", [])] if isinstance(req.get("argv"), list) else []
+    env = dict(START_ENV) if req.get("inherit") else {}
+    env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
     if verb_of(argv) in READS:
-        env = dict(START_ENV) if req.get("inherit") else {}
-        env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
         c = start_in_worker(req, argv, env)
         if c is not None:
             calls[id(c)] = c
@@ -506,9 +506,7 @@ def start(req):
         os.dup2(e_w, 2)
         # Only its own stdio: not the server's pipes, not another call's, not the wake-up pipe.
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))
-        env = dict(START_ENV) if req.get("inherit") else {}
-        env.update({str(k): str(v) for k, v in (req.get("env") or {}).items()})
-        run_child([str(a) for a in req.get("argv", [])], env)
+        run_child(argv, env)
     os.close(o_w)
     os.close(e_w)
     c = Call(cid, pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
