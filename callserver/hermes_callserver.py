@@ -427,11 +427,14 @@ seq = 0
 
 
 def verb_of(argv):
-    """The kanban verb of a call's argv (`kanban --board=x claim …` → claim), or None."""
+    """The kanban verb of a call's argv (`kanban --board=x claim …`, `kanban --board x claim …` → claim), or None."""
     if not argv or argv[0] != "kanban":
         return None
-    for a in argv[1:]:
-        if not a.startswith("-"):
+    rest = iter(argv[1:])
+    for a in rest:
+        if a == "--board":  # `--board x` (kanban's one option with a value): x is the board, not the verb
+            next(rest, None)
+        elif not a.startswith("-"):
             return a
     return None
 

@@ -104,6 +104,8 @@ describe("the call server on a Python launcher", () => {
     for (const r of [a, b, ctx]) expect([r.exitCode, r.stdout, r.stderr]).toEqual([0, "- / True the call's\n", "to stderr\n"]);
     // a write has a process of its own (a claim's lock names it)
     expect((await run(["kanban", "--board=b", "claim"])).pid).not.toBe(a.pid);
+    // …also one whose board is named as a read verb (`--board show claim`: the verb is claim)
+    expect((await run(["kanban", "--board", "show", "claim"])).pid).not.toBe(a.pid);
     // a failed read: its worker is not used again
     expect((await run(["kanban", "--board=b", "list", "fail"])).exitCode).toBe(3);
     const next = await read();
