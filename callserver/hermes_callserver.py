@@ -16,8 +16,10 @@
 #                                                               `reexec`: the launcher replaced its process with
 #                                                               another program (a lazy install re-executing into
 #                                                               a package manager's Python): no warm server helps
-#   -> {"id": n, "event": "started", "pid": child}              before the call runs (a claim's lock names it;
-#                                                                a read's is its worker's, below)
+#   -> {"id": n, "event": "started", "pid": child, "t": secs}   before the call runs (a claim's lock names it;
+#                                                                a read's is its worker's, below); `t`: this
+#                                                                host's time then, in epoch seconds (a lock's
+#                                                                claim from before it was another process's)
 #   -> {"id": n, "event": "done", "code": c, "signal": s, "stdout": b64, "stderr": b64, "truncated": bool}
 #   -> {"id": n, "event": "stale"}                               the install changed on disk: not run; the
 #                                                                server exits once its calls are done
@@ -385,8 +387,9 @@ gc.freeze()
 
 
 class Call:
-    def __init__(self, cid, pid, out_fd, err_fd, cap):
+    def __init__(self, cid, pid, out_fd, err_fd, cap, since):
         self.id, self.pid, self.cap = cid, pid, cap
+        self.since = since  # epoch seconds, taken before the call could run: nothing it did is older
         self.out_fd, self.err_fd = out_fd, err_fd
         self.bufs = {out_fd: bytearray(), err_fd: bytearray()}
         self.open = {out_fd, err_fd}
@@ -497,8 +500,9 @@ def start(req):
         if c is not None:
             calls[id(c)] = c
             by_id[cid] = c
-            send({"id": cid, "event": "started", "pid": c.pid})
+            send({"id": cid, "event": "started", "pid": c.pid, "t": c.since})
             return
+    since = int(time.time())
     o_r, o_w = os.pipe()
     e_r, e_w = os.pipe()
     pid = fork_child()
@@ -512,10 +516,10 @@ def start(req):
         run_child(argv, env)
     os.close(o_w)
     os.close(e_w)
-    c = Call(cid, pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
+    c = Call(cid, pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024), since)
     calls[id(c)] = c
     by_id[cid] = c
-    send({"id": cid, "event": "started", "pid": pid})
+    send({"id": cid, "event": "started", "pid": pid, "t": since})
 
 
 # Reads in a reused worker. A forked call writes to ~2,500 of the server's pages (reference counts): four
@@ -674,6 +678,7 @@ def start_in_worker(req, argv, env):
     w = worker_for(key, env)
     if w is None:
         return None
+    since = int(time.time())
     o_r, o_w = os.pipe()
     e_r, e_w = os.pipe()
     try:
@@ -686,7 +691,7 @@ def start_in_worker(req, argv, env):
     os.close(o_w)
     os.close(e_w)
     w.busy = True
-    c = Call(req.get("id"), w.pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024))
+    c = Call(req.get("id"), w.pid, o_r, e_r, int(req.get("cap") or 64 * 1024 * 1024), since)
     c.worker = w
     return c
 

@@ -165,7 +165,7 @@ export class ServerTransport implements CliTransport {
   private async callOn(s: ServerProcess, c: CallSpec): Promise<RunResult | "stale"> {
     const t0 = performance.now();
     const env = { vars: this.o.remote ? c.remoteEnv : c.env, inherit: this.o.inherit };
-    const { id, answer } = s.call(c.args, env, c.captureLimit, (pid) => c.onSpawn?.(pid, s.host));
+    const { id, answer } = s.call(c.args, env, c.captureLimit, (pid, since) => c.onSpawn?.(pid, s.host, since));
     let reason: RunResult["reason"] | undefined;
     let hung: NodeJS.Timeout | undefined;
     let replaced = false;

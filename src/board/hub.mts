@@ -126,7 +126,9 @@ function call(s: Seat, m: Record<string, unknown>): void {
     );
     return;
   }
-  const { id: hid, answer } = server.call(m.argv, { vars: m.env ?? {}, inherit: m.inherit === true }, cap, (pid) => send(s, { id, event: "started", pid }));
+  const { id: hid, answer } = server.call(m.argv, { vars: m.env ?? {}, inherit: m.inherit === true }, cap, (pid, t) =>
+    send(s, { id, event: "started", pid, ...(t !== undefined ? { t } : {}) }),
+  );
   s.calls.set(id, hid);
   if (key !== null) remember(key, answer);
   void answer.then((a) => {

@@ -10,7 +10,7 @@ import type { ServerPipe } from "./server-pipe.js";
 interface Pending {
   args: readonly string[];
   started: number;
-  onStarted: (pid: number) => void;
+  onStarted: (pid: number, since?: number) => void;
   resolve: (r: ServerAnswer) => void;
 }
 
@@ -65,7 +65,7 @@ export class ServerProcess {
     args: readonly string[],
     env: { vars: Record<string, string>; inherit: boolean },
     cap: number,
-    onStarted: (pid: number) => void,
+    onStarted: (pid: number, since?: number) => void,
   ): { id: number; answer: Promise<ServerAnswer> } {
     const id = this.next++;
     const answer = new Promise<ServerAnswer>((resolve) => {
@@ -123,7 +123,8 @@ export class ServerProcess {
     }
     if (m.event === "started" && typeof m.pid === "number") {
       p.pid = m.pid;
-      p.onStarted(m.pid);
+      // The server's host's time when it started the call (epoch seconds), where it says one.
+      p.onStarted(m.pid, typeof m.t === "number" && Number.isSafeInteger(m.t) && m.t > 0 ? m.t : undefined);
     } else if (m.event === "stale") {
       this.pending.delete(m.id as number);
       p.resolve({ kind: "stale" });

@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type RunResult, runProcess } from "../process/runner.js";
+import { type Clock, systemClock } from "../time/index.js";
 import { announcedProcess, hermesArgv, sshSplit } from "./remote.js";
 
 export interface CallSpec {
@@ -16,8 +17,9 @@ export interface CallSpec {
   captureLimit: number;
   signal?: AbortSignal | undefined;
   /**
-   * The process that runs the call: its pid and the host it runs on (null: not known here) — and, where that
-   * host announced it (through ssh), its time then in epoch seconds: nothing under that lock before it is this call's.
+   * The process that runs the call: its pid and the host it runs on (null: not known here) — and that host's
+   * time when the process started, in epoch seconds, where it is known (here, or announced by the call server
+   * or through ssh): a claim under that lock from before it was another process's with the same pid.
    */
   onSpawn?: ((pid: number, host: string | null, since?: number) => void) | undefined;
 }
@@ -37,7 +39,10 @@ export class ProcessTransport implements CliTransport {
   /** The host a call's process runs on (null through ssh: the board host announces its own, remote.ts). */
   readonly host: string | null;
 
-  constructor(private readonly command: readonly string[]) {
+  constructor(
+    private readonly command: readonly string[],
+    private readonly clock: Clock = systemClock,
+  ) {
     this.host = sshSplit(command) ? null : hostname();
   }
 
@@ -45,13 +50,14 @@ export class ProcessTransport implements CliTransport {
     // Through ssh a call that wants its process named has the board host announce it (remote.ts): told
     // once the call is over — a cut call too, since the line is written before Hermes starts.
     const announce = this.host === null && c.onSpawn !== undefined ? randomBytes(8).toString("hex") : undefined;
+    const since = Math.floor(this.clock.now() / 1000); // before the spawn: the process can do nothing earlier
     const r = await runProcess({
       argv: hermesArgv(this.command, c.args, c.remoteEnv, { announce }),
       env: c.env,
       timeoutMs: c.timeoutMs,
       captureLimit: c.captureLimit,
       signal: c.signal,
-      onSpawn: (pid) => (announce ? undefined : c.onSpawn?.(pid, this.host)),
+      onSpawn: (pid) => (announce ? undefined : c.onSpawn?.(pid, this.host, since)),
     });
     const said = announce ? announcedProcess(r.stderr, announce) : null;
     if (!said) return r;

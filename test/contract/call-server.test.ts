@@ -4,7 +4,7 @@
 // and after repeated failures the calls go back to plain processes; a claim whose server died after
 // it took effect is matched by the pid the server announced (daemon on the emulator's server).
 import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HermesCli } from "../../src/board/cli.js";
@@ -294,6 +294,34 @@ describe("the handshake through the host's hub (hermes.share: host)", () => {
     else expect(seats[1]?.whys[0]).toMatch(/^handshake passed; the host's hub at /);
     // one plain process: the hub's, not one per seat
     expect(helpCalls(log).filter((l) => l === "plain")).toHaveLength(1);
+  });
+});
+
+describe("a call's process is named with its host's time then (a claim under its lock from before it was another process's)", () => {
+  const shares: string[] = [];
+  afterEach(() => endHubs(shares));
+
+  it.each([
+    ["a plain process (callServer: off)", "off"],
+    ["the seat's call server", "auto"],
+    ["the host's hub", "hub"],
+  ] as const)("%s", async (_, how) => {
+    const share = how === "hub" ? mkdtempSync(join(tmpdir(), "hkb-hubs-")) : undefined;
+    if (share) {
+      chmodSync(share, 0o700);
+      shares.push(share);
+    }
+    const { c } = cli([fakeHermes()], { callServer: how === "off" ? "off" : "auto", ...(share ? { share } : {}) });
+    const named: [number, string | null, number | undefined][] = [];
+    const before = Math.floor(Date.now() / 1000);
+    const r = await c.transport.run({
+      ...{ args: ["pid"], env: buildCliEnv(opts()), remoteEnv: {}, timeoutMs: 20_000, captureLimit: 1 << 20 },
+      onSpawn: (pid, host, since) => named.push([pid, host, since]),
+    });
+    const after = Math.ceil(Date.now() / 1000);
+    expect(named).toEqual([[Number(r.stdout.trim()), hostname(), expect.any(Number)]]);
+    const since = named[0]?.[2] ?? 0;
+    expect(since >= before && since <= after).toBe(true);
   });
 });
 

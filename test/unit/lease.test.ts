@@ -105,9 +105,9 @@ describe("a claim whose answer was lost, settled by its lock", () => {
     return acquire(board, "t_1", 900);
   };
 
-  it("is ours when its lock's claim came at or after the board host announced the claiming process", async () => {
+  it("is ours when its lock's claim came at or after the claiming process started (its host's time)", async () => {
     expect((await lostAnswer(1000, 1000)).lease.runId).toBe(1);
-    expect((await lostAnswer(1000, undefined)).lease.runId).toBe(1); // no time announced (a local process): the lock alone
+    expect((await lostAnswer(1000, undefined)).lease.runId).toBe(1); // no time known (the emulator's own call server): the lock alone
   });
 
   it("is not ours when that lock's claim is older: another process of the board host had the same pid before the pids wrapped", async () => {
