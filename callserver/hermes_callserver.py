@@ -430,14 +430,20 @@ seq = 0
 
 
 def verb_of(argv):
-    """The kanban verb of a call's argv (`kanban --board=x claim …`, `kanban --board x claim …` → claim), or None."""
+    """The kanban verb of a call's argv (`kanban --board=x claim …`, `kanban --board x claim …` → claim), or None
+    for any other shape before it (`--boa x`: argparse takes an abbreviation, and x would be the board): such a
+    call is not known to be a read, so it is forked."""
     if not argv or argv[0] != "kanban":
         return None
     rest = iter(argv[1:])
     for a in rest:
         if a == "--board":  # `--board x` (kanban's one option with a value): x is the board, not the verb
             next(rest, None)
-        elif not a.startswith("-"):
+        elif a.startswith("--board="):
+            continue
+        elif a.startswith("-"):
+            return None
+        else:
             return a
     return None
 

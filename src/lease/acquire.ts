@@ -65,6 +65,8 @@ async function replay(board: Board, taskId: string, ttlSeconds: number, claimer:
 
 /** How long the read that settles an uncertain claim may take: it is not cut short by the caller's signal. */
 const SETTLE_MS = 30_000;
+/** Seconds a claim's `claimed` event may seem to precede its process's start (the host's clock stepped back). */
+const CLOCK_SLACK_S = 5;
 
 /**
  * Ours when the task's open run is the one this claim's lock created; otherwise the CLI's error stands.
@@ -81,9 +83,10 @@ async function settleUncertain(board: Board, u: ClaimUncertain): Promise<Acquire
     throw u.error;
   }
   const run = claimedRun(detail, u.claimLock, { openRunFallback: false });
-  // A `claimed` event under this lock from before the process announced itself was another's with the same pid.
+  // A `claimed` event under this lock from before the process started was another's with the same pid (the pids
+  // wrapped: minutes on the busiest host). A few seconds' slack for a clock stepped back in between (NTP, a VM resumed).
   const at = detail.events.findLast((e) => e.claim?.lock === u.claimLock)?.createdAt ?? 0;
-  if (u.lockSince !== undefined && at < u.lockSince) throw u.error;
+  if (u.lockSince !== undefined && at < u.lockSince - CLOCK_SLACK_S) throw u.error;
   if (run.runId === null || detail.task.status !== "running" || openRun(detail).runId !== run.runId) throw u.error;
   const lease = leaseOf({
     board: board.slug,

@@ -106,6 +106,7 @@ describe("the call server on a Python launcher", () => {
     expect((await run(["kanban", "--board=b", "claim"])).pid).not.toBe(a.pid);
     // …also one whose board is named as a read verb (`--board show claim`: the verb is claim)
     expect((await run(["kanban", "--board", "show", "claim"])).pid).not.toBe(a.pid);
+    expect((await run(["kanban", "--boa", "show", "claim"])).pid).not.toBe(a.pid); // argparse's abbreviation of --board
     // a failed read: its worker is not used again
     expect((await run(["kanban", "--board=b", "list", "fail"])).exitCode).toBe(3);
     const next = await read();
@@ -319,6 +320,7 @@ describe("a call's process is named with its host's time then (a claim under its
       onSpawn: (pid, host, since) => named.push([pid, host, since]),
     });
     const after = Math.ceil(Date.now() / 1000);
+    expect(c.transport.mode).toBe(how === "off" ? "process" : "server"); // not a quiet fall-back to a plain process
     expect(named).toEqual([[Number(r.stdout.trim()), hostname(), expect.any(Number)]]);
     const since = named[0]?.[2] ?? 0;
     expect(since >= before && since <= after).toBe(true);

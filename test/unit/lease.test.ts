@@ -107,10 +107,12 @@ describe("a claim whose answer was lost, settled by its lock", () => {
 
   it("is ours when its lock's claim came at or after the claiming process started (its host's time)", async () => {
     expect((await lostAnswer(1000, 1000)).lease.runId).toBe(1);
+    expect((await lostAnswer(996, 1000)).lease.runId).toBe(1); // the host's clock stepped back a few seconds in between
     expect((await lostAnswer(1000, undefined)).lease.runId).toBe(1); // no time known (the emulator's own call server): the lock alone
   });
 
   it("is not ours when that lock's claim is older: another process of the board host had the same pid before the pids wrapped", async () => {
-    await expect(lostAnswer(999, 1000)).rejects.toThrow(/the connection was lost/);
+    await expect(lostAnswer(994, 1000)).rejects.toThrow(/the connection was lost/);
+    await expect(lostAnswer(400, 1000)).rejects.toThrow(/the connection was lost/);
   });
 });
