@@ -187,7 +187,7 @@ export class ClaimUncertain extends BridgeError {
   readonly claimedAt: number;
   readonly ttlSeconds: number;
   readonly claimLock: string | undefined;
-  /** The board host's epoch seconds when the claiming process announced itself (ssh): its lock's events start there. */
+  /** The board host's epoch seconds when the claiming process started (known here, or announced by the call server or through ssh): its lock's events start there. */
   readonly lockSince: number | undefined;
   constructor(d: {
     taskId: string;
